@@ -1,0 +1,180 @@
+"""The exception hierarchy.
+
+```
+HarnessError
+├── UsageError                  the developer's mistake (bad definition, bad option)
+│   ├── ToolDefinitionError     a function/class cannot become a tool
+│   ├── InvalidToolName         a name outside ^[a-zA-Z0-9_-]{1,64}$
+│   ├── DuplicateToolName       two tools with one name in a toolset
+│   ├── InvalidToolProvider     a @tool_provider class or instance is unusable
+│   ├── ScenarioError           a scenario file cannot be loaded
+│   └── ScriptError             a scripted model's script does not fit the run
+├── StrategyError               a strategy raised while the loop consulted it
+├── ModelBehaviorError          the model misbehaved in a way the policy refuses
+│   ├── ToolNotFound            the model called a tool that is not offered
+│   └── OutputValidationError   structured output still invalid after retries
+├── RunLimitError               a limit ended the run
+│   ├── MaxIterationsExceeded
+│   └── InjectionLimitExceeded
+└── ProviderError               the model provider failed (status, retry-after)
+```
+
+Errors raised out of a run carry the ``trace`` and ``messages`` recorded so far,
+so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "DuplicateToolName",
+    "HarnessError",
+    "InjectionLimitExceeded",
+    "InvalidToolName",
+    "InvalidToolProvider",
+    "MaxIterationsExceeded",
+    "ModelBehaviorError",
+    "OutputValidationError",
+    "ProviderError",
+    "RunLimitError",
+    "ScenarioError",
+    "ScriptError",
+    "StrategyError",
+    "ToolDefinitionError",
+    "ToolNotFound",
+    "UsageError",
+]
+
+
+class HarnessError(Exception):
+    """Root of every error the harness raises on purpose."""
+
+    trace: Any = None
+    """The run's trace up to the error (a ``harness.loop.Trace``), when raised from a run."""
+    messages: Sequence[Any] | None = None
+    """The message history up to the error, when raised from a run."""
+
+    def attach_run(self, trace: Any, messages: Sequence[Any]) -> None:
+        """Record the run state so callers can inspect what happened before the error."""
+        if self.trace is None:
+            self.trace = trace
+        if self.messages is None:
+            self.messages = list(messages)
+
+
+class UsageError(HarnessError):
+    """The developer used the harness wrongly; the message says how to fix it."""
+
+
+class ToolDefinitionError(UsageError):
+    """A function, method or schema cannot be turned into a tool.
+
+    All problems found in one definition are reported together.
+    """
+
+    def __init__(self, target: str, problems: Sequence[str]) -> None:
+        self.target = target
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"cannot make a tool from {target}:\n{lines}")
+
+
+class InvalidToolName(UsageError):
+    """A tool name that providers would reject."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"invalid tool name {name!r}: names must match ^[a-zA-Z0-9_-]{{1,64}}$ "
+            "(letters, digits, '_' or '-', 1 to 64 characters); rename the tool"
+        )
+
+
+class DuplicateToolName(UsageError):
+    """Two different tools share one name in a toolset."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"a tool named {name!r} is already in the toolset; give one of them another "
+            "name (llm_tool(name=...)) or remove the first before adding the second"
+        )
+
+
+class InvalidToolProvider(UsageError):
+    """A ``@tool_provider`` class or one of its instances cannot expose tools."""
+
+
+class ScenarioError(UsageError):
+    """A scenario file is malformed or refers to something that does not exist."""
+
+
+class ScriptError(UsageError):
+    """A scripted model's steps do not fit what happened in the run."""
+
+
+class StrategyError(HarnessError):
+    """An injection strategy raised an unexpected exception (kept as ``__cause__``)."""
+
+
+class ModelBehaviorError(HarnessError):
+    """The model did something the configured policy refuses."""
+
+
+class ToolNotFound(ModelBehaviorError):
+    """The model called a tool that is not offered at this turn."""
+
+    def __init__(self, name: str, offered: Sequence[str]) -> None:
+        self.name = name
+        self.offered = tuple(offered)
+        shown = ", ".join(self.offered[:50]) or "(none)"
+        more = f" and {len(self.offered) - 50} more" if len(self.offered) > 50 else ""
+        super().__init__(f"the model called unknown tool {name!r}; offered tools: {shown}{more}")
+
+
+class OutputValidationError(ModelBehaviorError):
+    """The final answer did not validate against the output type after all retries."""
+
+
+class RunLimitError(HarnessError):
+    """A configured limit ended the run."""
+
+
+class MaxIterationsExceeded(RunLimitError):
+    """The loop reached ``max_iterations`` without a final answer."""
+
+    def __init__(self, max_iterations: int) -> None:
+        self.max_iterations = max_iterations
+        super().__init__(
+            f"the run reached max_iterations={max_iterations} without a final answer; "
+            "raise max_iterations or check the trace for a loop"
+        )
+
+
+class InjectionLimitExceeded(RunLimitError):
+    """An injection strategy hit one of its limits with ``on_limit="raise"``."""
+
+
+class ProviderError(HarnessError):
+    """The model provider failed: HTTP status, retry-after and the provider's message."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        code: str | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        self.status = status
+        self.retry_after = retry_after
+        self.code = code
+        self.retryable = (
+            retryable
+            if retryable is not None
+            else (status is not None and (status == 429 or status >= 500))
+        )
+        super().__init__(message)

@@ -1,0 +1,189 @@
+"""Entity discovery: objects returned by tools expose their own methods as new tools."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
+from harness.injection._providers import (
+    find_providers,
+    provider_id,
+    provider_spec,
+    tool_names_for,
+)
+from harness.loop import (
+    Event,
+    InjectionContext,
+    InjectionStrategy,
+    LimitReached,
+    ProviderDiscovered,
+    StrategyWarning,
+    ToolsetChange,
+)
+from harness.tools import Tool, as_tool
+
+__all__ = ["EntityDiscovery"]
+
+CollisionPolicy = Literal["skip", "replace", "error"]
+LimitPolicy = Literal["event", "raise"]
+
+
+class EntityDiscovery(InjectionStrategy):
+    """Inject the ``@llm_tool`` methods of ``@tool_provider`` instances found in tool results.
+
+    An instance may be returned alone, in a list/tuple/dict, or nested in a returned
+    model. Its tools are bound to that instance (state persists for the run).
+
+    Args:
+        max_injected_tools: most tools this strategy adds in one run.
+        max_depth: most discovery hops (1 = found in the result of an original tool).
+        collision: a *different* instance with an id already seen: ``skip`` (warning
+            event), ``replace`` its tools, or ``error``.
+        on_limit: ``event`` (emit ``LimitReached`` and skip) or ``raise``.
+        hint: append "New tools available: ..." to the result the model reads.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_injected_tools: int = 256,
+        max_depth: int = 5,
+        collision: CollisionPolicy = "skip",
+        on_limit: LimitPolicy = "event",
+        hint: bool = False,
+    ) -> None:
+        problems = []
+        if max_injected_tools < 0:
+            problems.append(f"max_injected_tools must be >= 0, got {max_injected_tools!r}")
+        if max_depth < 1:
+            problems.append(f"max_depth must be >= 1, got {max_depth!r}")
+        if collision not in ("skip", "replace", "error"):
+            problems.append(f"collision must be 'skip', 'replace' or 'error', got {collision!r}")
+        if on_limit not in ("event", "raise"):
+            problems.append(f"on_limit must be 'event' or 'raise', got {on_limit!r}")
+        if problems:
+            raise UsageError("EntityDiscovery: " + "; ".join(problems))
+        self.max_injected_tools = max_injected_tools
+        self.max_depth = max_depth
+        self.collision = collision
+        self.on_limit = on_limit
+        self.hint = hint
+
+    def _limit(self, ctx: InjectionContext, limit: str, value: int, message: str) -> Event:
+        if self.on_limit == "raise":
+            raise InjectionLimitExceeded(message)
+        return LimitReached(iteration=ctx.iteration, limit=limit, value=value, message=message)
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        result = context.result
+        if result is None or result.is_error or result.value is None:
+            return None
+        providers = list(find_providers(result.value))
+        if not providers:
+            return None
+        state = context.state_for(self)
+        instances: dict[str, Any] = state.setdefault("instances", {})
+        tool_names: dict[str, list[str]] = state.setdefault("tool_names", {})
+        injected = state.get("injected", 0)
+        source_depth = int(context.tool.metadata.get("discovery_depth", 0)) if context.tool else 0
+        depth = source_depth + 1
+        source = context.call.name if context.call else "?"
+        add: list[Tool] = []
+        remove: list[str] = []
+        events: list[Event] = []
+        found: list[str] = []
+        pending_names: set[str] = set()
+        for instance in providers:
+            spec = provider_spec(instance)
+            assert spec is not None
+            instance_id = provider_id(instance, spec)
+            key = f"{spec.prefix}:{instance_id}"
+            previous = instances.get(key)
+            if previous is instance:
+                continue
+            label = f"{type(instance).__name__} {instance_id!r}"
+            if depth > self.max_depth:
+                events.append(
+                    self._limit(
+                        context,
+                        "max_depth",
+                        self.max_depth,
+                        f"{label} found in the result of {source!r} at discovery depth {depth} "
+                        f"> max_depth={self.max_depth}; its tools were not added",
+                    )
+                )
+                continue
+            named = tool_names_for(spec, instance_id)
+            clash = [
+                n
+                for _, n in named
+                if (n in context.tools and previous is None) or n in pending_names
+            ]
+            if previous is not None or clash:
+                what = (
+                    f"another {type(instance).__name__} with id {instance_id!r} was already "
+                    "discovered"
+                    if previous is not None
+                    else f"tools {clash} already exist"
+                )
+                if self.collision == "error":
+                    raise InvalidToolProvider(
+                        f"name collision: {label} returned by {source!r} but {what}; "
+                        "use collision='skip' or 'replace', or give instances unique ids"
+                    )
+                if self.collision == "skip" or previous is None:
+                    events.append(
+                        StrategyWarning(
+                            iteration=context.iteration,
+                            strategy=self.name,
+                            message=f"skipped {label} returned by {source!r}: {what}",
+                        )
+                    )
+                    continue
+                remove.extend(tool_names.get(key, ()))
+                injected -= len(tool_names.get(key, ()))
+            if injected + len(named) > self.max_injected_tools:
+                events.append(
+                    self._limit(
+                        context,
+                        "max_injected_tools",
+                        self.max_injected_tools,
+                        f"adding {len(named)} tools for {label} would exceed "
+                        f"max_injected_tools={self.max_injected_tools}; they were not added",
+                    )
+                )
+                continue
+            tools = [
+                as_tool(getattr(instance, attr))
+                .with_name(name)
+                .with_metadata(discovery_depth=depth, provider=key)
+                for attr, name in named
+            ]
+            instances[key] = instance
+            tool_names[key] = [t.name for t in tools]
+            pending_names.update(t.name for t in tools)
+            injected += len(tools)
+            add.extend(tools)
+            found.append(label)
+            events.append(
+                ProviderDiscovered(
+                    iteration=context.iteration,
+                    provider=type(instance).__name__,
+                    instance_id=instance_id,
+                    tool_names=tuple(t.name for t in tools),
+                    depth=depth,
+                )
+            )
+        state["injected"] = injected
+        if not (add or events):
+            return None
+        note = None
+        if self.hint and add:
+            note = "[New tools available: " + ", ".join(t.name for t in add) + "]"
+        return ToolsetChange(
+            add=tuple(add),
+            remove=tuple(remove),
+            reason=f"{source} returned {', '.join(found)}" if found else f"{source}: nothing added",
+            events=tuple(events),
+            result_note=note,
+        )

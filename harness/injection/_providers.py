@@ -1,0 +1,121 @@
+"""``@tool_provider``: classes whose instances expose their ``@llm_tool`` methods as tools."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from harness._errors import InvalidToolProvider
+from harness.tools import ToolSpec, make_name, sanitize_part, tool_methods
+
+__all__ = ["ProviderSpec", "find_providers", "provider_id", "provider_spec", "tool_provider"]
+
+C = TypeVar("C", bound=type)
+_MARK = "__tool_provider__"
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSpec:
+    """What ``@tool_provider`` records on a class."""
+
+    prefix: str
+    """Name prefix of the generated tools (default: the lower-cased class name)."""
+    id_attr: str
+    """Attribute holding the instance id used in tool names."""
+    methods: tuple[tuple[str, ToolSpec], ...]
+    """The class's ``@llm_tool`` methods (attribute name, spec)."""
+
+
+def tool_provider(
+    cls: C | None = None, /, *, prefix: str | None = None, id_attr: str = "id"
+) -> C | Callable[[C], C]:
+    """Mark a class whose instances, when returned by a tool, expose their methods as tools.
+
+    Tools are named ``{prefix}_{id}_{method}``; the id keeps only letters, digits
+    and underscores, and long names are shortened deterministically.
+    """
+
+    def mark(target: C) -> C:
+        if not isinstance(target, type):
+            raise InvalidToolProvider(f"@tool_provider decorates classes, got {target!r}")
+        methods = tuple(tool_methods(target))
+        if not methods:
+            raise InvalidToolProvider(
+                f"@tool_provider class {target.__qualname__} has no @llm_tool methods; "
+                "decorate at least one method with @llm_tool"
+            )
+        chosen = prefix if prefix is not None else target.__name__.lower()
+        if not sanitize_part(chosen):
+            raise InvalidToolProvider(
+                f"@tool_provider prefix {chosen!r} for {target.__qualname__} has no letters or "
+                "digits; pass prefix='something'"
+            )
+        if not isinstance(id_attr, str) or not id_attr:
+            raise InvalidToolProvider(f"id_attr must be an attribute name, got {id_attr!r}")
+        setattr(target, _MARK, ProviderSpec(prefix=chosen, id_attr=id_attr, methods=methods))
+        return target
+
+    if cls is not None:
+        return mark(cls)
+    return mark
+
+
+def provider_spec(obj_or_cls: Any) -> ProviderSpec | None:
+    """The ``ProviderSpec`` of an instance or class, if it is a tool provider."""
+    cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
+    spec = cls.__dict__.get(_MARK) or getattr(cls, _MARK, None)
+    return spec if isinstance(spec, ProviderSpec) else None
+
+
+def provider_id(instance: Any, spec: ProviderSpec) -> str:
+    """The id of a provider instance, or ``InvalidToolProvider`` naming the fix."""
+    try:
+        value = getattr(instance, spec.id_attr)
+    except AttributeError:
+        raise InvalidToolProvider(
+            f"{type(instance).__qualname__} instance has no attribute {spec.id_attr!r} to use as "
+            f"its id; add it, or pass id_attr='<attribute>' to @tool_provider"
+        ) from None
+    text = str(value)
+    if value is None or not sanitize_part(text):
+        raise InvalidToolProvider(
+            f"{type(instance).__qualname__}.{spec.id_attr}={value!r} cannot name tools: it needs "
+            "at least one letter or digit"
+        )
+    return text
+
+
+def tool_names_for(spec: ProviderSpec, instance_id: str) -> list[tuple[str, str]]:
+    """``(attribute, tool name)`` pairs for one instance."""
+    return [(attr, make_name(spec.prefix, instance_id, ms.name)) for attr, ms in spec.methods]
+
+
+def find_providers(value: Any, *, limit: int = 10_000) -> Iterator[Any]:
+    """Provider instances in ``value``: itself, in lists/tuples/sets/dicts, or in model fields."""
+    seen: set[int] = set()
+    stack = [value]
+    visited = 0
+    found = []
+    while stack and visited < limit:
+        item = stack.pop()
+        visited += 1
+        if item is None or isinstance(item, (str, bytes, int, float, bool)):
+            continue
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if provider_spec(item) is not None and not isinstance(item, type):
+            found.append(item)
+            continue
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(reversed(list(item)))
+        elif isinstance(item, BaseModel):
+            stack.extend(reversed([getattr(item, f) for f in type(item).model_fields]))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(reversed([getattr(item, f.name) for f in dataclasses.fields(item)]))
+    return iter(found)

@@ -1,0 +1,80 @@
+"""The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
+
+from harness.loop._core import LoopCore, PendingCall
+from harness.loop._drivers import arun, build_core, default_strategy, run
+from harness.loop._events import (
+    Event,
+    IterationStarted,
+    LimitReached,
+    ModelResponded,
+    Observer,
+    ProviderDiscovered,
+    RunFinished,
+    StrategyWarning,
+    ToolCalled,
+    ToolFailed,
+    ToolsInjected,
+    ToolsRemoved,
+)
+from harness.loop._model import (
+    FinishReason,
+    HistoryView,
+    Model,
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    ModelSettings,
+    Usage,
+)
+from harness.loop._options import LoopOptions, RetryableToolError, UnknownToolPolicy
+from harness.loop._result import RunResult
+from harness.loop._strategy import (
+    DeclaredChanges,
+    InjectionContext,
+    InjectionStrategy,
+    StrategyChain,
+    ToolsetChange,
+)
+from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
+
+__all__ = [
+    "CallRecord",
+    "ChangeRecord",
+    "DeclaredChanges",
+    "Event",
+    "FinishReason",
+    "HistoryView",
+    "InjectionContext",
+    "InjectionStrategy",
+    "IterationRecord",
+    "IterationStarted",
+    "LimitReached",
+    "LoopCore",
+    "LoopOptions",
+    "Model",
+    "ModelCapabilities",
+    "ModelRequest",
+    "ModelResponded",
+    "ModelResponse",
+    "ModelSettings",
+    "Observer",
+    "PendingCall",
+    "ProviderDiscovered",
+    "RetryableToolError",
+    "RunFinished",
+    "RunResult",
+    "StrategyChain",
+    "StrategyWarning",
+    "ToolCalled",
+    "ToolFailed",
+    "ToolsInjected",
+    "ToolsRemoved",
+    "ToolsetChange",
+    "Trace",
+    "UnknownToolPolicy",
+    "Usage",
+    "arun",
+    "build_core",
+    "default_strategy",
+    "run",
+]

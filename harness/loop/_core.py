@@ -1,0 +1,477 @@
+"""The sans-IO loop core: it consumes model responses and tool results and says what's next.
+
+Drivers (``run``/``arun``) do the I/O::
+
+    core = LoopCore(...)
+    while not core.finished:
+        response = model.request(core.begin_iteration())
+        pending = core.receive_response(response)
+        if pending:
+            core.receive_results([execute(p) for p in pending])
+    result = core.result()
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from harness._errors import (
+    HarnessError,
+    MaxIterationsExceeded,
+    OutputValidationError,
+    StrategyError,
+    ToolNotFound,
+)
+from harness.loop._events import (
+    Event,
+    IterationStarted,
+    LimitReached,
+    ModelResponded,
+    Observer,
+    RunFinished,
+    StrategyWarning,
+    ToolCalled,
+    ToolFailed,
+    ToolsInjected,
+    ToolsRemoved,
+)
+from harness.loop._model import HistoryView, ModelRequest, ModelResponse, ModelSettings, Usage
+from harness.loop._options import LoopOptions
+from harness.loop._result import RunResult
+from harness.loop._strategy import InjectionContext, InjectionStrategy, ToolsetChange
+from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
+from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
+
+__all__ = ["LoopCore", "PendingCall"]
+
+
+@dataclasses.dataclass(slots=True)
+class PendingCall:
+    """A tool call the driver must execute (``prepared``) or that is already settled."""
+
+    call: ToolCall
+    tool: Tool | None
+    prepared: PreparedCall | None = None
+    immediate: ToolResult | None = None
+
+
+class LoopCore:
+    """All loop logic, no I/O. One instance per run."""
+
+    def __init__(
+        self,
+        *,
+        messages: Sequence[Message],
+        toolset: Toolset,
+        strategy: InjectionStrategy,
+        options: LoopOptions,
+        observers: Sequence[Observer] = (),
+        state: dict[str, Any] | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        self.messages: list[Message] = list(messages)
+        self.toolset = toolset
+        self.strategy = strategy
+        self.options = options
+        self.observers = tuple(observers)
+        self.state: dict[str, Any] = state if state is not None else {}
+        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.trace = Trace(initial_tools=toolset.names)
+        self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
+        self.finished = False
+        self.output: Any = None
+        self.usage = Usage()
+        self.iteration = 0
+        self.injected: list[str] = []
+        self.called: dict[str, int] = {}
+        self._strategy_state: dict[int, dict[str, Any]] = {}
+        self._seen_ids: set[str] = set()
+        self._output_attempts = 0
+        self._output_adapter: TypeAdapter[Any] | None = None
+        self._output_schema: dict[str, Any] | None = None
+        if options.output_type is not None:
+            self._output_adapter = TypeAdapter(options.output_type)
+            self._output_schema = self._output_adapter.json_schema()
+        self._settings = ModelSettings(
+            tool_choice=options.tool_choice,
+            parallel_tool_calls=None,
+            output_schema=self._output_schema,
+            output_name=getattr(options.output_type, "__name__", None),
+            extra=dict(options.model_settings),
+        )
+        self._pending: list[PendingCall] = []
+        self._open: dict[str, Any] | None = None
+        self._pre_changes: list[ChangeRecord] = []
+
+    # -- events and records -----------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        """Record ``event`` in the trace and deliver it to observers."""
+        self.trace.events.append(event)
+        for observer in self.observers:
+            observer(event)
+
+    def _close_iteration(self) -> None:
+        open_ = self._open
+        if open_ is None:
+            return
+        self.trace.iterations.append(
+            IterationRecord(
+                index=open_["index"],
+                offered=open_["offered"],
+                calls=tuple(open_["calls"]),
+                changes=tuple(open_["changes"]),
+                answer=open_["answer"],
+                finish_reason=open_["finish_reason"],
+            )
+        )
+        self._open = None
+
+    def _context(
+        self,
+        *,
+        call: ToolCall | None = None,
+        tool: Tool | None = None,
+        result: ToolResult | None = None,
+    ) -> InjectionContext:
+        return InjectionContext(
+            history=HistoryView(self.messages),
+            offered=self.toolset.names,
+            tools=self.toolset.view(),
+            iteration=self.iteration,
+            state=self.state,
+            call=call,
+            tool=tool,
+            result=result,
+            called=types.MappingProxyType(self.called),
+            strategy_state=self._strategy_state,
+        )
+
+    def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
+        try:
+            got = getattr(self.strategy, hook)(context)
+        except HarnessError:
+            raise
+        except Exception as exc:
+            raise StrategyError(
+                f"strategy {self.strategy.name} raised in {hook} at iteration {self.iteration}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        if got is None:
+            return []
+        changes = [got] if isinstance(got, ToolsetChange) else list(got)
+        return [
+            c if c.strategy else dataclasses.replace(c, strategy=self.strategy.name)
+            for c in changes
+        ]
+
+    def apply_change(self, change: ToolsetChange, call: ToolCall | None = None) -> None:
+        """Apply a toolset change, record it in the trace and emit its events."""
+        removed = tuple(name for name in change.remove if self.toolset.discard(name) is not None)
+        for tool in change.replace:
+            self.toolset.replace(tool)
+        added = []
+        for tool in change.add:
+            self.toolset.add(tool)
+            added.append(tool.name)
+        after = call.name if call else None
+        for event in change.events:
+            self.emit(event)
+        if removed or added or change.replace:
+            record = ChangeRecord(
+                strategy=change.strategy,
+                reason=change.reason,
+                added=tuple(added),
+                removed=removed,
+                replaced=tuple(t.name for t in change.replace),
+                after_call=after,
+                after_call_id=call.id if call else None,
+            )
+            if self._open is not None:
+                self._open["changes"].append(record)
+            else:
+                self._pre_changes.append(record)
+        if removed:
+            self.emit(
+                ToolsRemoved(
+                    iteration=self.iteration,
+                    tool_names=removed,
+                    strategy=change.strategy,
+                    reason=change.reason,
+                    after_call=after,
+                )
+            )
+        if added:
+            self.injected.extend(added)
+            self.emit(
+                ToolsInjected(
+                    iteration=self.iteration,
+                    tool_names=tuple(added),
+                    strategy=change.strategy,
+                    reason=change.reason,
+                    after_call=after,
+                    section_key=change.section_key,
+                )
+            )
+
+    # -- the protocol -----------------------------------------------------------------
+
+    def begin_iteration(self) -> ModelRequest:
+        """Start an iteration: run before-turn hooks and build the model request."""
+        if self.finished:
+            raise HarnessError("the run is finished; start a new run")
+        self._close_iteration()
+        if self.iteration >= self.options.max_iterations:
+            message = f"max_iterations={self.options.max_iterations} reached without an answer"
+            self.emit(
+                LimitReached(
+                    iteration=self.iteration,
+                    limit="max_iterations",
+                    value=self.options.max_iterations,
+                    message=message,
+                )
+            )
+            raise MaxIterationsExceeded(self.options.max_iterations)
+        self.iteration += 1
+        self._pre_changes = []
+        for change in self._ask_strategy("before_turn", self._context()):
+            self.apply_change(change)
+        offered = self.toolset.names
+        self._open = {
+            "index": self.iteration,
+            "offered": offered,
+            "calls": [],
+            "changes": self._pre_changes,
+            "answer": None,
+            "finish_reason": None,
+        }
+        self.emit(IterationStarted(iteration=self.iteration, offered=offered))
+        return ModelRequest(
+            messages=HistoryView(self.messages),
+            tools=self.toolset.definitions(),
+            tool_names=offered,
+            settings=self._settings,
+            iteration=self.iteration,
+        )
+
+    def receive_response(self, response: ModelResponse) -> list[PendingCall]:
+        """Take the model's answer; return the calls to execute (empty when none)."""
+        open_ = self._require_open()
+        message = self._unique_ids(response.message)
+        self.messages.append(message)
+        self.usage = self.usage + response.usage
+        open_["answer"] = message.content
+        open_["finish_reason"] = response.finish_reason
+        self.emit(
+            ModelResponded(
+                iteration=self.iteration,
+                tool_calls=tuple(c.name for c in message.tool_calls),
+                finish_reason=response.finish_reason,
+            )
+        )
+        if not message.tool_calls:
+            self._finish_answer(message)
+            return []
+        pending = [self._pend(call) for call in message.tool_calls]
+        self._pending = pending
+        return list(pending)
+
+    def receive_results(self, results: Sequence[tuple[ToolResult, int]]) -> None:
+        """Take ``(result, attempts)`` for each pending call, in call order."""
+        pending, self._pending = self._pending, []
+        if len(results) != len(pending):
+            raise HarnessError(
+                f"expected {len(pending)} tool results, got {len(results)} (driver bug)"
+            )
+        open_ = self._require_open()
+        for item, (result, attempts) in zip(pending, results, strict=True):
+            call = item.call
+            if not result.is_error:
+                self.called[call.name] = self.called.get(call.name, 0) + 1
+                self.emit(
+                    ToolCalled(
+                        iteration=self.iteration,
+                        call_id=call.id,
+                        name=call.name,
+                        arguments=call.arguments,
+                        silent=result.silent,
+                    )
+                )
+            else:
+                self.emit(
+                    ToolFailed(
+                        iteration=self.iteration,
+                        call_id=call.id,
+                        name=call.name,
+                        arguments=call.arguments,
+                        error_kind=result.error_kind or "error",
+                        message=result.content,
+                    )
+                )
+            context = self._context(call=call, tool=item.tool, result=result)
+            notes = []
+            for change in self._ask_strategy("on_tool_result", context):
+                self.apply_change(change, call)
+                if change.result_note:
+                    notes.append(change.result_note)
+            content = result.content
+            if notes:
+                content = "\n\n".join((content, *notes))
+            open_["calls"].append(
+                CallRecord(
+                    id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    content=content,
+                    is_error=result.is_error,
+                    error_kind=result.error_kind,
+                    value=result.value,
+                    exception=result.exception,
+                    attempts=attempts,
+                )
+            )
+            self.messages.append(ToolMessage(tool_call_id=call.id, content=content, name=call.name))
+
+    def result(self) -> RunResult:
+        """The run's result once ``finished``."""
+        if not self.finished:
+            raise HarnessError("the run has not finished yet")
+        self._close_iteration()
+        return RunResult(
+            output=self.output,
+            messages=self.messages,
+            iterations=self.iteration,
+            tools_injected=list(self.injected),
+            trace=self.trace,
+            usage=self.usage,
+            state=self.state,
+        )
+
+    def abort(self, exc: BaseException) -> None:
+        """Close the trace and attach it (and the history) to ``exc``."""
+        self._close_iteration()
+        if isinstance(exc, HarnessError):
+            exc.attach_run(self.trace, self.messages)
+        else:
+            try:
+                exc.harness_trace = self.trace  # type: ignore[attr-defined]
+                exc.harness_messages = list(self.messages)  # type: ignore[attr-defined]
+            except AttributeError:  # pragma: no cover - exceptions with __slots__
+                pass
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _require_open(self) -> dict[str, Any]:
+        if self._open is None:
+            raise HarnessError("call begin_iteration() before giving the core a response")
+        return self._open
+
+    def _unique_ids(self, message: AssistantMessage) -> AssistantMessage:
+        if not message.tool_calls:
+            return message
+        seen = self._seen_ids
+        fixed: list[ToolCall] | None = None
+        for index, call in enumerate(message.tool_calls):
+            new_id = call.id or f"call_{self.iteration}_{index}"
+            if new_id in seen:
+                base, n = new_id, 2
+                while f"{base}_dup{n}" in seen:
+                    n += 1
+                new_id = f"{base}_dup{n}"
+                self.emit(
+                    StrategyWarning(
+                        iteration=self.iteration,
+                        strategy="loop",
+                        message=(
+                            f"the model reused tool call id {call.id!r} (tool {call.name!r}); "
+                            f"renamed it to {new_id!r} so every call gets exactly one result"
+                        ),
+                    )
+                )
+            if new_id != call.id:
+                if fixed is None:
+                    fixed = list(message.tool_calls[:index])
+                fixed.append(call.model_copy(update={"id": new_id}))
+            elif fixed is not None:
+                fixed.append(call)
+            seen.add(new_id)
+        if fixed is None:
+            return message
+        return message.model_copy(update={"tool_calls": tuple(fixed)})
+
+    def _pend(self, call: ToolCall) -> PendingCall:
+        tool = self.toolset.get(call.name)
+        if tool is None:
+            if self.options.unknown_tool == "raise":
+                raise ToolNotFound(call.name, self.toolset.names)
+            offered = ", ".join(self.toolset.names) or "(no tools are offered)"
+            return PendingCall(
+                call=call,
+                tool=None,
+                immediate=ToolResult.error(
+                    f"Tool {call.name!r} is not available. Available tools: {offered}. "
+                    "Call one of these, or answer without a tool.",
+                    kind="unknown_tool",
+                ),
+            )
+        values = self.options.call_context(call) if self.options.call_context else None
+        context = self.context.for_call(
+            tool_name=call.name, tool_call_id=call.id, iteration=self.iteration, values=values
+        )
+        prepared = tool.prepare(call.arguments, context)
+        if isinstance(prepared, ToolResult):
+            return PendingCall(call=call, tool=tool, immediate=prepared)
+        return PendingCall(call=call, tool=tool, prepared=prepared)
+
+    def _finish_answer(self, message: AssistantMessage) -> None:
+        text = message.content
+        if self._output_adapter is None:
+            self.output = text if text is not None else (message.refusal or "")
+            self._done(text)
+            return
+        problem = None
+        if text is None:
+            problem = "the answer had no text; reply with a JSON value"
+        else:
+            try:
+                self.output = self._output_adapter.validate_json(text)
+            except ValidationError as exc:
+                problem = _describe_output_error(exc)
+        if problem is None:
+            self._done(text)
+            return
+        self._output_attempts += 1
+        if self._output_attempts > self.options.output_retries:
+            raise OutputValidationError(
+                f"the final answer did not match the output type after "
+                f"{self.options.output_retries} retries: {problem}"
+            )
+        self.messages.append(
+            UserMessage(
+                content=(
+                    f"Your answer did not match the required output format: {problem}. "
+                    "Reply again with only JSON matching this schema: "
+                    f"{json.dumps(self._output_schema)}"
+                )
+            )
+        )
+
+    def _done(self, text: str | None) -> None:
+        self.finished = True
+        self.emit(RunFinished(iteration=self.iteration, output=text))
+
+
+def _describe_output_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts)

@@ -1,0 +1,174 @@
+"""``run`` and ``arun``: thin drivers that do the I/O for the sans-IO core."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harness._errors import UsageError
+from harness.loop._core import LoopCore
+from harness.loop._events import Observer
+from harness.loop._execution import execute_async, execute_sync
+from harness.loop._model import Model
+from harness.loop._options import LoopOptions
+from harness.loop._result import RunResult
+from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyChain
+from harness.messages import Message, SystemMessage, UserMessage
+from harness.tools import Tool, Toolset
+
+__all__ = ["arun", "build_core", "default_strategy", "run"]
+
+Prompt = str | Sequence[Message]
+Tools = Toolset | Iterable[Tool | Callable[..., Any]]
+
+
+def _initial_messages(prompt: Prompt, system: str | None) -> list[Message]:
+    if isinstance(prompt, str):
+        messages: list[Message] = [SystemMessage(content=system)] if system else []
+        messages.append(UserMessage(content=prompt))
+        return messages
+    if system is not None:
+        raise UsageError("pass system= only with a text prompt; put a SystemMessage in the list")
+    messages = list(prompt)
+    if not messages:
+        raise UsageError("the prompt is empty: pass a text or a non-empty list of messages")
+    return messages
+
+
+def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> InjectionStrategy:
+    """The chain: declared changes (self-expanding tools) first, then ``strategies``."""
+    chain: list[InjectionStrategy] = [DeclaredChanges()]
+    for strategy in strategies or ():
+        if not isinstance(strategy, InjectionStrategy):
+            raise UsageError(
+                f"strategies must be InjectionStrategy instances, got {strategy!r}; "
+                "subclass harness.InjectionStrategy"
+            )
+        if not isinstance(strategy, DeclaredChanges):
+            chain.append(strategy)
+    return StrategyChain(chain)
+
+
+def build_core(
+    prompt: Prompt,
+    *,
+    tools: Tools = (),
+    strategies: Sequence[InjectionStrategy] | None = None,
+    system: str | None = None,
+    options: LoopOptions | None = None,
+    observers: Sequence[Observer] = (),
+    state: dict[str, Any] | None = None,
+    option_overrides: Mapping[str, Any] | None = None,
+) -> LoopCore:
+    """Assemble a ``LoopCore`` from ``run``'s arguments."""
+    if options is None:
+        options = LoopOptions(**(option_overrides or {}))
+    elif option_overrides:
+        raise UsageError("pass either options= or keyword options, not both")
+    toolset = tools.copy() if isinstance(tools, Toolset) else Toolset(tools)
+    return LoopCore(
+        messages=_initial_messages(prompt, system),
+        toolset=toolset,
+        strategy=default_strategy(strategies),
+        options=options,
+        observers=observers,
+        state=state,
+    )
+
+
+def run(
+    model: Model,
+    prompt: Prompt,
+    *,
+    tools: Tools = (),
+    strategies: Sequence[InjectionStrategy] | None = None,
+    system: str | None = None,
+    options: LoopOptions | None = None,
+    observers: Sequence[Observer] = (),
+    state: dict[str, Any] | None = None,
+    **option_overrides: Any,
+) -> RunResult:
+    """Run the tool loop synchronously until the model answers without tool calls.
+
+    Keyword options (``max_iterations=``, ``tool_timeout=``, ...) are those of
+    ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
+    """
+    core = build_core(
+        prompt,
+        tools=tools,
+        strategies=strategies,
+        system=system,
+        options=options,
+        observers=observers,
+        state=state,
+        option_overrides=option_overrides,
+    )
+    executor: ThreadPoolExecutor | None = None
+
+    def pool() -> ThreadPoolExecutor:
+        nonlocal executor
+        if executor is None:
+            executor = ThreadPoolExecutor(core.options.max_workers, "harness-loop")
+        return executor
+
+    completed = False
+    try:
+        while not core.finished:
+            response = model.request(core.begin_iteration())
+            pending = core.receive_response(response)
+            if pending:
+                core.receive_results(execute_sync(pending, core.options, pool))
+        result = core.result()
+        completed = True
+        model.end_run(completed=True)
+    except BaseException as exc:
+        core.abort(exc)
+        if not completed:
+            model.end_run(completed=False)
+        raise
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+    return result
+
+
+async def arun(
+    model: Model,
+    prompt: Prompt,
+    *,
+    tools: Tools = (),
+    strategies: Sequence[InjectionStrategy] | None = None,
+    system: str | None = None,
+    options: LoopOptions | None = None,
+    observers: Sequence[Observer] = (),
+    state: dict[str, Any] | None = None,
+    **option_overrides: Any,
+) -> RunResult:
+    """Async ``run``: async tools are awaited, parallel calls run concurrently."""
+    core = build_core(
+        prompt,
+        tools=tools,
+        strategies=strategies,
+        system=system,
+        options=options,
+        observers=observers,
+        state=state,
+        option_overrides=option_overrides,
+    )
+    completed = False
+    try:
+        while not core.finished:
+            response = await model.arequest(core.begin_iteration())
+            pending = core.receive_response(response)
+            if pending:
+                core.receive_results(await execute_async(pending, core.options))
+        result = core.result()
+        completed = True
+        model.end_run(completed=True)
+    except BaseException as exc:
+        core.abort(exc)
+        if not completed:
+            model.end_run(completed=False)
+        raise
+    return result

@@ -1,0 +1,149 @@
+"""Events the loop delivers to observers (and records in the trace)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "Event",
+    "IterationStarted",
+    "LimitReached",
+    "ModelResponded",
+    "Observer",
+    "ProviderDiscovered",
+    "RunFinished",
+    "StrategyWarning",
+    "ToolCalled",
+    "ToolFailed",
+    "ToolsInjected",
+    "ToolsRemoved",
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of all events."""
+
+    iteration: int
+    """The loop iteration the event belongs to (0 before the first model call)."""
+
+    @property
+    def kind(self) -> str:
+        """The event's type name, e.g. ``ToolsInjected``."""
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict with the event kind."""
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {"kind": self.kind, **data}
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class IterationStarted(Event):
+    """A model request is about to be made."""
+
+    offered: tuple[str, ...]
+    """Names of the tools offered on this request."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ModelResponded(Event):
+    """The model answered."""
+
+    tool_calls: tuple[str, ...]
+    """Names of the tools it called (empty for a final answer)."""
+    finish_reason: str
+    """The provider's finish reason."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCalled(Event):
+    """A tool call completed successfully."""
+
+    call_id: str
+    name: str
+    arguments: str
+    """The raw arguments the model sent."""
+    silent: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFailed(Event):
+    """A tool call ended in an error result."""
+
+    call_id: str
+    name: str
+    arguments: str
+    error_kind: str
+    """``invalid_arguments``, ``exception``, ``timeout``, ``unknown_tool``, ..."""
+    message: str
+    """What the model was told."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsInjected(Event):
+    """Tools were added to the offered toolset."""
+
+    tool_names: tuple[str, ...]
+    strategy: str
+    reason: str
+    after_call: str | None = None
+    """Name of the tool whose result caused the change, if any."""
+    section_key: str | None = None
+    """The prompt section whose expansion caused it, if any."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsRemoved(Event):
+    """Tools were removed from the offered toolset."""
+
+    tool_names: tuple[str, ...]
+    strategy: str
+    reason: str
+    after_call: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderDiscovered(Event):
+    """A tool returned an object whose methods became tools."""
+
+    provider: str
+    """The provider's class name."""
+    instance_id: str
+    """The instance's id attribute value."""
+    tool_names: tuple[str, ...]
+    """The tools created for it."""
+    depth: int = 1
+    """Discovery depth (1 = found in the result of an original tool)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class LimitReached(Event):
+    """A limit stopped something: iterations, injected tools, discovery depth, retries."""
+
+    limit: str
+    """Which limit, e.g. ``max_iterations``, ``max_injected_tools``, ``max_depth``."""
+    value: int
+    """The configured value."""
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class StrategyWarning(Event):
+    """A strategy skipped something on purpose (collision, duplicate name, ...)."""
+
+    strategy: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(Event):
+    """The model gave its final answer."""
+
+    output: str | None
+
+
+Observer = Callable[[Event], None]
+"""A callable receiving every event as it happens."""

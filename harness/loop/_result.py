@@ -1,0 +1,32 @@
+"""The result of a finished run."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from harness.loop._model import Usage
+from harness.loop._trace import Trace
+from harness.messages import Message
+
+__all__ = ["RunResult"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RunResult:
+    """What a run produced."""
+
+    output: Any
+    """The final answer: text, or the parsed object when an output type was given."""
+    messages: list[Message]
+    """The full message history, in order."""
+    iterations: int
+    """Number of model requests made."""
+    tools_injected: list[str]
+    """Names of all tools added during the run, in order."""
+    trace: Trace
+    """Per-iteration record of offered tools, calls, results and toolset changes."""
+    usage: Usage
+    """Summed token usage."""
+    state: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    """The run's shared state (blackboard) at the end."""

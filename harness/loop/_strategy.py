@@ -1,0 +1,146 @@
+"""The injection strategy interface: strategies look at a context and return changes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.loop._events import Event
+from harness.messages import Message, ToolCall
+from harness.tools import Tool, ToolResult
+
+__all__ = [
+    "DeclaredChanges",
+    "InjectionContext",
+    "InjectionStrategy",
+    "StrategyChain",
+    "ToolsetChange",
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsetChange:
+    """What a strategy wants done to the offered toolset; only the loop applies it.
+
+    Applied in this order: ``remove``, ``replace`` (same name, new tool), ``add``.
+    """
+
+    add: tuple[Tool, ...] = ()
+    """Tools to add (a name already offered is an error: use ``replace``)."""
+    remove: tuple[str, ...] = ()
+    """Names to remove (names not offered are ignored)."""
+    replace: tuple[Tool, ...] = ()
+    """Tools that take the place of the offered tool with the same name."""
+    reason: str = ""
+    """Why, in words, for the trace."""
+    strategy: str = ""
+    """Who asked; filled in with the strategy's name when empty."""
+    events: tuple[Event, ...] = ()
+    """Extra events to deliver (warnings, discoveries, limits)."""
+    result_note: str | None = None
+    """Text appended to the tool result the model reads (e.g. "now available: ...")."""
+    section_key: str | None = None
+    """The prompt section behind the change, when there is one."""
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the change changes nothing and says nothing."""
+        return not (self.add or self.remove or self.replace or self.events or self.result_note)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class InjectionContext:
+    """The read-only view a strategy gets."""
+
+    history: Sequence[Message]
+    """The message history so far."""
+    offered: tuple[str, ...]
+    """Names of the tools offered now."""
+    tools: Mapping[str, Tool]
+    """The offered tools by name (read-only)."""
+    iteration: int
+    """The current iteration (1-based)."""
+    state: dict[str, Any]
+    """The run's shared state (blackboard); strategies may read and write it."""
+    call: ToolCall | None = None
+    """The call that just completed (``None`` in before-turn hooks)."""
+    tool: Tool | None = None
+    """The tool that ran (``None`` for unknown tools and before-turn hooks)."""
+    result: ToolResult | None = None
+    """Its result: ``result.value`` is the Python object, ``result.content`` the JSON."""
+    called: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """How many times each tool name was called successfully so far in the run."""
+    strategy_state: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    def state_for(self, strategy: object) -> dict[str, Any]:
+        """Private per-run storage for ``strategy`` (strategies stay reusable across runs)."""
+        return self.strategy_state.setdefault(id(strategy), {})
+
+
+class InjectionStrategy:
+    """Base for strategies: override one or both hooks; return ``None`` for no change."""
+
+    @property
+    def name(self) -> str:
+        """The name recorded in the trace."""
+        return type(self).__name__
+
+    def on_tool_result(
+        self, context: InjectionContext
+    ) -> ToolsetChange | Sequence[ToolsetChange] | None:
+        """Called after each tool call, in call order."""
+        return None
+
+    def before_turn(
+        self, context: InjectionContext
+    ) -> ToolsetChange | Sequence[ToolsetChange] | None:
+        """Called before each model request."""
+        return None
+
+
+class DeclaredChanges(InjectionStrategy):
+    """Applies the change a tool declared in its own result (``ToolResult.change``).
+
+    This is how self-expanding tools (unfolding facades) work; it is always first
+    in the default chain.
+    """
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        result = context.result
+        if result is None or result.change is None or result.is_error:
+            return None
+        change = result.change
+        if not isinstance(change, ToolsetChange):
+            raise TypeError(
+                f"ToolResult.change must be a ToolsetChange, got {type(change).__name__}"
+            )
+        return change
+
+
+class StrategyChain(InjectionStrategy):
+    """Runs strategies in order and collects all their changes."""
+
+    def __init__(self, strategies: Sequence[InjectionStrategy]) -> None:
+        self.strategies = tuple(strategies)
+
+    def on_tool_result(self, context: InjectionContext) -> list[ToolsetChange]:
+        return _collect(self.strategies, context, "on_tool_result")
+
+    def before_turn(self, context: InjectionContext) -> list[ToolsetChange]:
+        return _collect(self.strategies, context, "before_turn")
+
+
+def _collect(
+    strategies: Sequence[InjectionStrategy], context: InjectionContext, hook: str
+) -> list[ToolsetChange]:
+    out: list[ToolsetChange] = []
+    for strategy in strategies:
+        got = getattr(strategy, hook)(context)
+        if got is None:
+            continue
+        for change in (got,) if isinstance(got, ToolsetChange) else got:
+            if not change.strategy:
+                change = dataclasses.replace(change, strategy=strategy.name)
+            out.append(change)
+    return out

@@ -1,0 +1,171 @@
+"""The trace: per iteration, what was offered, called, returned and changed, and why."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from harness.loop._events import Event
+
+__all__ = ["CallRecord", "ChangeRecord", "IterationRecord", "Trace"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CallRecord:
+    """One tool call and its result."""
+
+    id: str
+    """The call id."""
+    name: str
+    """The tool name the model used."""
+    arguments: str
+    """The raw arguments the model sent."""
+    content: str
+    """What the model was told."""
+    is_error: bool = False
+    """True when the call produced an error result."""
+    error_kind: str | None = None
+    """Why it failed, when it did."""
+    value: Any = dataclasses.field(default=None, repr=False, compare=False)
+    """The tool's Python return value."""
+    exception: BaseException | None = dataclasses.field(default=None, repr=False, compare=False)
+    """The exception the tool raised, if any."""
+    attempts: int = 1
+    """How many times the tool ran (retries included)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (without the Python value and exception)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "content": self.content,
+            "is_error": self.is_error,
+            "error_kind": self.error_kind,
+            "attempts": self.attempts,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeRecord:
+    """One toolset change and its cause."""
+
+    strategy: str
+    """The strategy that asked for it."""
+    reason: str
+    """Why, in words."""
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+    after_call: str | None = None
+    """Name of the tool whose result caused the change (``None`` for turn hooks)."""
+    after_call_id: str | None = None
+    """Id of that call."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "strategy": self.strategy,
+            "reason": self.reason,
+            "added": list(self.added),
+            "removed": list(self.removed),
+            "replaced": list(self.replaced),
+            "after_call": self.after_call,
+            "after_call_id": self.after_call_id,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class IterationRecord:
+    """One model request and everything that followed it."""
+
+    index: int
+    """1-based iteration number."""
+    offered: tuple[str, ...]
+    """Exact tool names offered on the request."""
+    calls: tuple[CallRecord, ...] = ()
+    """Tool calls of this turn, in call order."""
+    changes: tuple[ChangeRecord, ...] = ()
+    """Toolset changes made during this iteration (before-turn hooks first)."""
+    answer: str | None = None
+    """The model's text, if any."""
+    finish_reason: str | None = None
+    """The model's finish reason (``None`` if the turn did not complete)."""
+
+    @property
+    def injected(self) -> tuple[str, ...]:
+        """Names added during this iteration."""
+        return tuple(n for c in self.changes for n in c.added)
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        """Names removed during this iteration."""
+        return tuple(n for c in self.changes for n in c.removed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "index": self.index,
+            "offered": list(self.offered),
+            "calls": [c.to_dict() for c in self.calls],
+            "changes": [c.to_dict() for c in self.changes],
+            "answer": self.answer,
+            "finish_reason": self.finish_reason,
+        }
+
+
+@dataclasses.dataclass(kw_only=True)
+class Trace:
+    """The record of a run. Iteration records are frozen; the trace grows as the run goes."""
+
+    iterations: list[IterationRecord] = dataclasses.field(default_factory=list)
+    """One record per model request."""
+    events: list[Event] = dataclasses.field(default_factory=list)
+    """Every event delivered during the run, in order."""
+    initial_tools: tuple[str, ...] = ()
+    """The tools offered when the run started."""
+    restarts: int = 0
+    """How many times the run was restarted (providers without dynamic tools)."""
+    children: list[Trace] = dataclasses.field(default_factory=list)
+    """Traces of nested runs (agentic tools)."""
+
+    def __iter__(self) -> Iterator[IterationRecord]:
+        return iter(self.iterations)
+
+    def __len__(self) -> int:
+        return len(self.iterations)
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """All tool calls in order."""
+        return [c for it in self.iterations for c in it.calls]
+
+    @property
+    def changes(self) -> list[ChangeRecord]:
+        """All toolset changes in order."""
+        return [c for it in self.iterations for c in it.changes]
+
+    @property
+    def injected(self) -> list[str]:
+        """All injected tool names in order."""
+        return [n for it in self.iterations for n in it.injected]
+
+    def events_of(self, kind: type[Event]) -> list[Event]:
+        """Events of one type."""
+        return [e for e in self.events if isinstance(e, kind)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form of the whole trace."""
+        return {
+            "initial_tools": list(self.initial_tools),
+            "restarts": self.restarts,
+            "iterations": [it.to_dict() for it in self.iterations],
+            "events": [_event_dict(e) for e in self.events],
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    data = event.to_dict()
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}

@@ -1,0 +1,203 @@
+"""The scripted model: answers from an ordered list of steps, resolved against offered tools."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness._errors import ScriptError
+from harness.loop import Model, ModelRequest, ModelResponse
+from harness.messages import AssistantMessage, ToolCall
+from harness.models._steps import (
+    CallsStep,
+    CallStep,
+    ExpectOffered,
+    OutputStep,
+    ReplyStep,
+    Step,
+    steps_from_data,
+)
+
+__all__ = ["ScriptedModel"]
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> list[str]:
+    if not _GLOB_CHARS.intersection(pattern):
+        return [pattern] if pattern in name_set else []
+    return fnmatch.filter(names, pattern)
+
+
+def _show(names: Sequence[str]) -> str:
+    if not names:
+        return "(none)"
+    shown = ", ".join(names[:30])
+    return shown + (f" ... and {len(names) - 30} more" if len(names) > 30 else "")
+
+
+class ScriptedModel(Model):
+    """A fake model that plays a script.
+
+    Steps call tools (exact names or globs resolved against the tools offered at
+    that turn), reply, return structured output, or assert what is offered. It
+    records every request in ``requests``. Strict by default: calling a tool that
+    is not offered is a script error; ``lenient=True`` sends the name anyway.
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        steps: Sequence[Step | Mapping[str, Any]],
+        *,
+        lenient: bool = False,
+        require_exhausted: bool = True,
+        name: str = "scripted",
+    ) -> None:
+        self.steps: list[Step] = [
+            s if not isinstance(s, Mapping) else steps_from_data([s])[0] for s in steps
+        ]
+        self.lenient = lenient
+        self.require_exhausted = require_exhausted
+        self.name = name
+        self.requests: list[ModelRequest] = []
+        """Every request seen, in order."""
+        self.position = 0
+        """Index of the next step."""
+        self._call_counter = 0
+        self._names_key: tuple[str, ...] | None = None
+        self._name_set: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_data(cls, data: Sequence[Any], **kwargs: Any) -> ScriptedModel:
+        """Build from plain data (e.g. the ``steps`` list of a YAML scenario)."""
+        return cls(steps_from_data(data), **kwargs)
+
+    @property
+    def remaining(self) -> list[Step]:
+        """Steps not played yet."""
+        return self.steps[self.position :]
+
+    def reset(self) -> None:
+        """Rewind to the first step and forget recorded requests."""
+        self.position = 0
+        self._call_counter = 0
+        self.requests.clear()
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        self.requests.append(request)
+        names = request.tool_names
+        if names is not self._names_key:
+            self._names_key = names
+            self._name_set = frozenset(names)
+        while True:
+            if self.position >= len(self.steps):
+                raise ScriptError(
+                    f"script ran out: iteration {request.iteration} asked for a response but all "
+                    f"{len(self.steps)} steps were used; add a step (e.g. reply(...)). "
+                    f"Offered tools: {_show(names)}"
+                )
+            step = self.steps[self.position]
+            self.position += 1
+            if isinstance(step, ExpectOffered):
+                self._check_offered(step, names)
+                continue
+            return self._respond(step, request)
+
+    def _where(self) -> str:
+        step = self.steps[self.position - 1]
+        return f"step {self.position} ({step.describe()})"
+
+    def _check_offered(self, step: ExpectOffered, names: tuple[str, ...]) -> None:
+        problems = []
+        for pattern in step.includes:
+            if not _matches(pattern, names, self._name_set):
+                problems.append(f"expected {pattern!r} to be offered")
+        for pattern in step.excludes:
+            found = _matches(pattern, names, self._name_set)
+            if found:
+                problems.append(f"expected {pattern!r} not to be offered, found {found}")
+        if step.exactly is not None:
+            expected = set()
+            for pattern in step.exactly:
+                expected.update(_matches(pattern, names, self._name_set) or [pattern])
+            if expected != self._name_set:
+                missing = sorted(expected - self._name_set)
+                extra = sorted(self._name_set - expected)
+                problems.append(
+                    f"expected exactly {list(step.exactly)}: missing {missing}, extra {extra}"
+                )
+        if problems:
+            raise ScriptError(
+                f"{self._where()}: " + "; ".join(problems) + f". Offered: {_show(names)}"
+            )
+
+    def _resolve(self, step: CallStep, names: tuple[str, ...]) -> str:
+        found = _matches(step.name, names, self._name_set)
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ScriptError(
+                f"{self._where()}: glob {step.name!r} matches several offered tools: {found}; "
+                "make it specific enough to match one"
+            )
+        if self.lenient and not _GLOB_CHARS.intersection(step.name):
+            return step.name
+        kind = "glob" if _GLOB_CHARS.intersection(step.name) else "tool"
+        raise ScriptError(
+            f"{self._where()}: {kind} {step.name!r} matches no offered tool "
+            f"(a real model could not call it). Offered: {_show(names)}"
+        )
+
+    def _arguments(self, step: CallStep, request: ModelRequest) -> str:
+        args = step.arguments
+        if args is None:
+            return "{}"
+        if isinstance(args, str):
+            return args
+        if callable(args):
+            args = args(request)
+            if isinstance(args, str):
+                return args
+        return json.dumps(args)
+
+    def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
+        names = request.tool_names
+        if isinstance(step, ReplyStep):
+            return ModelResponse(message=AssistantMessage(content=step.text), model_name=self.name)
+        if isinstance(step, OutputStep):
+            return ModelResponse(
+                message=AssistantMessage(content=step.text()), model_name=self.name
+            )
+        call_steps = step.calls if isinstance(step, CallsStep) else (step,)
+        tool_calls = []
+        for call_step in call_steps:
+            assert isinstance(call_step, CallStep)
+            self._call_counter += 1
+            tool_calls.append(
+                ToolCall(
+                    id=call_step.id or f"call_{self._call_counter}",
+                    name=self._resolve(call_step, names),
+                    arguments=self._arguments(call_step, request),
+                )
+            )
+        return ModelResponse(
+            message=AssistantMessage(tool_calls=tuple(tool_calls)),
+            finish_reason="tool_calls",
+            model_name=self.name,
+        )
+
+    def end_run(self, *, completed: bool) -> None:
+        if completed and self.require_exhausted and self.position < len(self.steps):
+            left = ", ".join(
+                f"step {i + 1} ({s.describe()})"
+                for i, s in enumerate(self.steps[self.position :], start=self.position)
+            )
+            raise ScriptError(
+                f"the run ended after {self.position} of {len(self.steps)} steps; "
+                f"not used: {left}. "
+                "The model answered before the script expected (or remove the extra steps)."
+            )

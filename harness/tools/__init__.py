@@ -1,0 +1,39 @@
+"""The tool model: define tools, validate arguments, build results, hold toolsets."""
+
+from harness.tools._context import CallContext
+from harness.tools._decorator import (
+    ToolSpec,
+    as_tool,
+    as_tools,
+    llm_tool,
+    tool_methods,
+    tool_spec,
+    tools_of,
+)
+from harness.tools._names import is_valid_name, make_name, sanitize_part, validate_name
+from harness.tools._result import ToolResult, serialize_for_model
+from harness.tools._schema import ArgsSchema, build_args_schema
+from harness.tools._tool import PreparedCall, Tool
+from harness.tools._toolset import Toolset
+
+__all__ = [
+    "ArgsSchema",
+    "CallContext",
+    "PreparedCall",
+    "Tool",
+    "ToolResult",
+    "ToolSpec",
+    "Toolset",
+    "as_tool",
+    "as_tools",
+    "build_args_schema",
+    "is_valid_name",
+    "llm_tool",
+    "make_name",
+    "sanitize_part",
+    "serialize_for_model",
+    "tool_methods",
+    "tool_spec",
+    "tools_of",
+    "validate_name",
+]

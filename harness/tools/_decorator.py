@@ -1,0 +1,154 @@
+"""``@llm_tool``: mark functions and methods as tools; turn marked things into ``Tool``s."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar, overload
+
+from harness._errors import ToolDefinitionError
+from harness.tools._names import validate_name
+from harness.tools._schema import ArgsSchema, build_args_schema, describe_callable
+from harness.tools._tool import Tool
+
+__all__ = ["ToolSpec", "as_tool", "as_tools", "llm_tool", "tool_methods", "tool_spec", "tools_of"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_MARK = "__llm_tool__"
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSpec:
+    """What ``@llm_tool`` records on a function: checked once, at decoration time."""
+
+    name: str
+    """Model-visible name (defaults to the function name)."""
+    description: str
+    """Description (defaults to the docstring)."""
+    args_schema: ArgsSchema
+    """Argument model and schema from the signature."""
+    category: str | None = None
+    """Optional category, used by unfolding facades."""
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Extra metadata copied onto the tool."""
+
+
+@overload
+def llm_tool(func: F, /) -> F: ...
+@overload
+def llm_tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Callable[[F], F]: ...
+def llm_tool(
+    func: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> F | Callable[[F], F]:
+    """Mark a function or method as a tool; the function itself is returned unchanged.
+
+    The signature is checked now: every problem is reported together, naming the
+    function. Parameter descriptions come from ``Annotated[T, "text"]`` or the
+    docstring; parameters annotated ``CallContext`` are hidden from the model.
+    """
+
+    def mark(target: F) -> F:
+        if not callable(target):
+            raise ToolDefinitionError(repr(target), ["@llm_tool needs a function or method"])
+        args_schema = build_args_schema(target)
+        tool_name = name or target.__name__
+        try:
+            validate_name(tool_name)
+        except Exception as exc:
+            raise ToolDefinitionError(describe_callable(target), [str(exc)]) from None
+        spec = ToolSpec(
+            name=tool_name,
+            description=description if description is not None else args_schema.description,
+            args_schema=args_schema,
+            category=category,
+            metadata=dict(metadata or {}),
+        )
+        setattr(target, _MARK, spec)
+        return target
+
+    if func is not None:
+        return mark(func)
+    return mark
+
+
+def tool_spec(obj: Any) -> ToolSpec | None:
+    """The ``ToolSpec`` recorded by ``@llm_tool`` on a function or bound method, if any."""
+    target = getattr(obj, "__func__", obj)
+    spec = getattr(target, _MARK, None)
+    return spec if isinstance(spec, ToolSpec) else None
+
+
+def as_tool(
+    obj: Tool | Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    presets: Mapping[str, Any] | None = None,
+) -> Tool:
+    """Turn a ``Tool``, an ``@llm_tool`` function/bound method or a plain function into a ``Tool``.
+
+    ``presets`` binds hidden parameters (e.g. an API key) that the model never sees.
+    """
+    if isinstance(obj, Tool):
+        tool = obj
+        if name:
+            tool = tool.with_name(name)
+        if description is not None:
+            tool = tool.with_description(description)
+        if presets:
+            tool = tool.with_presets(**presets)
+        return tool
+    if not callable(obj):
+        raise ToolDefinitionError(repr(obj), ["expected a Tool, a function or a bound method"])
+    spec = tool_spec(obj)
+    metadata: dict[str, Any] = {}
+    if spec is not None:
+        metadata = dict(spec.metadata)
+        if spec.category is not None:
+            metadata["category"] = spec.category
+    return Tool.from_function(
+        obj,
+        name=name or (spec.name if spec else None),
+        description=description
+        if description is not None
+        else (spec.description if spec else None),
+        presets=presets,
+        args_schema=spec.args_schema if spec else None,
+        metadata=metadata,
+    )
+
+
+def as_tools(items: Iterable[Tool | Callable[..., Any]]) -> list[Tool]:
+    """``as_tool`` for each item."""
+    return [as_tool(item) for item in items]
+
+
+def tool_methods(cls: type) -> list[tuple[str, ToolSpec]]:
+    """The ``@llm_tool`` methods of a class, in definition order (base classes first)."""
+    found: dict[str, ToolSpec] = {}
+    for klass in reversed(inspect.getmro(cls)):
+        for attr, value in vars(klass).items():
+            spec = tool_spec(value)
+            if spec is not None:
+                found[attr] = spec
+            elif attr in found:
+                del found[attr]
+    return list(found.items())
+
+
+def tools_of(instance: Any) -> list[Tool]:
+    """Tools for every ``@llm_tool`` method of ``instance``, bound to it."""
+    return [as_tool(getattr(instance, attr)) for attr, _ in tool_methods(type(instance))]

@@ -1,0 +1,46 @@
+"""Model-visible tool names: validation, sanitising and deterministic shortening."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from harness._errors import InvalidToolName
+
+__all__ = ["MAX_NAME_LENGTH", "is_valid_name", "make_name", "sanitize_part", "validate_name"]
+
+MAX_NAME_LENGTH = 64
+_VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def is_valid_name(name: str) -> bool:
+    """True when providers accept ``name`` as a tool name."""
+    return bool(_VALID.match(name))
+
+
+def validate_name(name: str) -> str:
+    """Return ``name`` or raise ``InvalidToolName`` explaining the rule."""
+    if not isinstance(name, str) or not _VALID.match(name):
+        raise InvalidToolName(str(name))
+    return name
+
+
+def sanitize_part(text: str) -> str:
+    """Keep only letters, digits and underscores (``c-123`` -> ``c123``)."""
+    return _NOT_WORD.sub("", text)
+
+
+def make_name(*parts: str) -> str:
+    """Join sanitised parts with ``_``; names over 64 characters are shortened with a hash.
+
+    The shortened form keeps a readable prefix and ends with ``_`` plus 8 hex digits of
+    the SHA-256 of the full name, so the same inputs always give the same name.
+    """
+    full = "_".join(p for p in (sanitize_part(x) for x in parts) if p)
+    if not full:
+        raise InvalidToolName("".join(parts))
+    if len(full) <= MAX_NAME_LENGTH:
+        return full
+    digest = hashlib.sha256(full.encode()).hexdigest()[:8]
+    return f"{full[: MAX_NAME_LENGTH - 9]}_{digest}"

@@ -1,0 +1,345 @@
+"""The tool model: what the model sees (name, description, schema) and how a call runs."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ValidationError
+
+from harness._errors import ToolDefinitionError
+from harness.tools._context import CallContext
+from harness.tools._names import validate_name
+from harness.tools._result import ToolResult, serialize_for_model
+from harness.tools._schema import ArgsSchema, build_args_schema, clean_schema
+
+__all__ = ["PreparedCall", "Tool"]
+
+
+class _Hidden:
+    """Holds preset values so no repr, log line or trace can show them."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.values = dict(values)
+
+    def __repr__(self) -> str:
+        return f"<{len(self.values)} preset value(s) hidden>"
+
+
+@dataclasses.dataclass(slots=True)
+class PreparedCall:
+    """A validated call, ready to execute; ``run_sync``/``run_async`` do the I/O."""
+
+    tool: Tool
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    is_async: bool
+
+    def run_sync(self) -> Any:
+        """Call the tool in this thread (an async tool runs on a private event loop)."""
+        value = self.function(*self.args, **self.kwargs)
+        if inspect.isawaitable(value):
+            return asyncio.run(_await(value))
+        return value
+
+    async def run_async(self) -> Any:
+        """Call the tool on the running event loop (a sync tool runs inline)."""
+        value = self.function(*self.args, **self.kwargs)
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+
+async def _await(value: Any) -> Any:
+    return await value
+
+
+def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        if err.get("type") == "json_invalid":
+            return (
+                f"Tool {tool!r}: the arguments are not valid JSON ({err.get('msg')}). "
+                "Send a JSON object matching the tool's parameters."
+            )
+        if err.get("type") in ("model_type", "model_attributes_type", "dict_type") and not loc:
+            return f"Tool {tool!r}: the arguments must be a JSON object, got {err.get('input')!r}."
+        if err.get("type") == "extra_forbidden":
+            problems.append(f"argument {loc!r} is not a parameter of this tool")
+        elif err.get("type") == "missing":
+            problems.append(f"argument {loc!r} is required but missing")
+        else:
+            problems.append(f"argument {loc!r}: {err.get('msg')} (got {err.get('input')!r})")
+    return f"Tool {tool!r}: invalid arguments: " + "; ".join(problems) + "."
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Tool:
+    """A tool offered to the model.
+
+    Build one with ``@llm_tool`` / ``as_tool`` (from a function or method),
+    ``Tool.from_schema`` (name, description, JSON schema, handler) or
+    ``Tool.from_model`` (pydantic input model -> output). Tools are immutable;
+    ``with_*`` methods return changed copies.
+    """
+
+    name: str
+    """The model-visible name (``^[a-zA-Z0-9_-]{1,64}$``)."""
+    description: str
+    """What the tool does, for the model."""
+    parameters: Mapping[str, Any]
+    """JSON Schema of the arguments."""
+    handler: Callable[..., Any] = dataclasses.field(repr=False)
+    """The Python callable behind the tool."""
+    notes: tuple[str, ...] = ()
+    """Usage notes appended to the description."""
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Free-form data for strategies (e.g. ``category``); never sent to the model."""
+    args_schema: ArgsSchema | None = dataclasses.field(default=None, repr=False)
+    """Signature-derived argument model (function and method tools)."""
+    input_model: type[BaseModel] | None = dataclasses.field(default=None, repr=False)
+    """Pydantic input model (typed tools): the handler receives one instance."""
+    presets: _Hidden = dataclasses.field(default_factory=lambda: _Hidden({}))
+    """Hidden values bound at registration; never in schema, messages or repr."""
+    takes_context: bool = dataclasses.field(default=False, repr=False)
+    """Schema tools: whether the handler takes the ``CallContext`` as second argument."""
+    validator: Draft202012Validator | None = dataclasses.field(default=None, repr=False)
+    """Schema tools: the jsonschema validator for ``parameters``."""
+
+    def __post_init__(self) -> None:
+        validate_name(self.name)
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_function(
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        presets: Mapping[str, Any] | None = None,
+        args_schema: ArgsSchema | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Tool:
+        """A tool from a function or bound method; the schema comes from its signature."""
+        presets = dict(presets or {})
+        if args_schema is None or presets:
+            args_schema = build_args_schema(func, presets=presets)
+        tool_name: str = name or str(getattr(func, "__name__", ""))
+        return cls(
+            name=tool_name,
+            description=description if description is not None else args_schema.description,
+            parameters=args_schema.json_schema,
+            handler=func,
+            metadata=dict(metadata or {}),
+            args_schema=args_schema,
+            presets=_Hidden(presets),
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        handler: Callable[..., Any],
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Tool:
+        """A programmatic tool: arguments are checked with jsonschema against ``parameters``.
+
+        ``handler(arguments)`` or ``handler(arguments, context)`` receives the argument dict.
+        """
+        try:
+            Draft202012Validator.check_schema(dict(parameters))
+        except SchemaError as exc:
+            raise ToolDefinitionError(
+                f"tool {name!r}", [f"parameters is not a valid JSON Schema: {exc.message}"]
+            ) from None
+        if parameters.get("type") != "object":
+            raise ToolDefinitionError(
+                f"tool {name!r}",
+                [f"parameters must be an object schema (type: object), got {dict(parameters)!r}"],
+            )
+        positional = [
+            p
+            for p in inspect.signature(handler).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        return cls(
+            name=name,
+            description=description,
+            parameters=dict(parameters),
+            handler=handler,
+            metadata=dict(metadata or {}),
+            takes_context=len(positional) >= 2,
+            validator=Draft202012Validator(dict(parameters)),
+        )
+
+    @classmethod
+    def from_model(
+        cls,
+        name: str,
+        description: str,
+        input_model: type[BaseModel],
+        handler: Callable[..., Any],
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Tool:
+        """A typed tool: ``handler(input: InputModel) -> OutputModel | str``."""
+        if not (isinstance(input_model, type) and issubclass(input_model, BaseModel)):
+            raise ToolDefinitionError(
+                f"tool {name!r}",
+                [f"input_model must be a pydantic model class, got {input_model!r}"],
+            )
+        return cls(
+            name=name,
+            description=description,
+            parameters=clean_schema(input_model.model_json_schema()),
+            handler=handler,
+            metadata=dict(metadata or {}),
+            input_model=input_model,
+        )
+
+    # -- copies -------------------------------------------------------------------------
+
+    def with_description(self, description: str) -> Tool:
+        """A copy with another description."""
+        return self._copy(description=description)
+
+    def with_note(self, note: str) -> Tool:
+        """A copy with a usage note appended to the description."""
+        return self._copy(notes=(*self.notes, note))
+
+    def with_name(self, name: str) -> Tool:
+        """A copy offered under another name."""
+        return self._copy(name=name)
+
+    def with_metadata(self, **metadata: Any) -> Tool:
+        """A copy with extra metadata."""
+        return self._copy(metadata={**self.metadata, **metadata})
+
+    def with_presets(self, **presets: Any) -> Tool:
+        """A copy with hidden parameters bound (removed from the schema)."""
+        if self.args_schema is None:
+            raise ToolDefinitionError(
+                f"tool {self.name!r}", ["presets need a function tool (built from a signature)"]
+            )
+        merged = {**self.presets.values, **presets}
+        args_schema = build_args_schema(self.handler, presets=merged)
+        return self._copy(
+            parameters=args_schema.json_schema, args_schema=args_schema, presets=_Hidden(merged)
+        )
+
+    def _copy(self, **changes: Any) -> Tool:
+        return dataclasses.replace(self, **changes)
+
+    # -- the model's view ---------------------------------------------------------------
+
+    @property
+    def full_description(self) -> str:
+        """Description plus notes, as the model reads it."""
+        if not self.notes:
+            return self.description
+        return "\n\n".join((self.description, *self.notes))
+
+    def definition(self) -> dict[str, Any]:
+        """The OpenAI ``tools`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.full_description,
+                "parameters": self.parameters,
+            },
+        }
+
+    @property
+    def is_async(self) -> bool:
+        """True when the handler is a coroutine function."""
+        return inspect.iscoroutinefunction(self.handler)
+
+    # -- calling ------------------------------------------------------------------------
+
+    def prepare(self, arguments: str, context: CallContext) -> PreparedCall | ToolResult:
+        """Validate and convert the model's raw ``arguments``.
+
+        Returns the call to run, or an error ``ToolResult`` naming the tool, the
+        argument and the problem.
+        """
+        raw = arguments if arguments and not arguments.isspace() else "{}"
+        if self.args_schema is not None:
+            return self._prepare_function(raw, context, self.args_schema)
+        if self.input_model is not None:
+            try:
+                model_input = self.input_model.model_validate_json(raw, strict=True)
+            except ValidationError as exc:
+                return ToolResult.error(
+                    _format_pydantic_error(self.name, exc), kind="invalid_arguments"
+                )
+            return PreparedCall(self, self.handler, (model_input,), {}, self.is_async)
+        return self._prepare_schema(raw, context)
+
+    def _prepare_function(
+        self, raw: str, context: CallContext, args_schema: ArgsSchema
+    ) -> PreparedCall | ToolResult:
+        try:
+            parsed = args_schema.model.model_validate_json(raw, strict=True)
+        except ValidationError as exc:
+            return ToolResult.error(
+                _format_pydantic_error(self.name, exc), kind="invalid_arguments"
+            )
+        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        for name in args_schema.context_params:
+            kwargs[name] = context
+        if self.presets.values:
+            kwargs.update(self.presets.values)
+        return PreparedCall(self, self.handler, (), kwargs, self.is_async)
+
+    def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return ToolResult.error(
+                f"Tool {self.name!r}: the arguments are not valid JSON ({exc.msg} at "
+                f"position {exc.pos}). Send a JSON object matching the tool's parameters.",
+                kind="invalid_arguments",
+            )
+        validator = self.validator or Draft202012Validator(dict(self.parameters))
+        errors = sorted(validator.iter_errors(parsed), key=lambda e: list(e.absolute_path))
+        if errors:
+            parts = []
+            for err in errors:
+                where = ".".join(str(p) for p in err.absolute_path)
+                parts.append(f"argument {where!r}: {err.message}" if where else err.message)
+            return ToolResult.error(
+                f"Tool {self.name!r}: invalid arguments: " + "; ".join(parts) + ".",
+                kind="invalid_arguments",
+            )
+        args: tuple[Any, ...] = (parsed, context) if self.takes_context else (parsed,)
+        return PreparedCall(self, self.handler, args, {}, self.is_async)
+
+    def to_result(self, value: Any) -> ToolResult:
+        """Wrap a return value: ``ToolResult`` passes through; others are serialised."""
+        if isinstance(value, ToolResult):
+            return value
+        return ToolResult(content=serialize_for_model(value), value=value)
+
+    def error_result(self, exc: BaseException) -> ToolResult:
+        """The result for a tool that raised: a message for the model, the exception kept."""
+        return ToolResult.error(
+            f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}",
+            kind="exception",
+            exception=exc,
+        )

@@ -1,0 +1,119 @@
+"""An ordered toolset with O(1) lookup and cached provider definitions."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from harness._errors import DuplicateToolName, UsageError
+from harness.tools._decorator import as_tool
+from harness.tools._tool import Tool
+
+__all__ = ["Toolset"]
+
+
+class Toolset:
+    """Tools by name, in insertion order.
+
+    ``names`` and ``definitions()`` are cached and rebuilt only after a change, so
+    offering 10,000 tools on every request costs nothing extra per request.
+    """
+
+    __slots__ = ("_definitions", "_names", "_tools", "version")
+
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._names: tuple[str, ...] | None = None
+        self._definitions: tuple[dict[str, Any], ...] | None = None
+        self.version = 0
+        """Incremented on every change; equal versions mean equal contents."""
+        for tool in tools:
+            self.add(tool)
+
+    def _changed(self) -> None:
+        self._names = None
+        self._definitions = None
+        self.version += 1
+
+    def add(self, tool: Tool | Callable[..., Any]) -> Tool:
+        """Add a tool; a different tool with the same name raises ``DuplicateToolName``."""
+        tool = as_tool(tool)
+        existing = self._tools.get(tool.name)
+        if existing is not None:
+            if existing is tool:
+                return tool
+            raise DuplicateToolName(tool.name)
+        self._tools[tool.name] = tool
+        self._changed()
+        return tool
+
+    def remove(self, name: str) -> Tool:
+        """Remove and return the tool called ``name``."""
+        try:
+            tool = self._tools.pop(name)
+        except KeyError:
+            raise UsageError(
+                f"cannot remove {name!r}: no such tool in the toolset; tools: {list(self._tools)}"
+            ) from None
+        self._changed()
+        return tool
+
+    def discard(self, name: str) -> Tool | None:
+        """Remove the tool called ``name`` if present."""
+        if name not in self._tools:
+            return None
+        return self.remove(name)
+
+    def replace(self, tool: Tool) -> Tool | None:
+        """Put ``tool`` in place of the tool with its name (or add it); return the old one."""
+        old = self._tools.get(tool.name)
+        self._tools[tool.name] = tool
+        if old is not tool:
+            self._changed()
+        return old
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    def __getitem__(self, name: str) -> Tool:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise KeyError(f"no tool {name!r}; tools: {list(self._tools)}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Tool names in order (cached until the next change)."""
+        if self._names is None:
+            self._names = tuple(self._tools)
+        return self._names
+
+    def definitions(self) -> tuple[dict[str, Any], ...]:
+        """The OpenAI ``tools`` list (cached until the next change)."""
+        if self._definitions is None:
+            self._definitions = tuple(tool.definition() for tool in self._tools.values())
+        return self._definitions
+
+    def view(self) -> Mapping[str, Tool]:
+        """A read-only live mapping of the tools by name (no copy)."""
+        return types.MappingProxyType(self._tools)
+
+    def copy(self) -> Toolset:
+        """An independent toolset with the same tools."""
+        clone = Toolset()
+        clone._tools = dict(self._tools)
+        return clone
+
+    def __repr__(self) -> str:
+        return f"Toolset({len(self._tools)} tools: {list(self._tools)[:10]})"
