@@ -178,7 +178,7 @@ def build_args_schema(
 
     safe_name = model_name or f"{getattr(func, '__name__', 'tool')}_arguments"
     try:
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             safe_name,
             __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
             **fields,
@@ -202,7 +202,7 @@ def _field_problems(fields: Mapping[str, Any]) -> list[str]:
     problems = []
     for name, (annotation, info) in fields.items():
         try:
-            create_model("probe", **{name: (annotation, info)}).model_json_schema()
+            create_model("probe", **{name: (annotation, info)}).model_json_schema()  # type: ignore[call-overload]
         except Exception as exc:
             shown = getattr(annotation, "__name__", repr(annotation))
             problems.append(
