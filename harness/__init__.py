@@ -4,6 +4,7 @@ The public API is re-exported here; every other module is private.
 """
 
 from harness._errors import (
+    ContextLengthExceeded,
     DuplicateToolName,
     HarnessError,
     InjectionLimitExceeded,
@@ -13,6 +14,8 @@ from harness._errors import (
     ModelBehaviorError,
     OutputValidationError,
     ProviderError,
+    ProviderTimeout,
+    RateLimited,
     RunLimitError,
     ScenarioError,
     ScriptError,
@@ -74,6 +77,7 @@ __all__ = [
     "CallContext",
     "CallRecord",
     "ChangeRecord",
+    "ContextLengthExceeded",
     "DeclaredChanges",
     "DuplicateToolName",
     "EntityDiscovery",
@@ -101,6 +105,8 @@ __all__ = [
     "OutputValidationError",
     "ProviderDiscovered",
     "ProviderError",
+    "ProviderTimeout",
+    "RateLimited",
     "RetryableToolError",
     "RunFinished",
     "RunLimitError",

@@ -16,7 +16,10 @@ HarnessError
 ├── RunLimitError               a limit ended the run
 │   ├── MaxIterationsExceeded
 │   └── InjectionLimitExceeded
-└── ProviderError               the model provider failed (status, retry-after)
+└── ProviderError               the model provider failed (status, retry-after, code)
+    ├── RateLimited             429: too many requests (retry after ``retry_after``)
+    ├── ProviderTimeout         the request timed out before an answer
+    └── ContextLengthExceeded   the request was too long for the model's context window
 ```
 
 Errors raised out of a run carry the ``trace`` and ``messages`` recorded so far,
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "ContextLengthExceeded",
     "DuplicateToolName",
     "HarnessError",
     "InjectionLimitExceeded",
@@ -38,6 +42,8 @@ __all__ = [
     "ModelBehaviorError",
     "OutputValidationError",
     "ProviderError",
+    "ProviderTimeout",
+    "RateLimited",
     "RunLimitError",
     "ScenarioError",
     "ScriptError",
@@ -178,3 +184,28 @@ class ProviderError(HarnessError):
             else (status is not None and (status == 429 or status >= 500))
         )
         super().__init__(message)
+
+
+class RateLimited(ProviderError):
+    """The provider answered 429: too many requests; wait ``retry_after`` seconds."""
+
+
+class ProviderTimeout(ProviderError):
+    """The request to the provider timed out (no HTTP status); retryable by default."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        code: str | None = "timeout",
+        retryable: bool | None = True,
+    ) -> None:
+        super().__init__(
+            message, status=status, retry_after=retry_after, code=code, retryable=retryable
+        )
+
+
+class ContextLengthExceeded(ProviderError):
+    """The request did not fit the model's context window (HTTP 400, not retryable)."""

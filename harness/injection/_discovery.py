@@ -140,9 +140,10 @@ class EntityDiscovery(InjectionStrategy):
                         )
                     )
                     continue
-                remove.extend(tool_names.get(key, ()))
-                injected -= len(tool_names.get(key, ()))
-            if injected + len(named) > self.max_injected_tools:
+                replaced = tool_names.get(key, [])
+            else:
+                replaced = []
+            if injected - len(replaced) + len(named) > self.max_injected_tools:
                 events.append(
                     self._limit(
                         context,
@@ -159,6 +160,8 @@ class EntityDiscovery(InjectionStrategy):
                 .with_metadata(discovery_depth=depth, provider=key)
                 for attr, name in named
             ]
+            remove.extend(replaced)
+            injected -= len(replaced)
             instances[key] = instance
             tool_names[key] = [t.name for t in tools]
             pending_names.update(t.name for t in tools)

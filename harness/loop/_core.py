@@ -18,7 +18,7 @@ import json
 import types
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -26,7 +26,6 @@ from harness._errors import (
     HarnessError,
     MaxIterationsExceeded,
     OutputValidationError,
-    StrategyError,
     ToolNotFound,
 )
 from harness.loop._events import (
@@ -45,7 +44,7 @@ from harness.loop._events import (
 from harness.loop._model import HistoryView, ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.loop._options import LoopOptions
 from harness.loop._result import RunResult
-from harness.loop._strategy import InjectionContext, InjectionStrategy, ToolsetChange
+from harness.loop._strategy import InjectionContext, InjectionStrategy, ToolsetChange, consult
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
@@ -87,6 +86,9 @@ class LoopCore:
         self.trace = Trace(initial_tools=toolset.names)
         self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
         self.finished = False
+        """True once the model gave its final answer."""
+        self.error: HarnessError | None = None
+        """The error that ended the run, if one did."""
         self.output: Any = None
         self.usage = Usage()
         self.iteration = 0
@@ -108,6 +110,7 @@ class LoopCore:
             extra=dict(options.model_settings),
         )
         self._pending: list[PendingCall] = []
+        self._awaiting_response = False
         self._open: dict[str, Any] | None = None
         self._pre_changes: list[ChangeRecord] = []
 
@@ -156,22 +159,7 @@ class LoopCore:
         )
 
     def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
-        try:
-            got = getattr(self.strategy, hook)(context)
-        except HarnessError:
-            raise
-        except Exception as exc:
-            raise StrategyError(
-                f"strategy {self.strategy.name} raised in {hook} at iteration {self.iteration}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
-        if got is None:
-            return []
-        changes = [got] if isinstance(got, ToolsetChange) else list(got)
-        return [
-            c if c.strategy else dataclasses.replace(c, strategy=self.strategy.name)
-            for c in changes
-        ]
+        return consult(self.strategy, hook, context)
 
     def apply_change(self, change: ToolsetChange, call: ToolCall | None = None) -> None:
         """Apply a toolset change, record it in the trace and emit its events."""
@@ -226,8 +214,18 @@ class LoopCore:
 
     def begin_iteration(self) -> ModelRequest:
         """Start an iteration: run before-turn hooks and build the model request."""
-        if self.finished:
-            raise HarnessError("the run is finished; start a new run")
+        if self.finished or self.error is not None:
+            raise HarnessError("the run is over; start a new run with a new LoopCore")
+        if self._awaiting_response:
+            raise HarnessError(
+                f"iteration {self.iteration} is waiting for the model's response: call "
+                "receive_response() before begin_iteration()"
+            )
+        if self._pending:
+            raise HarnessError(
+                f"{len(self._pending)} tool call(s) of iteration {self.iteration} are pending: "
+                "call receive_results() before begin_iteration()"
+            )
         self._close_iteration()
         if self.iteration >= self.options.max_iterations:
             message = f"max_iterations={self.options.max_iterations} reached without an answer"
@@ -239,11 +237,15 @@ class LoopCore:
                     message=message,
                 )
             )
-            raise MaxIterationsExceeded(self.options.max_iterations)
+            self._fail(MaxIterationsExceeded(self.options.max_iterations))
         self.iteration += 1
         self._pre_changes = []
-        for change in self._ask_strategy("before_turn", self._context()):
-            self.apply_change(change)
+        try:
+            changes = self._ask_strategy("before_turn", self._context())
+            for change in changes:
+                self.apply_change(change)
+        except HarnessError as exc:
+            self._fail(exc)
         offered = self.toolset.names
         self._open = {
             "index": self.iteration,
@@ -253,6 +255,7 @@ class LoopCore:
             "answer": None,
             "finish_reason": None,
         }
+        self._awaiting_response = True
         self.emit(IterationStarted(iteration=self.iteration, offered=offered))
         return ModelRequest(
             messages=HistoryView(self.messages),
@@ -264,6 +267,11 @@ class LoopCore:
 
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
         """Take the model's answer; return the calls to execute (empty when none)."""
+        if not self._awaiting_response:
+            raise HarnessError(
+                "the core is not waiting for a model response: call begin_iteration() first"
+            )
+        self._awaiting_response = False
         open_ = self._require_open()
         message = self._unique_ids(response.message)
         self.messages.append(message)
@@ -277,51 +285,45 @@ class LoopCore:
                 finish_reason=response.finish_reason,
             )
         )
-        if not message.tool_calls:
-            self._finish_answer(message)
-            return []
-        pending = [self._pend(call) for call in message.tool_calls]
+        try:
+            if not message.tool_calls:
+                self._finish_answer(message)
+                return []
+            pending = [self._pend(call) for call in message.tool_calls]
+        except HarnessError as exc:
+            self._fail(exc)
         self._pending = pending
         return list(pending)
 
     def receive_results(self, results: Sequence[tuple[ToolResult, int]]) -> None:
-        """Take ``(result, attempts)`` for each pending call, in call order."""
-        pending, self._pending = self._pending, []
-        if len(results) != len(pending):
+        """Take ``(result, attempts)`` for each pending call, in call order.
+
+        Every call is recorded and answered in the history even when a strategy
+        raises; the first strategy error is raised after that.
+        """
+        if not self._pending:
+            raise HarnessError("no tool calls are pending: nothing to receive results for")
+        if len(results) != len(self._pending):
             raise HarnessError(
-                f"expected {len(pending)} tool results, got {len(results)} (driver bug)"
+                f"expected {len(self._pending)} tool results (one per pending call, in call "
+                f"order), got {len(results)}"
             )
+        pending, self._pending = self._pending, []
         open_ = self._require_open()
+        error: HarnessError | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
-            if not result.is_error:
-                self.called[call.name] = self.called.get(call.name, 0) + 1
-                self.emit(
-                    ToolCalled(
-                        iteration=self.iteration,
-                        call_id=call.id,
-                        name=call.name,
-                        arguments=call.arguments,
-                        silent=result.silent,
-                    )
-                )
-            else:
-                self.emit(
-                    ToolFailed(
-                        iteration=self.iteration,
-                        call_id=call.id,
-                        name=call.name,
-                        arguments=call.arguments,
-                        error_kind=result.error_kind or "error",
-                        message=result.content,
-                    )
-                )
-            context = self._context(call=call, tool=item.tool, result=result)
+            self._emit_call(call, result)
             notes = []
-            for change in self._ask_strategy("on_tool_result", context):
-                self.apply_change(change, call)
-                if change.result_note:
-                    notes.append(change.result_note)
+            if error is None:
+                try:
+                    context = self._context(call=call, tool=item.tool, result=result)
+                    for change in self._ask_strategy("on_tool_result", context):
+                        self.apply_change(change, call)
+                        if change.result_note:
+                            notes.append(change.result_note)
+                except HarnessError as exc:
+                    error = exc
             content = result.content
             if notes:
                 content = "\n\n".join((content, *notes))
@@ -339,6 +341,40 @@ class LoopCore:
                 )
             )
             self.messages.append(ToolMessage(tool_call_id=call.id, content=content, name=call.name))
+        if error is not None:
+            self._fail(error)
+
+    def _emit_call(self, call: ToolCall, result: ToolResult) -> None:
+        if not result.is_error:
+            self.called[call.name] = self.called.get(call.name, 0) + 1
+            self.emit(
+                ToolCalled(
+                    iteration=self.iteration,
+                    call_id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    silent=result.silent,
+                )
+            )
+        else:
+            self.emit(
+                ToolFailed(
+                    iteration=self.iteration,
+                    call_id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    error_kind=result.error_kind or "error",
+                    message=result.content,
+                )
+            )
+
+    def _fail(self, exc: HarnessError) -> NoReturn:
+        """End the run with ``exc``, attaching the trace and history to it."""
+        self.error = exc
+        self._pending = []
+        self._awaiting_response = False
+        self.abort(exc)
+        raise exc
 
     def result(self) -> RunResult:
         """The run's result once ``finished``."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -50,6 +52,20 @@ def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> Injectio
     return StrategyChain(chain)
 
 
+def _options_from(overrides: Mapping[str, Any]) -> LoopOptions:
+    known = [f.name for f in dataclasses.fields(LoopOptions)]
+    unknown = [name for name in overrides if name not in known]
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise UsageError(
+            f"unknown loop option(s) {', '.join(hints)}; valid options: {', '.join(known)}"
+        )
+    return LoopOptions(**overrides)
+
+
 def build_core(
     prompt: Prompt,
     *,
@@ -63,7 +79,7 @@ def build_core(
 ) -> LoopCore:
     """Assemble a ``LoopCore`` from ``run``'s arguments."""
     if options is None:
-        options = LoopOptions(**(option_overrides or {}))
+        options = _options_from(option_overrides or {})
     elif option_overrides:
         raise UsageError("pass either options= or keyword options, not both")
     toolset = tools.copy() if isinstance(tools, Toolset) else Toolset(tools)

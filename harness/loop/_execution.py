@@ -7,9 +7,10 @@ runners only differ in how they wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -110,6 +111,18 @@ def execute_sync(
     return [_execute_one_sync(p, options) for p in pending]
 
 
+async def _await_with_timeout(awaitable: Awaitable[Any], timeout: float) -> Any:
+    """Await with a deadline; a ``TimeoutError`` raised by the tool itself stays an exception."""
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if not done:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        raise _TimedOut()
+    return task.result()
+
+
 async def _execute_one_async(pending: PendingCall, options: LoopOptions, threaded: bool) -> Outcome:
     if pending.prepared is None:
         assert pending.immediate is not None
@@ -128,10 +141,7 @@ async def _execute_one_async(pending: PendingCall, options: LoopOptions, threade
             if options.tool_timeout is None:
                 value = await awaitable
             else:
-                try:
-                    value = await asyncio.wait_for(awaitable, options.tool_timeout)
-                except asyncio.TimeoutError:
-                    raise _TimedOut() from None
+                value = await _await_with_timeout(awaitable, options.tool_timeout)
         except Exception as exc:
             outcome = _settle(pending, options, attempt, exc=exc)
         else:

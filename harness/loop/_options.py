@@ -6,6 +6,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from pydantic import TypeAdapter
+
 from harness._errors import UsageError
 from harness.messages import ToolCall
 
@@ -52,23 +54,7 @@ class LoopOptions:
     """Extra provider settings passed to the model."""
 
     def __post_init__(self) -> None:
-        problems = []
-        if not isinstance(self.max_iterations, int) or self.max_iterations < 1:
-            problems.append(f"max_iterations must be an int >= 1, got {self.max_iterations!r}")
-        if self.tool_timeout is not None and not self.tool_timeout > 0:
-            problems.append(f"tool_timeout must be > 0 seconds or None, got {self.tool_timeout!r}")
-        if not isinstance(self.tool_retries, int) or self.tool_retries < 0:
-            problems.append(f"tool_retries must be an int >= 0, got {self.tool_retries!r}")
-        if self.retry_backoff < 0:
-            problems.append(f"retry_backoff must be >= 0, got {self.retry_backoff!r}")
-        if self.unknown_tool not in ("error_result", "raise"):
-            problems.append(
-                f"unknown_tool must be 'error_result' or 'raise', got {self.unknown_tool!r}"
-            )
-        if not isinstance(self.output_retries, int) or self.output_retries < 0:
-            problems.append(f"output_retries must be an int >= 0, got {self.output_retries!r}")
-        if self.max_workers < 1:
-            problems.append(f"max_workers must be >= 1, got {self.max_workers!r}")
+        problems = [*_check_numbers(self), *_check_kinds(self)]
         if problems:
             raise UsageError("invalid loop options: " + "; ".join(problems))
 
@@ -77,3 +63,61 @@ class LoopOptions:
         if attempt > self.tool_retries or not isinstance(exc, self.retry_on):
             return None
         return float(self.retry_backoff * (2 ** (attempt - 1)))
+
+
+def _is_int(value: Any, minimum: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_numbers(options: LoopOptions) -> list[str]:
+    problems = []
+    if not _is_int(options.max_iterations, 1):
+        problems.append(f"max_iterations must be an int >= 1, got {options.max_iterations!r}")
+    timeout = options.tool_timeout
+    if timeout is not None and not (_is_number(timeout) and timeout > 0):
+        problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
+    if not _is_int(options.tool_retries, 0):
+        problems.append(f"tool_retries must be an int >= 0, got {options.tool_retries!r}")
+    if not (_is_number(options.retry_backoff) and options.retry_backoff >= 0):
+        problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
+    if not _is_int(options.output_retries, 0):
+        problems.append(f"output_retries must be an int >= 0, got {options.output_retries!r}")
+    if not _is_int(options.max_workers, 1):
+        problems.append(f"max_workers must be an int >= 1, got {options.max_workers!r}")
+    return problems
+
+
+def _check_kinds(options: LoopOptions) -> list[str]:
+    problems = []
+    if options.unknown_tool not in ("error_result", "raise"):
+        problems.append(
+            f"unknown_tool must be 'error_result' or 'raise', got {options.unknown_tool!r}"
+        )
+    retry_on = options.retry_on
+    if not (
+        isinstance(retry_on, tuple)
+        and all(isinstance(t, type) and issubclass(t, BaseException) for t in retry_on)
+    ):
+        problems.append(f"retry_on must be a tuple of exception classes, got {retry_on!r}")
+    if not isinstance(options.context, Mapping):
+        problems.append(f"context must be a mapping of names to values, got {options.context!r}")
+    if options.call_context is not None and not callable(options.call_context):
+        problems.append(
+            "call_context must be a function (ToolCall) -> mapping or None, "
+            f"got {options.call_context!r}"
+        )
+    if not isinstance(options.model_settings, Mapping):
+        problems.append(f"model_settings must be a mapping, got {options.model_settings!r}")
+    if options.output_type is not None:
+        try:
+            TypeAdapter(options.output_type).json_schema()
+        except Exception as exc:
+            problems.append(
+                f"output_type must be a type pydantic can validate (e.g. a BaseModel subclass), "
+                f"got {options.output_type!r} ({type(exc).__name__})"
+            )
+    return problems

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness._errors import HarnessError, StrategyError
 from harness.loop._events import Event
 from harness.messages import Message, ToolCall
 from harness.tools import Tool, ToolResult
@@ -136,11 +137,39 @@ def _collect(
 ) -> list[ToolsetChange]:
     out: list[ToolsetChange] = []
     for strategy in strategies:
+        out.extend(consult(strategy, hook, context))
+    return out
+
+
+def consult(
+    strategy: InjectionStrategy, hook: str, context: InjectionContext
+) -> list[ToolsetChange]:
+    """Call ``strategy``'s ``hook`` and return its changes, each labelled with its strategy.
+
+    An unexpected exception, or a return value that is not a change, becomes a
+    ``StrategyError`` naming the strategy (``HarnessError``s pass through).
+    """
+    where = f"strategy {strategy.name!r} in {hook} at iteration {context.iteration}"
+    try:
         got = getattr(strategy, hook)(context)
-        if got is None:
-            continue
-        for change in (got,) if isinstance(got, ToolsetChange) else got:
-            if not change.strategy:
-                change = dataclasses.replace(change, strategy=strategy.name)
-            out.append(change)
+    except HarnessError:
+        raise
+    except Exception as exc:
+        raise StrategyError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    if got is None:
+        return []
+    items = (got,) if isinstance(got, ToolsetChange) else got
+    if isinstance(items, (str, bytes)) or not isinstance(items, (Sequence, tuple)):
+        raise StrategyError(
+            f"{where} returned {got!r}; return a ToolsetChange, a list of them, or None"
+        )
+    out = []
+    for change in items:
+        if not isinstance(change, ToolsetChange):
+            raise StrategyError(
+                f"{where} returned {change!r} in its list; return ToolsetChange objects only"
+            )
+        out.append(
+            change if change.strategy else dataclasses.replace(change, strategy=strategy.name)
+        )
     return out

@@ -5,27 +5,43 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from harness._errors import ScriptError
+from harness._errors import (
+    ContextLengthExceeded,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ScriptError,
+)
+from harness.loop import FinishReason, Usage
 
 __all__ = [
     "CallStep",
     "CallsStep",
     "ExpectOffered",
+    "ErrorKind",
     "OutputStep",
+    "RaiseStep",
+    "RefuseStep",
     "ReplyStep",
     "Step",
     "call",
     "calls",
     "expect_offered",
     "output",
+    "raise_error",
+    "refuse",
     "reply",
     "step_from_data",
     "steps_from_data",
 ]
 
 Arguments = Mapping[str, Any] | str | Callable[..., Any] | None
+UsageLike = Usage | Mapping[str, int] | None
+ErrorKind = Literal["rate_limit", "server_error", "timeout", "context_length", "error"]
+
+_FINISH_REASONS = ("stop", "tool_calls", "length", "content_filter")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -38,6 +54,10 @@ class CallStep:
     """A dict (sent as JSON), a raw string (sent as-is, even malformed) or ``None`` (``{}``)."""
     id: str | None = None
     """The call id; generated when ``None``."""
+    usage: Usage | None = None
+    """Token usage of the response (ignored inside ``calls(...)``: set it there)."""
+    finish_reason: FinishReason | None = None
+    """The response's finish reason; ``None`` means ``tool_calls``."""
 
     def describe(self) -> str:
         """Short text for error messages."""
@@ -49,6 +69,10 @@ class CallsStep:
     """Several tool calls in one turn (parallel calls)."""
 
     calls: tuple[CallStep, ...]
+    usage: Usage | None = None
+    """Token usage of the response."""
+    finish_reason: FinishReason | None = None
+    """The response's finish reason; ``None`` means ``tool_calls``."""
 
     def describe(self) -> str:
         """Short text for error messages."""
@@ -60,6 +84,10 @@ class ReplyStep:
     """Answer with text (ends the run)."""
 
     text: str
+    usage: Usage | None = None
+    """Token usage of the response."""
+    finish_reason: FinishReason | None = None
+    """``None`` means ``stop``; ``length`` plays a reply cut off at the token limit."""
 
     def describe(self) -> str:
         """Short text for error messages."""
@@ -71,6 +99,10 @@ class OutputStep:
     """Answer with a structured value, sent as JSON text (ends the run)."""
 
     value: Any
+    usage: Usage | None = None
+    """Token usage of the response."""
+    finish_reason: FinishReason | None = None
+    """``None`` means ``stop``."""
 
     def describe(self) -> str:
         """Short text for error messages."""
@@ -103,7 +135,97 @@ class ExpectOffered:
         return "expect offered " + ", ".join(parts)
 
 
-Step = CallStep | CallsStep | ReplyStep | OutputStep | ExpectOffered
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RefuseStep:
+    """Refuse to answer: the message has ``refusal`` text and no content (ends the run).
+
+    Like OpenAI's refusals, the finish reason is ``stop``.
+    """
+
+    text: str
+    usage: Usage | None = None
+    """Token usage of the response."""
+
+    def describe(self) -> str:
+        """Short text for error messages."""
+        return f"refuse {self.text[:40]!r}"
+
+
+_ERROR_DEFAULTS: dict[str, tuple[type[ProviderError], int | None, str | None, str]] = {
+    "rate_limit": (RateLimited, 429, "rate_limit_exceeded", "Rate limit reached for requests."),
+    "server_error": (ProviderError, 500, "server_error", "The server had an error."),
+    "timeout": (ProviderTimeout, None, "timeout", "Request timed out."),
+    "context_length": (
+        ContextLengthExceeded,
+        400,
+        "context_length_exceeded",
+        "This model's maximum context length was exceeded; reduce the length of the messages.",
+    ),
+    "error": (ProviderError, None, None, "The provider returned an error."),
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RaiseStep:
+    """Fail the request with a provider error (the loop sees the model call raise)."""
+
+    kind: ErrorKind
+    """``rate_limit`` (429), ``server_error`` (5xx), ``timeout``, ``context_length`` or ``error``."""
+    status: int | None = None
+    """The HTTP status (``None`` for timeouts)."""
+    retry_after: float | None = None
+    """Seconds to wait before retrying (the ``retry-after`` header)."""
+    code: str | None = None
+    """The provider's error code (``rate_limit_exceeded``, ``context_length_exceeded``...)."""
+    message: str | None = None
+    """The error message; a realistic default when ``None``."""
+
+    def describe(self) -> str:
+        """Short text for error messages."""
+        status = f" {self.status}" if self.status is not None else ""
+        return f"raise {self.kind}{status}"
+
+    def error(self) -> ProviderError:
+        """The exception this step raises."""
+        cls, _, _, default = _ERROR_DEFAULTS[self.kind]
+        message = self.message or default
+        if self.retry_after is not None and self.message is None:
+            message += f" Please try again in {self.retry_after:g}s."
+        return cls(message, status=self.status, retry_after=self.retry_after, code=self.code)
+
+
+Step = (
+    CallStep | CallsStep | ReplyStep | OutputStep | ExpectOffered | RefuseStep | RaiseStep
+)
+
+
+def _usage(value: UsageLike, where: str = "usage") -> Usage | None:
+    """Read ``usage=``: a ``Usage`` or a mapping of token counts (total defaults to the sum)."""
+    if value is None or isinstance(value, Usage):
+        return value
+    if not isinstance(value, Mapping):
+        raise ScriptError(
+            f"{where} must be a harness.Usage or a mapping like "
+            f"{{'input_tokens': 10, 'output_tokens': 5}}, got {value!r}"
+        )
+    allowed = {"input_tokens", "output_tokens", "total_tokens"}
+    unknown = set(value) - allowed
+    bad = {k: v for k, v in value.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0}
+    if unknown or bad:
+        raise ScriptError(
+            f"{where}: expected non-negative int token counts with keys {sorted(allowed)}, "
+            f"got {dict(value)!r}"
+        )
+    inp, out = value.get("input_tokens", 0), value.get("output_tokens", 0)
+    return Usage(input_tokens=inp, output_tokens=out, total_tokens=value.get("total_tokens", inp + out))
+
+
+def _finish(value: Any, allowed: Sequence[str], where: str) -> FinishReason | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise ScriptError(f"{where}: finish_reason must be one of {list(allowed)}, got {value!r}")
+    return value  # type: ignore[no-any-return]
 
 
 def call(

@@ -10,18 +10,18 @@ from harness._errors import InvalidToolName
 __all__ = ["MAX_NAME_LENGTH", "is_valid_name", "make_name", "sanitize_part", "validate_name"]
 
 MAX_NAME_LENGTH = 64
-_VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_VALID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # used with fullmatch: "$" would accept "x\n"
 _NOT_WORD = re.compile(r"[^A-Za-z0-9_]+")
 
 
 def is_valid_name(name: str) -> bool:
     """True when providers accept ``name`` as a tool name."""
-    return bool(_VALID.match(name))
+    return isinstance(name, str) and _VALID.fullmatch(name) is not None
 
 
 def validate_name(name: str) -> str:
     """Return ``name`` or raise ``InvalidToolName`` explaining the rule."""
-    if not isinstance(name, str) or not _VALID.match(name):
+    if not is_valid_name(name):
         raise InvalidToolName(str(name))
     return name
 

@@ -1,0 +1,119 @@
+"""The ``harness`` command line (typer + rich)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from harness._errors import HarnessError
+from harness.scenarios import (
+    ScenarioOutcome,
+    discover_scenarios,
+    load_scenario,
+    run_scenario,
+)
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="harness",
+    help="Run and inspect tool-loop scenarios with dynamic tool injection.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Run and inspect tool-loop scenarios with dynamic tool injection."""
+
+
+def _timeline_table(outcome: ScenarioOutcome) -> Table:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("iter", justify="right")
+    table.add_column("offered", justify="right")
+    table.add_column("calls")
+    table.add_column("injected / removed")
+    divergent = outcome.divergence.iteration if outcome.divergence else None
+    for row in outcome.rows:
+        calls = ", ".join(f"[red]{c}![/red]" if c in row.errors else c for c in row.calls) or (
+            "[dim]answer[/dim]" if row.final else ""
+        )
+        changes = " ".join(
+            [
+                *(f"[green]+{n}[/green]" for n in row.injected),
+                *(f"[red]-{n}[/red]" for n in row.removed),
+            ]
+        )
+        marker = "[bold red]>[/bold red]" if row.iteration == divergent else ""
+        table.add_row(f"{marker}{row.iteration}", str(row.offered), calls, changes)
+    return table
+
+
+def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -> None:
+    status = "[bold green]PASS[/bold green]" if outcome.passed else "[bold red]FAIL[/bold red]"
+    where = f" [dim]{outcome.scenario.path}[/dim]" if outcome.scenario.path else ""
+    console.print(f"{status} {outcome.scenario.name}{where}")
+    if not quiet or not outcome.passed:
+        if outcome.rows:
+            console.print(_timeline_table(outcome))
+        if outcome.problem:
+            console.print(f"  [red]{outcome.problem}[/red]", highlight=False)
+
+
+@app.command("run")
+def run_command(
+    paths: list[Path] = typer.Argument(  # noqa: B008
+        None, help="Scenario files or folders (default: scenarios/)."
+    ),
+    list_only: bool = typer.Option(False, "--list", help="List the scenarios and exit."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Show timelines only for failures."),
+) -> None:
+    """Run scenario files and check each one's expected injection timeline."""
+    console = Console(highlight=False)
+    try:
+        files = discover_scenarios(paths or [Path("scenarios")])
+        scenarios = [load_scenario(f) for f in files]
+    except HarnessError as exc:
+        console.print(f"[bold red]error:[/bold red] {exc}")
+        raise typer.Exit(2) from None
+    if not scenarios:
+        console.print("[yellow]no scenario files found[/yellow]")
+        raise typer.Exit(2)
+    if list_only:
+        for scenario in scenarios:
+            description = " ".join(scenario.spec.description.split())
+            console.print(f"{scenario.name}  [dim]{scenario.path}[/dim]  {description}")
+        return
+    outcomes = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=console,
+        transient=True,
+        disable=len(scenarios) < 10 or not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("running scenarios", total=len(scenarios))
+        for scenario in scenarios:
+            try:
+                outcome = run_scenario(scenario)
+            except HarnessError as exc:
+                outcome = ScenarioOutcome(
+                    scenario=scenario, passed=False, rows=[], problem=str(exc)
+                )
+            outcomes.append(outcome)
+            progress.advance(task)
+    for outcome in outcomes:
+        _print_outcome(console, outcome, quiet=quiet)
+    failed = sum(1 for o in outcomes if not o.passed)
+    console.print(
+        f"\n{len(outcomes) - failed} passed, {failed} failed",
+        style="bold red" if failed else "bold green",
+    )
+    if failed:
+        raise typer.Exit(1)

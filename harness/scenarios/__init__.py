@@ -1,0 +1,39 @@
+"""Scenario files: loading, running, and the compact injection timeline."""
+
+from harness.scenarios._loader import (
+    STRATEGIES,
+    Scenario,
+    discover_scenarios,
+    load_scenario,
+    register_strategy,
+    resolve_import,
+)
+from harness.scenarios._runner import ScenarioOutcome, run_scenario
+from harness.scenarios._spec import ExpectSpec, ModelSpec, ScenarioSpec, TimelineStep
+from harness.scenarios._timeline import (
+    Divergence,
+    TimelineRow,
+    check_timeline,
+    format_timeline,
+    timeline_rows,
+)
+
+__all__ = [
+    "STRATEGIES",
+    "Divergence",
+    "ExpectSpec",
+    "ModelSpec",
+    "Scenario",
+    "ScenarioOutcome",
+    "ScenarioSpec",
+    "TimelineRow",
+    "TimelineStep",
+    "check_timeline",
+    "discover_scenarios",
+    "format_timeline",
+    "load_scenario",
+    "register_strategy",
+    "resolve_import",
+    "run_scenario",
+    "timeline_rows",
+]

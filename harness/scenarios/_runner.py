@@ -1,0 +1,99 @@
+"""Running a scenario and judging it against its expectations."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from harness._errors import HarnessError
+from harness.loop import RunResult, Trace, run
+from harness.scenarios._loader import Scenario
+from harness.scenarios._timeline import (
+    Divergence,
+    TimelineRow,
+    check_timeline,
+    timeline_rows,
+)
+
+__all__ = ["ScenarioOutcome", "run_scenario"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ScenarioOutcome:
+    """The verdict on one scenario run."""
+
+    scenario: Scenario
+    passed: bool
+    rows: list[TimelineRow]
+    """The compact timeline of what happened."""
+    problem: str | None = None
+    """Why it failed (first divergence or unexpected error)."""
+    divergence: Divergence | None = None
+    result: RunResult | None = None
+    error: BaseException | None = None
+    trace: Trace | None = None
+
+
+def _error_name_matches(error: BaseException, name: str) -> bool:
+    return any(cls.__name__ == name for cls in type(error).__mro__)
+
+
+def run_scenario(scenario: Scenario) -> ScenarioOutcome:
+    """Run ``scenario`` with fresh tools, strategies and model; compare with ``expect``."""
+    spec = scenario.spec
+    expect = spec.expect
+    model = scenario.build_model()
+    result: RunResult | None = None
+    error: BaseException | None = None
+    try:
+        result = run(
+            model,
+            scenario.build_prompt(),
+            tools=scenario.build_tools(),
+            strategies=scenario.build_strategies(),
+            system=spec.system if spec.messages is None else None,
+            options=scenario.build_options(),
+        )
+        trace: Trace | None = result.trace
+    except HarnessError as exc:
+        error = exc
+        trace = exc.trace if isinstance(exc.trace, Trace) else None
+    rows = timeline_rows(trace) if trace is not None else []
+
+    def outcome(problem: str | None, divergence: Divergence | None = None) -> ScenarioOutcome:
+        return ScenarioOutcome(
+            scenario=scenario,
+            passed=problem is None,
+            rows=rows,
+            problem=problem,
+            divergence=divergence,
+            result=result,
+            error=error,
+            trace=trace,
+        )
+
+    if error is not None and (expect.error is None or not _error_name_matches(error, expect.error)):
+        return outcome(f"unexpected error {type(error).__name__}: {error}")
+    if error is None and expect.error is not None:
+        return outcome(f"expected error {expect.error}, but the run finished")
+    if expect.timeline is not None:
+        divergence = check_timeline(expect.timeline, rows)
+        if divergence is not None:
+            return outcome(f"first divergence at {divergence}", divergence)
+    if result is not None:
+        problem = _check_output(expect.output, expect.output_contains, result.output)
+        if problem:
+            return outcome(problem)
+    if expect.restarts is not None and trace is not None and trace.restarts != expect.restarts:
+        return outcome(f"expected {expect.restarts} restarts, got {trace.restarts}")
+    return outcome(None)
+
+
+def _check_output(expected: Any, contains: str | None, actual: Any) -> str | None:
+    if hasattr(actual, "model_dump"):
+        actual = actual.model_dump(mode="json")
+    if expected is not None and actual != expected:
+        return f"expected output {expected!r}, got {actual!r}"
+    if contains is not None and contains not in str(actual):
+        return f"expected output containing {contains!r}, got {actual!r}"
+    return None

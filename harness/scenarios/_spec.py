@@ -1,0 +1,104 @@
+"""The scenario file format (YAML), as pydantic models.
+
+```yaml
+name: seed_average_spend
+description: What's John Smith's average spend?
+system: You are a CRM assistant.          # optional
+prompt: What's John Smith's average spend?
+tools: [fixtures.customers:search_customer]   # import paths; "mod:factory()" calls a factory
+strategies: [entity_discovery]                # registry names, {name: {options}}, or import paths
+options: {max_iterations: 10}                 # LoopOptions fields
+context: {}                                   # run-level call context values
+model:
+  steps: [{call: search_customer, args: {name: John Smith}}, ...]
+expect:
+  output: "..."                               # or output_contains
+  timeline:
+    - {offered: 1, calls: [search_customer], injected: [customer_c123_get_average_spend]}
+    - {calls: [customer_c123_get_average_spend]}
+    - {answer: true}
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ExpectSpec", "ModelSpec", "ScenarioSpec", "TimelineStep"]
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class TimelineStep(BaseModel):
+    """What one iteration must look like; omitted keys are not checked."""
+
+    model_config = _STRICT
+
+    offered: int | None = None
+    """Number of tools offered on the request."""
+    offered_includes: list[str] = Field(default_factory=list)
+    """Names or globs that must be offered."""
+    offered_excludes: list[str] = Field(default_factory=list)
+    """Names or globs that must not be offered."""
+    calls: list[str] | None = None
+    """Tool names (or globs) called in this turn, in order."""
+    errors: list[str] | None = None
+    """Names of the calls in this turn that ended in an error result."""
+    injected: list[str] | None = None
+    """Names (or globs) added during this iteration, in order."""
+    removed: list[str] | None = None
+    """Names (or globs) removed during this iteration, in order."""
+    answer: bool | str | None = None
+    """``true``: the turn is the final answer; a string: the exact answer text."""
+
+
+class ExpectSpec(BaseModel):
+    """What the run must produce."""
+
+    model_config = _STRICT
+
+    output: Any = None
+    """Exact final output (text, or the parsed structured value)."""
+    output_contains: str | None = None
+    """Text the final output must contain."""
+    error: str | None = None
+    """Name of the error class the run must raise (e.g. ``ToolNotFound``)."""
+    timeline: list[TimelineStep] | None = None
+    """One entry per iteration; the run must have exactly this many iterations."""
+    restarts: int | None = None
+    """Number of restarts (providers without dynamic tools)."""
+
+
+class ModelSpec(BaseModel):
+    """The scripted model."""
+
+    model_config = _STRICT
+
+    steps: list[Any]
+    """Scripted steps (see ``harness.models.steps_from_data``)."""
+    lenient: bool = False
+    """Let the script call tools that are not offered (to test unknown-tool handling)."""
+    factory: str | None = None
+    """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
+
+
+class ScenarioSpec(BaseModel):
+    """One scenario file."""
+
+    model_config = _STRICT
+
+    name: str
+    description: str = ""
+    system: str | None = None
+    prompt: str | None = None
+    messages: list[dict[str, Any]] | None = None
+    """A full starting history (Chat Completions dicts) instead of ``prompt``."""
+    tools: list[str] = Field(default_factory=list)
+    strategies: list[str | dict[str, Any]] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+    context: dict[str, Any] = Field(default_factory=dict)
+    model: ModelSpec
+    expect: ExpectSpec = Field(default_factory=ExpectSpec)
+    tags: list[str] = Field(default_factory=list)

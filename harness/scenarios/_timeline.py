@@ -1,0 +1,145 @@
+"""The compact injection timeline of a trace, and checking it against expectations."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Sequence
+
+from harness.loop import Trace
+from harness.scenarios._spec import TimelineStep
+
+__all__ = ["Divergence", "TimelineRow", "check_timeline", "format_timeline", "timeline_rows"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TimelineRow:
+    """One iteration, compactly."""
+
+    iteration: int
+    offered: int
+    offered_names: tuple[str, ...]
+    calls: tuple[str, ...]
+    errors: tuple[str, ...]
+    injected: tuple[str, ...]
+    removed: tuple[str, ...]
+    answer: str | None
+    final: bool
+
+    def render(self) -> str:
+        """``#2 offered=3 calls=a,b !b +x -y`` style text."""
+        parts = [f"#{self.iteration}", f"offered={self.offered}"]
+        if self.calls:
+            parts.append("calls=" + ",".join(self.calls))
+        if self.errors:
+            parts.append("errors=" + ",".join(self.errors))
+        if self.injected:
+            parts.append("+" + ",".join(self.injected))
+        if self.removed:
+            parts.append("-" + ",".join(self.removed))
+        if self.final:
+            text = (self.answer or "").replace("\n", " ")
+            parts.append(f"answer={text[:60]!r}")
+        return " ".join(parts)
+
+
+def timeline_rows(trace: Trace) -> list[TimelineRow]:
+    """One row per iteration of ``trace``."""
+    rows = []
+    for it in trace.iterations:
+        rows.append(
+            TimelineRow(
+                iteration=it.index,
+                offered=len(it.offered),
+                offered_names=it.offered,
+                calls=tuple(c.name for c in it.calls),
+                errors=tuple(c.name for c in it.calls if c.is_error),
+                injected=it.injected,
+                removed=it.removed,
+                answer=it.answer,
+                final=not it.calls and it.finish_reason is not None,
+            )
+        )
+    return rows
+
+
+def format_timeline(rows: Sequence[TimelineRow]) -> str:
+    """The rows as text, one per line."""
+    return "\n".join(row.render() for row in rows)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Divergence:
+    """Where a run first differed from the expected timeline."""
+
+    iteration: int
+    """1-based iteration (``len + 1`` when the run was too short)."""
+    expected: str
+    """What was expected there."""
+    actual: str
+    """What happened."""
+
+    def __str__(self) -> str:
+        return f"iteration {self.iteration}: expected {self.expected}, got {self.actual}"
+
+
+def _names_match(patterns: Sequence[str], names: Sequence[str]) -> bool:
+    return len(patterns) == len(names) and all(
+        fnmatch.fnmatchcase(n, p) for p, n in zip(patterns, names, strict=True)
+    )
+
+
+def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
+    """``(expected, actual)`` for the first mismatch of ``row`` with ``step``."""
+    offered = list(row.offered_names)
+    if step.offered is not None and step.offered != row.offered:
+        return f"offered={step.offered}", f"offered={row.offered} {offered}"
+    for pattern in step.offered_includes:
+        if not fnmatch.filter(row.offered_names, pattern):
+            return f"{pattern!r} offered", f"offered {offered}"
+    for pattern in step.offered_excludes:
+        hit = fnmatch.filter(row.offered_names, pattern)
+        if hit:
+            return f"{pattern!r} not offered", f"offered {hit}"
+    checks = (
+        ("calls", step.calls, row.calls),
+        ("errors", step.errors, row.errors),
+        ("injected", step.injected, row.injected),
+        ("removed", step.removed, row.removed),
+    )
+    for label, patterns, names in checks:
+        if patterns is not None and not _names_match(patterns, names):
+            return f"{label}={patterns}", f"{label}={list(names)}"
+    if step.answer is True and not row.final:
+        return "a final answer", row.render()
+    if isinstance(step.answer, str) and (not row.final or row.answer != step.answer):
+        return f"answer={step.answer!r}", row.render()
+    return None
+
+
+def check_timeline(
+    expected: Sequence[TimelineStep], rows: Sequence[TimelineRow]
+) -> Divergence | None:
+    """The first divergence between ``expected`` and the actual ``rows``, or ``None``."""
+    for index, step in enumerate(expected):
+        if index >= len(rows):
+            return Divergence(
+                iteration=index + 1,
+                expected=_describe(step),
+                actual="the run ended (no such iteration)",
+            )
+        mismatch = _check_step(step, rows[index])
+        if mismatch is not None:
+            return Divergence(iteration=index + 1, expected=mismatch[0], actual=mismatch[1])
+    if len(rows) > len(expected):
+        return Divergence(
+            iteration=len(expected) + 1,
+            expected="the run to end",
+            actual=rows[len(expected)].render(),
+        )
+    return None
+
+
+def _describe(step: TimelineStep) -> str:
+    data = step.model_dump(exclude_defaults=True)
+    return ", ".join(f"{k}={v}" for k, v in data.items()) or "an iteration"
