@@ -57,12 +57,12 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
 def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -> None:
     status = "[bold green]PASS[/bold green]" if outcome.passed else "[bold red]FAIL[/bold red]"
     where = f" [dim]{outcome.scenario.path}[/dim]" if outcome.scenario.path else ""
-    console.print(f"{status} {outcome.scenario.name}{where}")
+    console.print(f"{status} {outcome.scenario.name}{where}", soft_wrap=True)
     if not quiet or not outcome.passed:
         if outcome.rows:
             console.print(_timeline_table(outcome))
         if outcome.problem:
-            console.print(f"  [red]{outcome.problem}[/red]", highlight=False)
+            console.print(f"  [red]{outcome.problem}[/red]", soft_wrap=True)
 
 
 @app.command("run")
@@ -79,7 +79,7 @@ def run_command(
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]
     except HarnessError as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}")
+        console.print(f"[bold red]error:[/bold red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     if not scenarios:
         console.print("[yellow]no scenario files found[/yellow]")
@@ -87,7 +87,9 @@ def run_command(
     if list_only:
         for scenario in scenarios:
             description = " ".join(scenario.spec.description.split())
-            console.print(f"{scenario.name}  [dim]{scenario.path}[/dim]  {description}")
+            console.print(
+                f"{scenario.name}  [dim]{scenario.path}[/dim]  {description}", soft_wrap=True
+            )
         return
     outcomes = []
     with Progress(
