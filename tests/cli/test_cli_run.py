@@ -93,16 +93,10 @@ def test_scenario_that_fails_to_build_is_a_failure(tmp_path: Path) -> None:
     assert "has no attribute 'missing'" in result.output
 
 
-def test_console_script_entry_point() -> None:
+def test_console_script_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.cli import main
 
+    monkeypatch.setattr("sys.argv", ["harness", "run", "--list"])
     with pytest.raises(SystemExit) as info:
-        import sys
-
-        argv = sys.argv
-        sys.argv = ["harness", "run", "--list"]
-        try:
-            main()
-        finally:
-            sys.argv = argv
+        main()
     assert info.value.code in (0, None)

@@ -28,7 +28,9 @@ model:
 expect:
   output: done
   timeline:
-    - {offered: 1, calls: [search_customer], injected: [customer_c123_*, customer_c123_*, customer_c123_*]}
+    - offered: 1
+      calls: [search_customer]
+      injected: [customer_c123_*, customer_c123_*, customer_c123_*]
     - {answer: done}
 """
 
@@ -73,7 +75,7 @@ def test_name_defaults_to_the_file_stem(tmp_path: Path) -> None:
     ],
 )
 def test_invalid_files_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
-    with pytest.raises(ScenarioError, match="invalid|mapping|YAML") as info:
+    with pytest.raises(ScenarioError, match=r"invalid|mapping|YAML") as info:
         load_scenario(write(tmp_path, text))
     assert message in str(info.value)
 
@@ -113,7 +115,7 @@ def test_factory_import_paths_are_called() -> None:
 
 def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
     scenario = load_scenario(write(tmp_path, SEED.replace("[entity_discovery]", "[nope]")))
-    with pytest.raises(ScenarioError, match="unknown strategy 'nope'.*entity_discovery"):
+    with pytest.raises(ScenarioError, match=r"unknown strategy 'nope'.*entity_discovery"):
         scenario.build_strategies()
 
 

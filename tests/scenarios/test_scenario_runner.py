@@ -47,7 +47,10 @@ def test_matching_timeline_passes(tmp_path: Path) -> None:
 expect:
   output: done
   timeline:
-    - {offered: 1, offered_includes: [search_*], offered_excludes: [customer_*], calls: [search_customer]}
+    - offered: 1
+      offered_includes: [search_*]
+      offered_excludes: [customer_*]
+      calls: [search_customer]
     - {offered: 4, calls: [customer_*_get_average_spend], errors: [], injected: [], removed: []}
     - {answer: done}
 """,
