@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness import EntityDiscovery, ScriptedModel, Tool, call, llm_tool, reply, run
+from harness import EntityDiscovery, ScriptedModel, Tool, Toolset, call, llm_tool, reply, run
 
 
 @llm_tool
@@ -41,7 +41,8 @@ def _arguments(i: int) -> dict[str, int]:
 def harness_loop(n: int, offered: int) -> Callable[[], Any]:
     """A closure running the harness loop for ``n`` tool-calling iterations."""
     steps = [call("add", _arguments(i)) for i in range(n)] + [reply("done")]
-    tools = [add, *_filler_tools(offered - 1)]
+    tools = Toolset([add, *_filler_tools(offered - 1)])
+    tools.definitions()  # built once, like the bare loop's definition list
 
     def go() -> Any:
         model = ScriptedModel(steps)

@@ -7,9 +7,13 @@ HarnessError
 │   ├── InvalidToolName         a name outside ^[a-zA-Z0-9_-]{1,64}$
 │   ├── DuplicateToolName       two tools with one name in a toolset
 │   ├── InvalidToolProvider     a @tool_provider class or instance is unusable
+│   ├── FacadeError             an unfolding facade is unusable (cycle, bad selector result)
+│   ├── NetworkRefused          a test reached for the real network (pytest plugin)
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   └── ScriptError             a scripted model's script does not fit the run
 ├── StrategyError               a strategy raised while the loop consulted it
+├── RestartRequired             the run must be restarted (the model cannot take new tools)
+│   └── VisibilityExpansionRequired   prompt sections must be re-rendered in full
 ├── ModelBehaviorError          the model misbehaved in a way the policy refuses
 │   ├── ToolNotFound            the model called a tool that is not offered
 │   └── OutputValidationError   structured output still invalid after retries
@@ -19,8 +23,13 @@ HarnessError
 └── ProviderError               the model provider failed (status, retry-after, code)
     ├── RateLimited             429: too many requests (retry after ``retry_after``)
     ├── ProviderTimeout         the request timed out before an answer
-    └── ContextLengthExceeded   the request was too long for the model's context window
+    ├── ContextLengthExceeded   the request was too long for the model's context window
+    └── StaticToolsChanged      a static-tools provider got another tool list mid-session
 ```
+
+Warnings (``HarnessWarning``, a ``UserWarning``) flag definitions that work but are
+probably wrong, e.g. ``UnreachableStateWarning`` for a state machine state no
+transition leads to.
 
 Errors raised out of a run carry the ``trace`` and ``messages`` recorded so far,
 so nothing is lost.
@@ -34,23 +43,30 @@ from typing import Any
 __all__ = [
     "ContextLengthExceeded",
     "DuplicateToolName",
+    "FacadeError",
     "HarnessError",
+    "HarnessWarning",
     "InjectionLimitExceeded",
     "InvalidToolName",
     "InvalidToolProvider",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
+    "NetworkRefused",
     "OutputValidationError",
     "ProviderError",
     "ProviderTimeout",
     "RateLimited",
+    "RestartRequired",
     "RunLimitError",
     "ScenarioError",
     "ScriptError",
+    "StaticToolsChanged",
     "StrategyError",
     "ToolDefinitionError",
     "ToolNotFound",
+    "UnreachableStateWarning",
     "UsageError",
+    "VisibilityExpansionRequired",
 ]
 
 
@@ -113,6 +129,11 @@ class InvalidToolProvider(UsageError):
     """A ``@tool_provider`` class or one of its instances cannot expose tools."""
 
 
+class FacadeError(UsageError):
+    """An unfolding facade cannot be built or expanded: a cycle in nested facades, a
+    selector that raised or returned duplicate names."""
+
+
 class ScenarioError(UsageError):
     """A scenario file is malformed or refers to something that does not exist."""
 
@@ -121,8 +142,49 @@ class ScriptError(UsageError):
     """A scripted model's steps do not fit what happened in the run."""
 
 
+class NetworkRefused(UsageError):
+    """A test tried to open a real outbound connection while the pytest plugin denies it."""
+
+    def __init__(self, host: str, test: str | None, how: str) -> None:
+        self.host = host
+        self.test = test
+        where = f" in test {test}" if test else ""
+        super().__init__(
+            f"real network access to {host!r} refused{where}: harness tests must not reach the "
+            f"network (loopback is allowed). {how}"
+        )
+
+
 class StrategyError(HarnessError):
     """An injection strategy raised an unexpected exception (kept as ``__cause__``)."""
+
+
+class RestartRequired(HarnessError):
+    """The run cannot continue as is and must be evaluated again from the start.
+
+    Raised for models that do not accept a new tool list mid-conversation; an outer
+    loop (e.g. ``harness.injection.run_with_sections``) catches it and restarts.
+    """
+
+
+class VisibilityExpansionRequired(RestartRequired):
+    """Prompt sections must be shown in full, which the model can only get by a restart.
+
+    ``overrides`` maps section keys to the visibility they need (``"full"``); the outer
+    loop persists them in session state and re-renders the prompt.
+    """
+
+    def __init__(
+        self, *, overrides: dict[str, str], reason: str, section_keys: Sequence[str]
+    ) -> None:
+        self.overrides = dict(overrides)
+        self.reason = reason
+        self.section_keys = tuple(section_keys)
+        super().__init__(
+            f"sections {list(self.section_keys)!r} must be shown in full ({reason}); the model "
+            "does not support dynamic tools, so the run must restart with the re-rendered "
+            "prompt: use run_with_sections()/arun_with_sections() to restart automatically"
+        )
 
 
 class ModelBehaviorError(HarnessError):
@@ -209,3 +271,15 @@ class ProviderTimeout(ProviderError):
 
 class ContextLengthExceeded(ProviderError):
     """The request did not fit the model's context window (HTTP 400, not retryable)."""
+
+
+class HarnessWarning(UserWarning):
+    """Base of the warnings the harness issues (a definition that works but looks wrong)."""
+
+
+class UnreachableStateWarning(HarnessWarning):
+    """A state machine has states that no transition leads to from the initial state."""
+
+
+class StaticToolsChanged(ProviderError):
+    """A provider that configures tools once per session was sent another tool list."""

@@ -8,15 +8,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import ScriptError
-from harness.loop import Model, ModelRequest, ModelResponse
+from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
 from harness.models._steps import (
     CallsStep,
     CallStep,
     ExpectOffered,
     OutputStep,
+    RaiseStep,
+    RefuseStep,
     ReplyStep,
     Step,
+    step_from_data,
     steps_from_data,
 )
 
@@ -42,9 +45,11 @@ class ScriptedModel(Model):
     """A fake model that plays a script.
 
     Steps call tools (exact names or globs resolved against the tools offered at
-    that turn), reply, return structured output, or assert what is offered. It
-    records every request in ``requests``. Strict by default: calling a tool that
-    is not offered is a script error; ``lenient=True`` sends the name anyway.
+    that turn), reply, return structured output, refuse, raise provider errors, or
+    assert what is offered; response steps may carry token ``usage`` and a
+    ``finish_reason``. It records every request in ``requests``. Strict by default:
+    calling a tool that is not offered is a script error; ``lenient=True`` sends the
+    name anyway.
     """
 
     __test__ = False
@@ -58,7 +63,7 @@ class ScriptedModel(Model):
         name: str = "scripted",
     ) -> None:
         self.steps: list[Step] = [
-            s if not isinstance(s, Mapping) else steps_from_data([s])[0] for s in steps
+            s if not isinstance(s, Mapping) else step_from_data(s, i) for i, s in enumerate(steps)
         ]
         self.lenient = lenient
         self.require_exhausted = require_exhausted
@@ -142,7 +147,7 @@ class ScriptedModel(Model):
         if len(found) > 1:
             raise ScriptError(
                 f"{self._where()}: glob {step.name!r} matches several offered tools: {found}; "
-                "make it specific enough to match one"
+                f"make it specific enough to match one. Offered: {_show(names)}"
             )
         if self.lenient and not _GLOB_CHARS.intersection(step.name):
             return step.name
@@ -166,12 +171,24 @@ class ScriptedModel(Model):
 
     def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
         names = request.tool_names
-        if isinstance(step, ReplyStep):
-            return ModelResponse(message=AssistantMessage(content=step.text), model_name=self.name)
-        if isinstance(step, OutputStep):
+        if isinstance(step, RaiseStep):
+            raise step.error()
+        if isinstance(step, RefuseStep):
             return ModelResponse(
-                message=AssistantMessage(content=step.text()), model_name=self.name
+                message=AssistantMessage(refusal=step.text),
+                finish_reason="stop",
+                usage=step.usage or Usage(),
+                model_name=self.name,
             )
+        if isinstance(step, (ReplyStep, OutputStep)):
+            text = step.text if isinstance(step, ReplyStep) else step.text()
+            return ModelResponse(
+                message=AssistantMessage(content=text),
+                finish_reason=step.finish_reason or "stop",
+                usage=step.usage or Usage(),
+                model_name=self.name,
+            )
+        assert isinstance(step, (CallStep, CallsStep))
         call_steps = step.calls if isinstance(step, CallsStep) else (step,)
         tool_calls = []
         for call_step in call_steps:
@@ -186,7 +203,8 @@ class ScriptedModel(Model):
             )
         return ModelResponse(
             message=AssistantMessage(tool_calls=tuple(tool_calls)),
-            finish_reason="tool_calls",
+            finish_reason=step.finish_reason or "tool_calls",
+            usage=step.usage or Usage(),
             model_name=self.name,
         )
 

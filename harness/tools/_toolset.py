@@ -113,6 +113,8 @@ class Toolset:
         """An independent toolset with the same tools."""
         clone = Toolset()
         clone._tools = dict(self._tools)
+        clone._names = self._names  # caches are immutable tuples: share them until a change
+        clone._definitions = self._definitions
         return clone
 
     def __repr__(self) -> str:
