@@ -133,24 +133,43 @@ def from_openai(data: Mapping[str, Any]) -> Message:
         raise UsageError(f"expected a message dict, got {type(data).__name__}: {data!r}")
     payload = dict(data)
     if payload.get("role") == "assistant":
-        calls = payload.get("tool_calls") or []
-        converted = []
-        for call in calls:
-            function = call.get("function") if isinstance(call, Mapping) else None
-            if not isinstance(function, Mapping):
-                raise UsageError(f"assistant tool call must have a 'function' object, got {call!r}")
-            converted.append(
-                {
-                    "id": call.get("id"),
-                    "name": function.get("name"),
-                    "arguments": function.get("arguments", "{}"),
-                }
-            )
-        payload["tool_calls"] = tuple(converted)
+        payload["tool_calls"] = _read_tool_calls(payload.get("tool_calls"))
     try:
         return _MESSAGE_ADAPTER.validate_python(payload)
     except ValidationError as exc:
-        raise UsageError(f"not a valid chat message {dict(data)!r}: {exc}") from None
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        )
+        raise UsageError(
+            f"not a valid chat message ({problems}); got {dict(data)!r}. Expected a dict "
+            "with 'role' (system, user, assistant or tool) and that role's fields."
+        ) from None
+
+
+def _read_tool_calls(calls: Any) -> tuple[dict[str, Any], ...]:
+    if calls is None:
+        return ()
+    if not isinstance(calls, (list, tuple)):
+        raise UsageError(f"assistant 'tool_calls' must be a list, got {calls!r}")
+    converted = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping):
+            raise UsageError(f"assistant tool call must have a 'function' object, got {call!r}")
+        kind = call.get("type", "function")
+        if kind != "function":
+            raise UsageError(
+                f"assistant tool call type must be 'function', got type={kind!r} in {call!r}"
+            )
+        converted.append(
+            {
+                "id": call.get("id"),
+                "name": function.get("name"),
+                "arguments": function.get("arguments", "{}"),
+            }
+        )
+    return tuple(converted)
 
 
 def messages_to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:

@@ -51,6 +51,8 @@ def _settle(
         delay = options.retry_delay(attempt, exc)
         if delay is not None:
             return delay
+        if pending.prepared is not None:
+            return pending.prepared.error_result(exc)  # scrubs context and preset values
         return tool.error_result(exc)
     return tool.to_result(value)
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
+import json
 import types
 import typing
 from collections.abc import Callable, Collection, Mapping
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import docstring_parser
-from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, ValidationError, create_model
 
 from harness._errors import ToolDefinitionError
 from harness.tools._context import CallContext
@@ -34,6 +37,55 @@ class ArgsSchema:
     """Parameters bound at registration (hidden from the model)."""
     description: str
     """Description from the docstring (summary and body, without the parameter list)."""
+    fields: tuple[tuple[str, str], ...] = ()
+    """``(model field, parameter)`` pairs; they differ only where a parameter name would
+    clash with a pydantic attribute (``json``, ``schema``, ``model_*``): the field then
+    carries the parameter name as its alias. Empty means "field names are parameter names"."""
+
+    @functools.cached_property
+    def validator(self) -> Draft202012Validator:
+        """A jsonschema validator for ``json_schema`` (built on first use)."""
+        return Draft202012Validator(self.json_schema)
+
+    def parse(self, raw: str) -> BaseModel:
+        """Validate and convert the model's raw JSON arguments; raise ``ValidationError``.
+
+        The fast path is pydantic in strict JSON mode. Where it refuses a value the JSON
+        Schema allows (``3.0`` for an integer, a string with a lone surrogate escape), the
+        JSON Schema decides: if jsonschema accepts the value, pydantic converts it in lax
+        mode; otherwise the strict error is raised. So every value valid under
+        ``json_schema`` is accepted.
+        """
+        try:
+            return self.model.model_validate_json(raw, strict=True)
+        except ValidationError as strict_error:
+            try:
+                data = json.loads(raw, parse_constant=_reject_constant)
+            except (ValueError, RecursionError):
+                raise strict_error from None
+            if not self.validator.is_valid(data):
+                raise
+            return self.model.model_validate(data, strict=False)
+
+    def call_kwargs(self, parsed: BaseModel) -> dict[str, Any]:
+        """The validated arguments as keyword arguments of the function."""
+        if self.fields:
+            return {param: getattr(parsed, field) for field, param in self.fields}
+        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _field_name(param: str, taken: Collection[str]) -> str:
+    """A model field name for ``param`` that cannot clash with ``BaseModel`` attributes."""
+    if not (hasattr(BaseModel, param) or param.startswith("model_")):
+        return param
+    candidate = f"{param}_"
+    while candidate in taken or hasattr(BaseModel, candidate):
+        candidate += "_"
+    return candidate
 
 
 def describe_callable(func: Callable[..., Any]) -> str:
@@ -41,6 +93,15 @@ def describe_callable(func: Callable[..., Any]) -> str:
     module = getattr(func, "__module__", None) or "?"
     qualname = getattr(func, "__qualname__", None) or repr(func)
     return f"{module}.{qualname}"
+
+
+def _annotated_target(func: Callable[..., Any]) -> Any:
+    """Where the annotations live: the wrapped function of a partial, ``__call__`` of an object."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if inspect.isroutine(func) or isinstance(func, type):
+        return func
+    return getattr(func, "__call__", func)  # noqa: B004 - the method, for its annotations
 
 
 def _is_context(annotation: Any) -> bool:
@@ -70,14 +131,23 @@ def _annotated_description(annotation: Any) -> str | None:
     return None
 
 
+_LITERAL_KEYS = frozenset({"default", "const", "enum", "examples"})
+
+
 def clean_schema(schema: Any) -> Any:
-    """Drop pydantic's generated ``title`` keys (keeping properties *named* title)."""
+    """Drop pydantic's generated ``title`` keys.
+
+    Properties *named* ``title`` and values inside ``default``/``const``/``enum``/
+    ``examples`` (data, not schema) are kept.
+    """
     if isinstance(schema, dict):
         out: dict[str, Any] = {}
         for key, value in schema.items():
             if key == "title" and isinstance(value, str):
                 continue
-            if key in ("properties", "$defs") and isinstance(value, dict):
+            if key in _LITERAL_KEYS:
+                out[key] = value
+            elif key in ("properties", "$defs", "patternProperties") and isinstance(value, dict):
                 out[key] = {name: clean_schema(sub) for name, sub in value.items()}
             else:
                 out[key] = clean_schema(value)
@@ -115,7 +185,7 @@ def build_args_schema(
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(target, [f"cannot read its signature: {exc}"]) from None
     try:
-        hints = typing.get_type_hints(func, include_extras=True)
+        hints = typing.get_type_hints(_annotated_target(func), include_extras=True)
     except Exception as exc:  # unresolvable forward references, bad annotations
         raise ToolDefinitionError(
             target, [f"cannot resolve its type annotations: {type(exc).__name__}: {exc}"]
@@ -125,6 +195,7 @@ def build_args_schema(
     fields: dict[str, Any] = {}
     context_params: list[str] = []
     preset_params: list[str] = []
+    field_params: list[tuple[str, str]] = []
     params = list(signature.parameters.values())
     if params and params[0].name in ("self", "cls") and params[0].name not in hints:
         params = params[1:]
@@ -166,7 +237,11 @@ def build_args_schema(
             field_kwargs["default"] = param.default
         elif _is_optional(annotation):
             field_kwargs["default"] = None
-        fields[name] = (annotation, Field(**field_kwargs))
+        field = _field_name(name, {*fields, *(p.name for p in params)})
+        if field != name:
+            field_kwargs["alias"] = name
+        fields[field] = (annotation, Field(**field_kwargs))
+        field_params.append((field, name))
     unknown_presets = sorted(set(presets) - {p.name for p in params})
     if unknown_presets:
         problems.append(
@@ -174,7 +249,7 @@ def build_args_schema(
             f"parameters are {[p.name for p in params]}"
         )
     if problems:
-        raise ToolDefinitionError(target, problems)
+        raise ToolDefinitionError(target, problems + _field_problems(fields))
 
     safe_name = model_name or f"{getattr(func, '__name__', 'tool')}_arguments"
     try:
@@ -194,6 +269,7 @@ def build_args_schema(
         context_params=tuple(context_params),
         preset_params=tuple(preset_params),
         description=description,
+        fields=tuple(field_params) if any(f != p for f, p in field_params) else (),
     )
 
 
@@ -206,7 +282,8 @@ def _field_problems(fields: Mapping[str, Any]) -> list[str]:
         except Exception as exc:
             shown = getattr(annotation, "__name__", repr(annotation))
             problems.append(
-                f"parameter {name!r}: type {shown} cannot be described as JSON Schema "
+                f"parameter {info.alias or name!r}: type {shown} cannot be described as "
+                "JSON Schema "
                 f"({type(exc).__name__}); use str/int/float/bool, enums, lists, dicts, "
                 "pydantic models or dataclasses"
             )

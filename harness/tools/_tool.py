@@ -36,13 +36,22 @@ class _Hidden:
 
 @dataclasses.dataclass(slots=True)
 class PreparedCall:
-    """A validated call, ready to execute; ``run_sync``/``run_async`` do the I/O."""
+    """A validated call, ready to execute; ``run_sync``/``run_async`` do the I/O.
+
+    The arguments hold preset values and the call context, so they stay out of the repr.
+    """
 
     tool: Tool
-    function: Callable[..., Any]
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
+    function: Callable[..., Any] = dataclasses.field(repr=False)
+    args: tuple[Any, ...] = dataclasses.field(repr=False)
+    kwargs: dict[str, Any] = dataclasses.field(repr=False)
     is_async: bool
+    context: CallContext | None = dataclasses.field(default=None, repr=False)
+    """The call context the call was prepared with (used to scrub error messages)."""
+
+    def error_result(self, exc: BaseException) -> ToolResult:
+        """``Tool.error_result`` for this call, scrubbing its context and preset values."""
+        return self.tool.error_result(exc, context=self.context)
 
     def run_sync(self) -> Any:
         """Call the tool in this thread (an async tool runs on a private event loop)."""
@@ -63,6 +72,16 @@ async def _await(value: Any) -> Any:
     return await value
 
 
+_SHOWN_INPUT = 200
+_MIN_SCRUBBED = 4
+_SCRUBBED = "[hidden]"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + "..."
+
+
 def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
     problems = []
     for err in exc.errors(include_url=False):
@@ -73,13 +92,14 @@ def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
                 "Send a JSON object matching the tool's parameters."
             )
         if err.get("type") in ("model_type", "model_attributes_type", "dict_type") and not loc:
-            return f"Tool {tool!r}: the arguments must be a JSON object, got {err.get('input')!r}."
+            got = _shown(err.get("input"))
+            return f"Tool {tool!r}: the arguments must be a JSON object, got {got}."
         if err.get("type") == "extra_forbidden":
             problems.append(f"argument {loc!r} is not a parameter of this tool")
         elif err.get("type") == "missing":
             problems.append(f"argument {loc!r} is required but missing")
         else:
-            problems.append(f"argument {loc!r}: {err.get('msg')} (got {err.get('input')!r})")
+            problems.append(f"argument {loc!r}: {err.get('msg')} (got {_shown(err.get('input'))})")
     return f"Tool {tool!r}: invalid arguments: " + "; ".join(problems) + "."
 
 
@@ -137,6 +157,10 @@ class Tool:
         if args_schema is None or presets:
             args_schema = build_args_schema(func, presets=presets)
         tool_name: str = name or str(getattr(func, "__name__", ""))
+        if not tool_name:
+            raise ToolDefinitionError(
+                repr(func), ["it has no __name__ to use as the tool name; pass name=..."]
+            )
         return cls(
             name=tool_name,
             description=description if description is not None else args_schema.description,
@@ -161,6 +185,14 @@ class Tool:
 
         ``handler(arguments)`` or ``handler(arguments, context)`` receives the argument dict.
         """
+        if not isinstance(parameters, Mapping):
+            raise ToolDefinitionError(
+                f"tool {name!r}", [f"parameters must be a JSON Schema dict, got {parameters!r}"]
+            )
+        if not callable(handler):
+            raise ToolDefinitionError(
+                f"tool {name!r}", [f"handler must be callable, got {handler!r}"]
+            )
         try:
             Draft202012Validator.check_schema(dict(parameters))
         except SchemaError as exc:
@@ -288,24 +320,24 @@ class Tool:
                 return ToolResult.error(
                     _format_pydantic_error(self.name, exc), kind="invalid_arguments"
                 )
-            return PreparedCall(self, self.handler, (model_input,), {}, self.is_async)
+            return PreparedCall(self, self.handler, (model_input,), {}, self.is_async, context)
         return self._prepare_schema(raw, context)
 
     def _prepare_function(
         self, raw: str, context: CallContext, args_schema: ArgsSchema
     ) -> PreparedCall | ToolResult:
         try:
-            parsed = args_schema.model.model_validate_json(raw, strict=True)
+            parsed = args_schema.parse(raw)
         except ValidationError as exc:
             return ToolResult.error(
                 _format_pydantic_error(self.name, exc), kind="invalid_arguments"
             )
-        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        kwargs = args_schema.call_kwargs(parsed)
         for name in args_schema.context_params:
             kwargs[name] = context
         if self.presets.values:
             kwargs.update(self.presets.values)
-        return PreparedCall(self, self.handler, (), kwargs, self.is_async)
+        return PreparedCall(self, self.handler, (), kwargs, self.is_async, context)
 
     def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
         try:
@@ -328,18 +360,45 @@ class Tool:
                 kind="invalid_arguments",
             )
         args: tuple[Any, ...] = (parsed, context) if self.takes_context else (parsed,)
-        return PreparedCall(self, self.handler, args, {}, self.is_async)
+        return PreparedCall(self, self.handler, args, {}, self.is_async, context)
 
     def to_result(self, value: Any) -> ToolResult:
-        """Wrap a return value: ``ToolResult`` passes through; others are serialised."""
+        """Wrap a return value: ``ToolResult`` passes through; others are serialised.
+
+        A value that cannot be serialised (a reference cycle, undecodable bytes) gives an
+        error result of kind ``unserializable`` that still keeps ``value``.
+        """
         if isinstance(value, ToolResult):
             return value
-        return ToolResult(content=serialize_for_model(value), value=value)
+        try:
+            content = serialize_for_model(value)
+        except Exception as exc:
+            return ToolResult(
+                content=(
+                    f"Tool {self.name!r} returned a {type(value).__name__} that cannot be "
+                    f"serialised to JSON ({type(exc).__name__}: {exc})."
+                ),
+                value=value,
+                is_error=True,
+                error_kind="unserializable",
+                exception=exc,
+            )
+        return ToolResult(content=content, value=value)
 
-    def error_result(self, exc: BaseException) -> ToolResult:
-        """The result for a tool that raised: a message for the model, the exception kept."""
-        return ToolResult.error(
-            f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}",
-            kind="exception",
-            exception=exc,
-        )
+    def error_result(
+        self, exc: BaseException, *, context: Mapping[str, Any] | None = None
+    ) -> ToolResult:
+        """The result for a tool that raised: a message for the model, the exception kept.
+
+        String preset values and ``context`` values (4 characters or longer) that the
+        exception message happens to contain are replaced by ``[hidden]``.
+        """
+        message = f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}"
+        return ToolResult.error(self._scrub(message, context), kind="exception", exception=exc)
+
+    def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:
+        values = [*self.presets.values.values(), *(context.values() if context else ())]
+        secrets = {v for v in values if isinstance(v, str) and len(v) >= _MIN_SCRUBBED}
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, _SCRUBBED)
+        return text
