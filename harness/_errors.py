@@ -142,8 +142,11 @@ class ScriptError(UsageError):
     """A scripted model's steps do not fit what happened in the run."""
 
 
-class NetworkRefused(UsageError):
-    """A test tried to open a real outbound connection while the pytest plugin denies it."""
+class NetworkRefused(UsageError, ConnectionRefusedError):
+    """A test tried to open a real outbound connection while the pytest plugin denies it.
+
+    Also a ``ConnectionRefusedError``, so socket code cleans up as for any refusal.
+    """
 
     def __init__(self, host: str, test: str | None, how: str) -> None:
         self.host = host

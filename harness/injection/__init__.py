@@ -1,7 +1,36 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
+from harness.injection._agentic import AgentOutcome, agent_tool
+from harness.injection._chaining import ChainedType, ToolChaining
 from harness.injection._discovery import EntityDiscovery
+from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade
+from harness.injection._facade_decl import FacadeClassSpec, facade_class, facade_of, facade_spec
+from harness.injection._groups import GroupRequest, GroupsChanged, ToolGroup, ToolGroups
+from harness.injection._introspection import (
+    MessageSent,
+    ProgressReported,
+    RunInfo,
+    RunIntrospection,
+)
+from harness.injection._phases import PhaseChanged, Phases, phase_after
+from harness.injection._playbook import (
+    Condition,
+    Playbook,
+    Unlock,
+    called,
+    called_all,
+    called_any,
+    in_state,
+    produced,
+    unlock,
+    when,
+)
 from harness.injection._providers import ProviderSpec, find_providers, provider_spec, tool_provider
+from harness.injection._sections import SUMMARY_SUFFIX, PromptTemplate, Section, Visibility
+from harness.injection._sections_run import RunRestarted, arun_with_sections, run_with_sections
+from harness.injection._sections_strategy import SectionDisclosure, SectionRead, SectionSession
+from harness.injection._state_machine import StateMachine, StateTransition
+from harness.injection._stub import StubTool, stub_of
 from harness.loop import (
     DeclaredChanges,
     InjectionContext,
@@ -11,14 +40,61 @@ from harness.loop import (
 )
 
 __all__ = [
+    "ALL_CATEGORIES",
+    "SUMMARY_SUFFIX",
+    "AgentOutcome",
+    "ChainedType",
+    "Condition",
     "DeclaredChanges",
     "EntityDiscovery",
+    "Facade",
+    "FacadeClassSpec",
+    "GroupRequest",
+    "GroupsChanged",
     "InjectionContext",
     "InjectionStrategy",
+    "MessageSent",
+    "PhaseChanged",
+    "Phases",
+    "Playbook",
+    "ProgressReported",
+    "PromptTemplate",
     "ProviderSpec",
+    "RunInfo",
+    "RunIntrospection",
+    "RunRestarted",
+    "Section",
+    "SectionDisclosure",
+    "SectionRead",
+    "SectionSession",
+    "StateMachine",
+    "StateTransition",
     "StrategyChain",
+    "StubTool",
+    "ToolChaining",
+    "ToolGroup",
+    "ToolGroups",
     "ToolsetChange",
+    "Unlock",
+    "Visibility",
+    "agent_tool",
+    "arun_with_sections",
+    "called",
+    "called_all",
+    "called_any",
+    "facade",
+    "facade_class",
+    "facade_of",
+    "facade_spec",
     "find_providers",
+    "in_state",
+    "is_facade",
+    "phase_after",
+    "produced",
     "provider_spec",
+    "run_with_sections",
+    "stub_of",
     "tool_provider",
+    "unlock",
+    "when",
 ]

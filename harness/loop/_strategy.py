@@ -8,6 +8,7 @@ from typing import Any
 
 from harness._errors import HarnessError, StrategyError
 from harness.loop._events import Event
+from harness.loop._model import ModelCapabilities
 from harness.messages import Message, ToolCall
 from harness.tools import Tool, ToolResult
 
@@ -73,6 +74,8 @@ class InjectionContext:
     called: Mapping[str, int] = dataclasses.field(default_factory=dict)
     """How many times each tool name was called successfully so far in the run."""
     strategy_state: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    capabilities: ModelCapabilities = dataclasses.field(default_factory=ModelCapabilities)
+    """What the run's model supports (e.g. ``supports_dynamic_tools``)."""
 
     def state_for(self, strategy: object) -> dict[str, Any]:
         """Private per-run storage for ``strategy`` (strategies stay reusable across runs)."""
@@ -104,7 +107,8 @@ class DeclaredChanges(InjectionStrategy):
     """Applies the change a tool declared in its own result (``ToolResult.change``).
 
     This is how self-expanding tools (unfolding facades) work; it is always first
-    in the default chain.
+    in the default chain. ``change`` may also be a function of the ``InjectionContext``
+    returning the change (or ``None``), for tools whose change depends on what is offered.
     """
 
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
@@ -112,9 +116,14 @@ class DeclaredChanges(InjectionStrategy):
         if result is None or result.change is None or result.is_error:
             return None
         change = result.change
+        if callable(change) and not isinstance(change, ToolsetChange):
+            change = change(context)  # a deferred change: computed against the offered tools
+            if change is None:
+                return None
         if not isinstance(change, ToolsetChange):
             raise TypeError(
-                f"ToolResult.change must be a ToolsetChange, got {type(change).__name__}"
+                "ToolResult.change must be a ToolsetChange or a function "
+                f"(InjectionContext) -> ToolsetChange | None, got {type(change).__name__}"
             )
         return change
 
@@ -149,27 +158,40 @@ def consult(
     An unexpected exception, or a return value that is not a change, becomes a
     ``StrategyError`` naming the strategy (``HarnessError``s pass through).
     """
-    where = f"strategy {strategy.name!r} in {hook} at iteration {context.iteration}"
     try:
         got = getattr(strategy, hook)(context)
     except HarnessError:
         raise
     except Exception as exc:
+        where = _where(strategy, hook, context)
         raise StrategyError(f"{where} raised {type(exc).__name__}: {exc}") from exc
     if got is None:
         return []
-    items = (got,) if isinstance(got, ToolsetChange) else got
-    if isinstance(items, (str, bytes)) or not isinstance(items, (Sequence, tuple)):
+    if isinstance(got, ToolsetChange):
+        items: Sequence[Any] = (got,)
+    elif isinstance(got, (list, tuple)) or (
+        isinstance(got, Sequence) and not isinstance(got, (str, bytes))
+    ):
+        if not got:
+            return []
+        items = got
+    else:
         raise StrategyError(
-            f"{where} returned {got!r}; return a ToolsetChange, a list of them, or None"
+            f"{_where(strategy, hook, context)} returned {got!r}; "
+            "return a ToolsetChange, a list of them, or None"
         )
     out = []
     for change in items:
         if not isinstance(change, ToolsetChange):
             raise StrategyError(
-                f"{where} returned {change!r} in its list; return ToolsetChange objects only"
+                f"{_where(strategy, hook, context)} returned {change!r} in its list; "
+                "return ToolsetChange objects only"
             )
         out.append(
             change if change.strategy else dataclasses.replace(change, strategy=strategy.name)
         )
     return out
+
+
+def _where(strategy: InjectionStrategy, hook: str, context: InjectionContext) -> str:
+    return f"strategy {strategy.name!r} in {hook} at iteration {context.iteration}"

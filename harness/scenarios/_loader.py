@@ -13,7 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError
-from harness.injection import EntityDiscovery
+from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
 from harness.models import ScriptedModel, steps_from_data
@@ -31,6 +31,7 @@ __all__ = [
 
 STRATEGIES: dict[str, Callable[..., InjectionStrategy]] = {
     "entity_discovery": EntityDiscovery,
+    "chaining": ToolChaining,
 }
 """Strategies a scenario can name; add yours with ``register_strategy``."""
 

@@ -13,25 +13,43 @@ from harness.tools._decorator import (
 from harness.tools._names import is_valid_name, make_name, sanitize_part, validate_name
 from harness.tools._result import ToolResult, serialize_for_model
 from harness.tools._schema import ArgsSchema, build_args_schema
+from harness.tools._sinks import ArtifactSink, CompositeSink, ListSink, StateSink, artifacts_in
 from harness.tools._tool import PreparedCall, Tool
 from harness.tools._toolset import Toolset
+from harness.tools._wrappers import (
+    DelegatingTool,
+    OneShotTool,
+    SinkingTool,
+    one_shot,
+    sink_artifacts,
+)
 
 __all__ = [
     "ArgsSchema",
+    "ArtifactSink",
     "CallContext",
+    "CompositeSink",
+    "DelegatingTool",
+    "ListSink",
+    "OneShotTool",
     "PreparedCall",
+    "SinkingTool",
+    "StateSink",
     "Tool",
     "ToolResult",
     "ToolSpec",
     "Toolset",
+    "artifacts_in",
     "as_tool",
     "as_tools",
     "build_args_schema",
     "is_valid_name",
     "llm_tool",
     "make_name",
+    "one_shot",
     "sanitize_part",
     "serialize_for_model",
+    "sink_artifacts",
     "tool_methods",
     "tool_spec",
     "tools_of",

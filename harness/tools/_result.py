@@ -26,7 +26,7 @@ def serialize_for_model(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, BaseModel):
-        return value.model_dump_json()
+        return value.model_dump_json(fallback=_fallback)  # e.g. a provider in a field
     return pydantic_core.to_json(value, fallback=_fallback).decode()
 
 
@@ -53,7 +53,11 @@ class ToolResult:
     exception: BaseException | None = None
     """The exception raised by the tool, kept for the trace (never shown to the model)."""
     change: Any = None
-    """A toolset change the tool declares itself (``harness.loop.ToolsetChange``), e.g. a facade."""
+    """A toolset change the tool declares itself (``harness.loop.ToolsetChange``, or a function
+    ``(InjectionContext) -> ToolsetChange | None`` computed when applied), e.g. a facade."""
+    child_traces: tuple[Any, ...] = ()
+    """Traces of nested runs this call made (agentic tools); the loop appends them to
+    ``Trace.children``."""
 
     @classmethod
     def ok(cls, value: Any, *, user_content: str | None = None, silent: bool = False) -> ToolResult:
