@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -38,11 +40,12 @@ def test_the_docs_have_examples() -> None:
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT))
-    namespace: dict[str, object] = {"__name__": f"docs_example_{page.stem}"}
+    module = types.ModuleType(f"docs_example_{page.stem}")  # dataclasses look their module up
+    monkeypatch.setitem(sys.modules, module.__name__, module)
     for number, block in enumerate(python_blocks(page), start=1):
         code = compile(block, f"{page.name}:block{number}", "exec")
         try:
-            exec(code, namespace)
+            exec(code, module.__dict__)
         except Exception as exc:  # pragma: no cover - the failure message is the point
             pytest.fail(
                 f"{page.relative_to(ROOT)} block {number} failed: {type(exc).__name__}: {exc}"
