@@ -83,6 +83,7 @@ class EntityDiscovery(InjectionStrategy):
             return None
         state = context.state_for(self)
         instances: dict[str, Any] = state.setdefault("instances", {})
+        skipped: dict[str, list[Any]] = state.setdefault("skipped", {})
         tool_names: dict[str, list[str]] = state.setdefault("tool_names", {})
         injected = state.get("injected", 0)
         source_depth = int(context.tool.metadata.get("discovery_depth", 0)) if context.tool else 0
@@ -99,8 +100,8 @@ class EntityDiscovery(InjectionStrategy):
             instance_id = provider_id(instance, spec)
             key = f"{spec.prefix}:{instance_id}"
             previous = instances.get(key)
-            if previous is instance:
-                continue
+            if previous is instance or any(s is instance for s in skipped.get(key, ())):
+                continue  # seen before: nothing to add, nothing new to say
             label = f"{type(instance).__name__} {instance_id!r}"
             if depth > self.max_depth:
                 events.append(
@@ -132,6 +133,7 @@ class EntityDiscovery(InjectionStrategy):
                         "use collision='skip' or 'replace', or give instances unique ids"
                     )
                 if self.collision == "skip" or previous is None:
+                    skipped.setdefault(key, []).append(instance)
                     events.append(
                         StrategyWarning(
                             iteration=context.iteration,

@@ -41,10 +41,23 @@ from harness.loop._events import (
     ToolsInjected,
     ToolsRemoved,
 )
-from harness.loop._model import HistoryView, ModelRequest, ModelResponse, ModelSettings, Usage
+from harness.loop._model import (
+    HistoryView,
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    ModelSettings,
+    Usage,
+)
 from harness.loop._options import LoopOptions
 from harness.loop._result import RunResult
-from harness.loop._strategy import InjectionContext, InjectionStrategy, ToolsetChange, consult
+from harness.loop._strategy import (
+    InjectionContext,
+    InjectionStrategy,
+    ToolsetChange,
+    consult,
+    uses_hook,
+)
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
@@ -75,6 +88,7 @@ class LoopCore:
         observers: Sequence[Observer] = (),
         state: dict[str, Any] | None = None,
         run_id: str | None = None,
+        capabilities: ModelCapabilities | None = None,
     ) -> None:
         self.messages: list[Message] = list(messages)
         self.toolset = toolset
@@ -83,6 +97,8 @@ class LoopCore:
         self.observers = tuple(observers)
         self.state: dict[str, Any] = state if state is not None else {}
         self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.capabilities = capabilities or ModelCapabilities()
+        """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
         self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
         self.finished = False
@@ -111,6 +127,8 @@ class LoopCore:
         )
         self._pending: list[PendingCall] = []
         self._awaiting_response = False
+        self._turn_hooks = uses_hook(strategy, "before_turn")
+        self._result_hooks = uses_hook(strategy, "on_tool_result")
         self._open: dict[str, Any] | None = None
         self._pre_changes: list[ChangeRecord] = []
 
@@ -154,8 +172,9 @@ class LoopCore:
             call=call,
             tool=tool,
             result=result,
-            called=types.MappingProxyType(self.called),
+            called=types.MappingProxyType(dict(self.called)),
             strategy_state=self._strategy_state,
+            capabilities=self.capabilities,
         )
 
     def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
@@ -240,12 +259,12 @@ class LoopCore:
             self._fail(MaxIterationsExceeded(self.options.max_iterations))
         self.iteration += 1
         self._pre_changes = []
-        try:
-            changes = self._ask_strategy("before_turn", self._context())
-            for change in changes:
-                self.apply_change(change)
-        except HarnessError as exc:
-            self._fail(exc)
+        if self._turn_hooks:
+            try:
+                for change in self._ask_strategy("before_turn", self._context()):
+                    self.apply_change(change)
+            except HarnessError as exc:
+                self._fail(exc)
         offered = self.toolset.names
         self._open = {
             "index": self.iteration,
@@ -314,8 +333,9 @@ class LoopCore:
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
             self._emit_call(call, result)
+            self.trace.children.extend(result.child_traces)
             notes = []
-            if error is None:
+            if error is None and self._result_hooks:
                 try:
                     context = self._context(call=call, tool=item.tool, result=result)
                     for change in self._ask_strategy("on_tool_result", context):

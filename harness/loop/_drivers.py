@@ -12,7 +12,7 @@ from harness._errors import UsageError
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
 from harness.loop._execution import execute_async, execute_sync
-from harness.loop._model import Model
+from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions
 from harness.loop._result import RunResult
 from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyChain
@@ -76,6 +76,7 @@ def build_core(
     observers: Sequence[Observer] = (),
     state: dict[str, Any] | None = None,
     option_overrides: Mapping[str, Any] | None = None,
+    capabilities: ModelCapabilities | None = None,
 ) -> LoopCore:
     """Assemble a ``LoopCore`` from ``run``'s arguments."""
     if options is None:
@@ -90,6 +91,7 @@ def build_core(
         options=options,
         observers=observers,
         state=state,
+        capabilities=capabilities,
     )
 
 
@@ -119,6 +121,7 @@ def run(
         observers=observers,
         state=state,
         option_overrides=option_overrides,
+        capabilities=model.capabilities,
     )
     executor: ThreadPoolExecutor | None = None
 
@@ -171,6 +174,7 @@ async def arun(
         observers=observers,
         state=state,
         option_overrides=option_overrides,
+        capabilities=model.capabilities,
     )
     completed = False
     try:

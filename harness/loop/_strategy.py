@@ -133,12 +133,24 @@ class StrategyChain(InjectionStrategy):
 
     def __init__(self, strategies: Sequence[InjectionStrategy]) -> None:
         self.strategies = tuple(strategies)
+        # strategies that keep a base no-op hook are skipped (saves a call per turn)
+        self._results = tuple(s for s in self.strategies if uses_hook(s, "on_tool_result"))
+        self._turns = tuple(s for s in self.strategies if uses_hook(s, "before_turn"))
 
     def on_tool_result(self, context: InjectionContext) -> list[ToolsetChange]:
-        return _collect(self.strategies, context, "on_tool_result")
+        return _collect(self._results, context, "on_tool_result")
 
     def before_turn(self, context: InjectionContext) -> list[ToolsetChange]:
-        return _collect(self.strategies, context, "before_turn")
+        return _collect(self._turns, context, "before_turn")
+
+
+def uses_hook(strategy: InjectionStrategy, hook: str) -> bool:
+    """False when ``strategy`` keeps the base class's no-op ``hook`` (it never changes anything)."""
+    method = getattr(strategy, hook, None)
+    function = getattr(method, "__func__", method)
+    if isinstance(strategy, StrategyChain) and function is getattr(StrategyChain, hook):
+        return bool(strategy._results if hook == "on_tool_result" else strategy._turns)
+    return function is not getattr(InjectionStrategy, hook)
 
 
 def _collect(

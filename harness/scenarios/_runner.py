@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from harness._errors import HarnessError
+from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import RunResult, Trace, run
 from harness.scenarios._loader import Scenario
 from harness.scenarios._timeline import (
@@ -46,11 +47,14 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     result: RunResult | None = None
     error: BaseException | None = None
     try:
-        result = run(
+        strategies = scenario.build_strategies()
+        # sectioned prompts go through the outer loop that restarts for static-tool models
+        sections = any(isinstance(s, SectionDisclosure) for s in strategies)
+        result = (run_with_sections if sections else run)(
             model,
             scenario.build_prompt(),
             tools=scenario.build_tools(),
-            strategies=scenario.build_strategies(),
+            strategies=strategies,
             system=spec.system if spec.messages is None else None,
             options=scenario.build_options(),
         )
