@@ -57,7 +57,16 @@ def _settle(
     return tool.to_result(value)
 
 
-def _call_with_timeout(function: Callable[[], Any], timeout: float) -> Any:
+def _loop_running() -> bool:
+    """True when this thread runs an event loop (e.g. ``run()`` called from async code)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _call_with_timeout(function: Callable[[], Any], timeout: float | None) -> Any:
     """Run ``function`` in a daemon thread; raise ``_TimedOut`` if it does not finish in time."""
     box: dict[str, Any] = {}
 
@@ -86,9 +95,9 @@ def _execute_one_sync(pending: PendingCall, options: LoopOptions) -> Outcome:
     while True:
         attempt += 1
         try:
-            if options.tool_timeout is None:
+            if options.tool_timeout is None and not (prepared.is_async and _loop_running()):
                 value = prepared.run_sync()
-            else:
+            else:  # in a thread: for the deadline, or to give an async tool its own loop
                 value = _call_with_timeout(prepared.run_sync, options.tool_timeout)
         except Exception as exc:
             outcome = _settle(pending, options, attempt, exc=exc)
