@@ -56,7 +56,7 @@ from harness.loop._strategy import (
     InjectionStrategy,
     ToolsetChange,
     consult,
-    uses_hook,
+    hook_strategies,
 )
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
@@ -127,8 +127,9 @@ class LoopCore:
         )
         self._pending: list[PendingCall] = []
         self._awaiting_response = False
-        self._turn_hooks = uses_hook(strategy, "before_turn")
-        self._result_hooks = uses_hook(strategy, "on_tool_result")
+        # chains flattened once, no-op hooks dropped: one direct call per strategy per event
+        self._turn_hooks = hook_strategies(strategy, "before_turn")
+        self._result_hooks = hook_strategies(strategy, "on_tool_result")
         self._open: dict[str, Any] | None = None
         self._pre_changes: list[ChangeRecord] = []
 
@@ -178,7 +179,10 @@ class LoopCore:
         )
 
     def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
-        return consult(self.strategy, hook, context)
+        strategies = self._result_hooks if hook == "on_tool_result" else self._turn_hooks
+        if len(strategies) == 1:
+            return consult(strategies[0], hook, context)
+        return [change for s in strategies for change in consult(s, hook, context)]
 
     def apply_change(self, change: ToolsetChange, call: ToolCall | None = None) -> None:
         """Apply a toolset change, record it in the trace and emit its events."""
@@ -294,7 +298,12 @@ class LoopCore:
         open_ = self._require_open()
         message = self._unique_ids(response.message)
         self.messages.append(message)
-        self.usage = self.usage + response.usage
+        if (
+            response.usage.total_tokens
+            or response.usage.input_tokens
+            or response.usage.output_tokens
+        ):
+            self.usage = self.usage + response.usage
         open_["answer"] = message.content
         open_["finish_reason"] = response.finish_reason
         self.emit(

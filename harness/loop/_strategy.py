@@ -153,6 +153,15 @@ def uses_hook(strategy: InjectionStrategy, hook: str) -> bool:
     return function is not getattr(InjectionStrategy, hook)
 
 
+def hook_strategies(strategy: InjectionStrategy, hook: str) -> tuple[InjectionStrategy, ...]:
+    """The strategies to consult for ``hook``: chains flattened, no-op hooks left out."""
+    if isinstance(strategy, StrategyChain) and getattr(type(strategy), hook) is getattr(
+        StrategyChain, hook
+    ):
+        return tuple(leaf for inner in strategy.strategies for leaf in hook_strategies(inner, hook))
+    return (strategy,) if uses_hook(strategy, hook) else ()
+
+
 def _collect(
     strategies: Sequence[InjectionStrategy], context: InjectionContext, hook: str
 ) -> list[ToolsetChange]:

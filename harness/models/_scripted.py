@@ -25,6 +25,8 @@ from harness.models._steps import (
 
 __all__ = ["ScriptedModel"]
 
+_NO_USAGE = Usage()
+
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -177,7 +179,7 @@ class ScriptedModel(Model):
             return ModelResponse(
                 message=AssistantMessage(refusal=step.text),
                 finish_reason="stop",
-                usage=step.usage or Usage(),
+                usage=step.usage or _NO_USAGE,
                 model_name=self.name,
             )
         if isinstance(step, (ReplyStep, OutputStep)):
@@ -185,7 +187,7 @@ class ScriptedModel(Model):
             return ModelResponse(
                 message=AssistantMessage(content=text),
                 finish_reason=step.finish_reason or "stop",
-                usage=step.usage or Usage(),
+                usage=step.usage or _NO_USAGE,
                 model_name=self.name,
             )
         assert isinstance(step, (CallStep, CallsStep))
@@ -204,7 +206,7 @@ class ScriptedModel(Model):
         return ModelResponse(
             message=AssistantMessage(tool_calls=tuple(tool_calls)),
             finish_reason=step.finish_reason or "tool_calls",
-            usage=step.usage or Usage(),
+            usage=step.usage or _NO_USAGE,
             model_name=self.name,
         )
 

@@ -40,7 +40,7 @@ class ArgsSchema:
     fields: tuple[tuple[str, str], ...] = ()
     """``(model field, parameter)`` pairs; they differ only where a parameter name would
     clash with a pydantic attribute (``json``, ``schema``, ``model_*``): the field then
-    carries the parameter name as its alias. Empty means "field names are parameter names"."""
+    carries the parameter name as its alias."""
 
     @functools.cached_property
     def validator(self) -> Draft202012Validator:
@@ -69,9 +69,8 @@ class ArgsSchema:
 
     def call_kwargs(self, parsed: BaseModel) -> dict[str, Any]:
         """The validated arguments as keyword arguments of the function."""
-        if self.fields:
-            return {param: getattr(parsed, field) for field, param in self.fields}
-        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        values = parsed.__dict__
+        return {param: values[field] for field, param in self.fields}
 
 
 def _reject_constant(name: str) -> Any:
@@ -269,7 +268,7 @@ def build_args_schema(
         context_params=tuple(context_params),
         preset_params=tuple(preset_params),
         description=description,
-        fields=tuple(field_params) if any(f != p for f, p in field_params) else (),
+        fields=tuple(field_params),
     )
 
 

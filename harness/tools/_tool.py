@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import inspect
 import json
 from collections.abc import Callable, Mapping
@@ -297,9 +298,9 @@ class Tool:
             },
         }
 
-    @property
+    @functools.cached_property
     def is_async(self) -> bool:
-        """True when the handler is a coroutine function."""
+        """True when the handler is a coroutine function (computed once)."""
         return inspect.iscoroutinefunction(self.handler)
 
     # -- calling ------------------------------------------------------------------------
