@@ -119,3 +119,8 @@ def run_command(
     )
     if failed:
         raise typer.Exit(1)
+
+
+from harness.cli._serve import serve_command  # noqa: E402
+
+app.command("serve")(serve_command)

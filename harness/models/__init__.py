@@ -1,42 +1,121 @@
-"""Models: the interface, the scripted fake and (later) personas and provider adapters."""
+"""Models: the interface, scripted and callback fakes, personas, provider adapters."""
 
+from harness._errors import StaticToolsChanged
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse, ModelSettings, Usage
+from harness.models._callback import CallbackModel, CallbackResult
+from harness.models._capabilities import CapabilitiesOverride, StaticToolsModel, with_capabilities
+from harness.models._openai_chat import (
+    OPENAI_CHAT_CAPABILITIES,
+    OpenAIChatModel,
+    chat_params,
+    chat_response_from_chunks,
+    chat_response_from_completion,
+)
+from harness.models._openai_common import map_openai_error
+from harness.models._openai_responses import (
+    OPENAI_RESPONSES_CAPABILITIES,
+    OpenAIResponsesModel,
+    reasoning_items,
+    responses_params,
+    responses_response_from_events,
+    responses_response_from_response,
+)
+from harness.models._persona_base import ArgumentOverrides, Persona, Plan
+from harness.models._persona_explorer import Explorer
+from harness.models._persona_goal import DEFAULT_HINTS, GoalDirected
+from harness.models._persona_record import Decision, ReplayModel
+from harness.models._persona_state import RunState
+from harness.models._persona_weak import WeakBehavior
 from harness.models._scripted import ScriptedModel
 from harness.models._steps import (
     CallsStep,
     CallStep,
+    ErrorKind,
     ExpectOffered,
     OutputStep,
+    RaiseStep,
+    RefuseStep,
     ReplyStep,
     Step,
     call,
     calls,
     expect_offered,
     output,
+    raise_error,
+    refuse,
     reply,
     step_from_data,
     steps_from_data,
 )
+from harness.models._wire_app import RecordedRequest, WireApp, WireReply
+from harness.models._wire_server import WireServer
+from harness.models._wire_transport import (
+    FAKE_BASE_URL,
+    OpenAIWireTransport,
+    fake_async_openai_client,
+    fake_openai_client,
+)
 
 __all__ = [
+    "DEFAULT_HINTS",
+    "FAKE_BASE_URL",
+    "OPENAI_CHAT_CAPABILITIES",
+    "OPENAI_RESPONSES_CAPABILITIES",
+    "ArgumentOverrides",
     "CallStep",
+    "CallbackModel",
+    "CallbackResult",
     "CallsStep",
+    "CapabilitiesOverride",
+    "Decision",
+    "ErrorKind",
     "ExpectOffered",
+    "Explorer",
+    "GoalDirected",
     "Model",
     "ModelCapabilities",
     "ModelRequest",
     "ModelResponse",
     "ModelSettings",
+    "OpenAIChatModel",
+    "OpenAIResponsesModel",
+    "OpenAIWireTransport",
     "OutputStep",
+    "Persona",
+    "Plan",
+    "RaiseStep",
+    "RecordedRequest",
+    "RefuseStep",
+    "ReplayModel",
     "ReplyStep",
+    "RunState",
     "ScriptedModel",
+    "StaticToolsChanged",
+    "StaticToolsModel",
     "Step",
     "Usage",
+    "WeakBehavior",
+    "WireApp",
+    "WireReply",
+    "WireServer",
     "call",
     "calls",
+    "chat_params",
+    "chat_response_from_chunks",
+    "chat_response_from_completion",
     "expect_offered",
+    "fake_async_openai_client",
+    "fake_openai_client",
+    "map_openai_error",
     "output",
+    "raise_error",
+    "reasoning_items",
+    "refuse",
     "reply",
+    "responses_params",
+    "responses_response_from_events",
+    "responses_response_from_response",
     "step_from_data",
     "steps_from_data",
+    "with_capabilities",
 ]

@@ -1,0 +1,109 @@
+"""Capability wrappers: override what a model declares; simulate a static-tools provider."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from harness._errors import StaticToolsChanged, UsageError
+from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
+from harness.messages import Message
+
+__all__ = ["CapabilitiesOverride", "StaticToolsModel", "with_capabilities"]
+
+
+class _Wrapper(Model):
+    """Delegates everything to ``inner``."""
+
+    def __init__(self, inner: Model) -> None:
+        if not isinstance(inner, Model):
+            raise UsageError(f"expected a harness Model to wrap, got {inner!r}")
+        self.inner = inner
+        self.name = inner.name
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        return self.inner.request(request)
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        return await self.inner.arequest(request)
+
+    def end_run(self, *, completed: bool) -> None:
+        self.inner.end_run(completed=completed)
+
+
+class CapabilitiesOverride(_Wrapper):
+    """``inner`` with some declared capabilities changed (see ``with_capabilities``)."""
+
+    def __init__(self, inner: Model, capabilities: ModelCapabilities) -> None:
+        super().__init__(inner)
+        self.capabilities = capabilities
+
+    def __repr__(self) -> str:
+        return f"CapabilitiesOverride({self.inner!r}, {self.capabilities!r})"
+
+
+def with_capabilities(model: Model, **changes: Any) -> Model:
+    """``model`` declaring other capabilities, e.g. ``with_capabilities(m, streaming=False)``."""
+    valid = {f.name for f in dataclasses.fields(ModelCapabilities)}
+    unknown = sorted(set(changes) - valid)
+    if unknown:
+        raise UsageError(f"unknown capabilities {unknown}; valid names are {sorted(valid)}")
+    return CapabilitiesOverride(model, dataclasses.replace(model.capabilities, **changes))
+
+
+class StaticToolsModel(_Wrapper):
+    """Simulates a provider whose tools are configured once per session.
+
+    Like an SDK that sets up an MCP server before the query: it declares
+    ``supports_dynamic_tools=False`` and raises ``StaticToolsChanged`` when a
+    request in the same session offers another tool list. A session starts with
+    the first request, after ``end_run``, or when the history no longer extends
+    the previous one (the loop restarted the conversation).
+    """
+
+    def __init__(self, inner: Model) -> None:
+        super().__init__(inner)
+        self.capabilities = dataclasses.replace(inner.capabilities, supports_dynamic_tools=False)
+        self._tools: tuple[str, ...] | None = None
+        self._history: list[Message] = []
+        self.sessions = 0
+        """How many sessions have started (a restart starts a new one)."""
+
+    def __repr__(self) -> str:
+        return f"StaticToolsModel({self.inner!r})"
+
+    def _check(self, request: ModelRequest) -> None:
+        messages = list(request.messages)
+        continues = (
+            self._tools is not None
+            and len(messages) > len(self._history)
+            and messages[: len(self._history)] == self._history
+        )
+        if not continues:
+            self._tools = tuple(request.tool_names)
+            self.sessions += 1
+        elif tuple(request.tool_names) != self._tools:
+            before, now = set(self._tools or ()), set(request.tool_names)
+            raise StaticToolsChanged(
+                "this provider configures its tools once per session, but the tool list "
+                f"changed: added={sorted(now - before)!r}, removed={sorted(before - now)!r}. "
+                "Restart the conversation with the new tools (the loop does this when "
+                "capabilities.supports_dynamic_tools is False).",
+                status=400,
+                code="static_tools_changed",
+                retryable=False,
+            )
+        self._history = messages
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        self._check(request)
+        return self.inner.request(request)
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        self._check(request)
+        return await self.inner.arequest(request)
+
+    def end_run(self, *, completed: bool) -> None:
+        self._tools = None
+        self._history = []
+        self.inner.end_run(completed=completed)

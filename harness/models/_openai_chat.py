@@ -1,0 +1,227 @@
+"""The Chat Completions adapter over the official ``openai`` SDK (sync and async clients)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from harness._errors import ProviderError, UsageError
+from harness.loop import (
+    FinishReason,
+    Model,
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+)
+from harness.messages import AssistantMessage, ToolCall, ToolMessage, to_openai
+from harness.models._openai_common import (
+    client_kind,
+    map_openai_error,
+    output_format_name,
+    secrets_of,
+)
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+__all__ = [
+    "OPENAI_CHAT_CAPABILITIES",
+    "OpenAIChatModel",
+    "chat_params",
+    "chat_response_from_chunks",
+    "chat_response_from_completion",
+]
+
+OPENAI_CHAT_CAPABILITIES = ModelCapabilities(
+    supports_dynamic_tools=True, parallel_tool_calls=True, streaming=True, structured_output=True
+)
+"""What the Chat Completions API supports."""
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
+}
+_CHOICES = frozenset({"auto", "none", "required"})
+
+
+def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
+    if isinstance(choice, str) and choice not in _CHOICES:
+        return {"type": "function", "function": {"name": choice}}
+    return choice if isinstance(choice, str) else dict(choice)
+
+
+def chat_params(
+    request: ModelRequest,
+    *,
+    model: str,
+    stream: bool = False,
+    defaults: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of ``client.chat.completions.create`` for one request.
+
+    ``defaults`` (temperature, max_tokens, ...) apply first; the request's
+    ``settings.extra`` overrides them.
+    """
+    messages = []
+    for message in request.messages:
+        data = to_openai(message)
+        if isinstance(message, ToolMessage):
+            data.pop("name", None)
+        messages.append(data)
+    params: dict[str, Any] = {"model": model, "messages": messages}
+    settings = request.settings
+    if request.tools:
+        params["tools"] = [dict(tool) for tool in request.tools]
+        if settings.parallel_tool_calls is not None:
+            params["parallel_tool_calls"] = settings.parallel_tool_calls
+        if settings.tool_choice is not None:  # the API rejects tool_choice without tools
+            params["tool_choice"] = _tool_choice(settings.tool_choice)
+    if settings.output_schema is not None:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": output_format_name(settings.output_name),
+                "schema": dict(settings.output_schema),
+                "strict": False,
+            },
+        }
+    params.update(defaults or {})
+    params.update(settings.extra)
+    if stream:
+        params["stream"] = True
+        params["stream_options"] = {"include_usage": True}
+    return params
+
+
+def chat_response_from_completion(completion: ChatCompletion | Mapping[str, Any]) -> ModelResponse:
+    """The harness response for a ``ChatCompletion`` (an SDK object or its JSON)."""
+    from openai.types.chat import ChatCompletion
+
+    if isinstance(completion, Mapping):  # leniently, like the SDK reads responses
+        completion = ChatCompletion.model_construct(**completion)
+    if not completion.choices:
+        raise ProviderError(
+            f"the completion {completion.id!r} has no choices; expected one choice",
+            code="empty_response",
+        )
+    choice = completion.choices[0]
+    message = choice.message
+    calls = tuple(
+        ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments)
+        for call in message.tool_calls or ()
+        if call.type == "function"
+    )
+    usage = Usage()
+    if completion.usage is not None:
+        usage = Usage(
+            input_tokens=completion.usage.prompt_tokens,
+            output_tokens=completion.usage.completion_tokens,
+            total_tokens=completion.usage.total_tokens,
+        )
+    return ModelResponse(
+        message=AssistantMessage(
+            content=message.content, tool_calls=calls, refusal=message.refusal
+        ),
+        finish_reason=_FINISH.get(choice.finish_reason or "stop", "stop"),
+        usage=usage,
+        model_name=completion.model,
+    )
+
+
+def chat_response_from_chunks(
+    chunks: Iterable[ChatCompletionChunk | Mapping[str, Any]],
+) -> ModelResponse:
+    """Accumulate streamed chunks (SDK objects or their JSON) with the SDK's own stream state."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+    seen = False
+    for chunk in chunks:
+        if isinstance(chunk, Mapping):
+            chunk = ChatCompletionChunk.model_construct(**chunk)
+        state.handle_chunk(chunk)
+        seen = True
+    if not seen:
+        raise ProviderError("the stream ended before its first chunk", code="empty_response")
+    # the snapshot, not get_final_completion(): that one raises on `length` / `content_filter`
+    return chat_response_from_completion(state.current_completion_snapshot)
+
+
+class OpenAIChatModel(Model):
+    """A real model behind the Chat Completions API, through the official ``openai`` SDK.
+
+    Works with any OpenAI-compatible ``base_url``. Give a sync client for ``run``,
+    an async one for ``arun`` (a sync client also works there, in a worker thread).
+    SDK errors become ``ProviderError`` (``RateLimited``, ``ProviderTimeout``, ...)
+    with status, retry-after and code; credentials never appear in messages.
+    """
+
+    def __init__(
+        self,
+        client: openai.OpenAI | openai.AsyncOpenAI,
+        model: str = "gpt-4o-mini",
+        *,
+        stream: bool = False,
+        defaults: Mapping[str, Any] | None = None,
+        capabilities: ModelCapabilities | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._kind = client_kind(client, type(self).__name__)
+        if not isinstance(model, str) or not model:
+            raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
+        self.client = client
+        self.model = model
+        self.stream = stream
+        self.defaults = dict(defaults or {})
+        self.capabilities = capabilities or OPENAI_CHAT_CAPABILITIES
+        self.name = name or model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, stream={self.stream})"
+
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        """The SDK call's keyword arguments for ``request``."""
+        return chat_params(request, model=self.model, stream=self.stream, defaults=self.defaults)
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        if self._kind != "sync":
+            raise UsageError(
+                f"{type(self).__name__} has an async client: use harness.arun(...), or pass "
+                "an openai.OpenAI client for harness.run(...)"
+            )
+        import openai
+
+        client: openai.OpenAI = self.client  # type: ignore[assignment]
+        params = self.params(request)
+        try:
+            if self.stream:
+                with client.chat.completions.create(**params) as stream:
+                    return chat_response_from_chunks(stream)
+            return chat_response_from_completion(client.chat.completions.create(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        if self._kind == "sync":
+            return await asyncio.to_thread(self.request, request)
+        import openai
+
+        client: openai.AsyncOpenAI = self.client  # type: ignore[assignment]
+        params = self.params(request)
+        try:
+            if self.stream:
+                chunks = []
+                async with await client.chat.completions.create(**params) as stream:
+                    async for chunk in stream:
+                        chunks.append(chunk)
+                return chat_response_from_chunks(chunks)
+            return chat_response_from_completion(await client.chat.completions.create(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None

@@ -1,0 +1,125 @@
+"""Shared by the OpenAI adapters: client checks, error mapping, secret scrubbing."""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness._errors import (
+    ContextLengthExceeded,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    UsageError,
+)
+
+__all__ = [
+    "client_kind",
+    "map_openai_error",
+    "output_format_name",
+    "retry_after_seconds",
+    "scrub",
+    "secrets_of",
+]
+
+_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def client_kind(client: Any, adapter: str) -> str:
+    """``"sync"`` or ``"async"`` for an ``openai`` client; ``UsageError`` for anything else."""
+    import openai
+
+    if isinstance(client, openai.AsyncOpenAI):
+        return "async"
+    if isinstance(client, openai.OpenAI):
+        return "sync"
+    raise UsageError(
+        f"{adapter} needs an openai.OpenAI or openai.AsyncOpenAI client, got "
+        f"{type(client).__name__}; e.g. {adapter}(openai.OpenAI(base_url=..., api_key=...))"
+    )
+
+
+def secrets_of(client: Any) -> tuple[str, ...]:
+    """Credentials a client holds, to scrub from error messages."""
+    values = []
+    for attr in ("api_key", "admin_api_key", "webhook_secret"):
+        value = getattr(client, attr, None)
+        if isinstance(value, str) and len(value) >= 4:
+            values.append(value)
+    return tuple(values)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret replaced by ``***``."""
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def output_format_name(name: str | None) -> str:
+    """A ``response_format`` name that the API accepts (``^[a-zA-Z0-9_-]{1,64}$``)."""
+    cleaned = _NAME_CHARS.sub("_", name or "")[:64]
+    return cleaned or "output"
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (number or HTTP date)."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return float(millis) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        if parsed is None:
+            return None
+        return max(0.0, float(email.utils.mktime_tz(parsed) - time.time()))
+
+
+def _body_error(body: Any) -> Mapping[str, Any]:
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping):
+            return inner
+    return {}
+
+
+def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
+    """The harness ``ProviderError`` for an ``openai`` SDK exception (credentials scrubbed)."""
+    import openai
+
+    secrets = tuple(secrets)
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderTimeout(scrub(f"OpenAI request timed out: {exc}", secrets))
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderError(
+            scrub(f"could not reach the OpenAI endpoint: {exc}", secrets),
+            code="connection_error",
+            retryable=True,
+        )
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        error = _body_error(exc.body)
+        code = exc.code or error.get("code") or exc.type or error.get("type")
+        code = str(code) if code is not None else None
+        detail = error.get("message") or exc.message
+        message = scrub(f"OpenAI API error (status={status}, code={code!r}): {detail}", secrets)
+        retry_after = retry_after_seconds(exc.response.headers)
+        cls: type[ProviderError] = ProviderError
+        if status == 429:
+            cls = RateLimited
+        elif code == "context_length_exceeded":
+            cls = ContextLengthExceeded
+        return cls(message, status=status, retry_after=retry_after, code=code)
+    return ProviderError(scrub(f"OpenAI SDK error: {exc}", secrets))

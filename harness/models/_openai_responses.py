@@ -1,0 +1,328 @@
+"""The Responses API adapter over the official ``openai`` SDK, stateless.
+
+Every turn sends the full input: messages, ``function_call`` items for earlier
+tool calls, ``function_call_output`` items for their results, and the reasoning
+items the model returned before those calls (kept by the adapter for the run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from harness._errors import ProviderError, UsageError
+from harness.loop import FinishReason, Model, ModelCapabilities, ModelRequest, ModelResponse, Usage
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
+from harness.models._openai_common import (
+    client_kind,
+    map_openai_error,
+    output_format_name,
+    secrets_of,
+)
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.responses import Response, ResponseStreamEvent
+
+__all__ = [
+    "OPENAI_RESPONSES_CAPABILITIES",
+    "OpenAIResponsesModel",
+    "reasoning_items",
+    "responses_params",
+    "responses_response_from_events",
+    "responses_response_from_response",
+]
+
+OPENAI_RESPONSES_CAPABILITIES = ModelCapabilities(
+    supports_dynamic_tools=True, parallel_tool_calls=True, streaming=True, structured_output=True
+)
+"""What the Responses API supports."""
+
+_CHOICES = frozenset({"auto", "none", "required"})
+_INCOMPLETE: dict[str, FinishReason] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
+_FINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+ReasoningKey = tuple[str, ...]
+
+
+def message_key(message: AssistantMessage) -> ReasoningKey:
+    """Identifies an assistant turn in later histories (its call ids, else its text)."""
+    if message.tool_calls:
+        return ("calls", *(call.id for call in message.tool_calls))
+    return ("text", message.content or "", message.refusal or "")
+
+
+def _tool(definition: Mapping[str, Any]) -> dict[str, Any]:
+    function = definition.get("function", definition)
+    tool = {"type": "function", "name": function["name"]}
+    for key in ("description", "parameters"):
+        if key in function:
+            tool[key] = function[key]
+    tool["strict"] = bool(function.get("strict", False))
+    return tool
+
+
+def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
+    if isinstance(choice, str):
+        return choice if choice in _CHOICES else {"type": "function", "name": choice}
+    function = choice.get("function")
+    if choice.get("type") == "function" and isinstance(function, Mapping):
+        return {"type": "function", "name": function.get("name")}
+    return dict(choice)
+
+
+def _input(
+    messages: Iterable[Message], reasoning: Mapping[ReasoningKey, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            items.extend(reasoning.get(message_key(message), ()))
+            text = message.content if message.content is not None else message.refusal
+            if text:
+                items.append({"role": "assistant", "content": text})
+            for call in message.tool_calls:
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                    }
+                )
+        elif isinstance(message, ToolMessage):
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": message.content,
+                }
+            )
+        else:
+            role = "system" if isinstance(message, SystemMessage) else "user"
+            items.append({"role": role, "content": message.content})
+    return items
+
+
+def responses_params(
+    request: ModelRequest,
+    *,
+    model: str,
+    stream: bool = False,
+    defaults: Mapping[str, Any] | None = None,
+    reasoning: Mapping[ReasoningKey, list[dict[str, Any]]] | None = None,
+    include_reasoning: bool = True,
+) -> dict[str, Any]:
+    """The keyword arguments of ``client.responses.create`` for one request (``store=False``)."""
+    params: dict[str, Any] = {
+        "model": model,
+        "input": _input(request.messages, reasoning or {}),
+        "store": False,
+    }
+    if include_reasoning:
+        params["include"] = ["reasoning.encrypted_content"]
+    settings = request.settings
+    if request.tools:
+        params["tools"] = [_tool(t) for t in request.tools]
+        if settings.parallel_tool_calls is not None:
+            params["parallel_tool_calls"] = settings.parallel_tool_calls
+        if settings.tool_choice is not None:  # the API rejects tool_choice without tools
+            params["tool_choice"] = _tool_choice(settings.tool_choice)
+    if settings.output_schema is not None:
+        params["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": output_format_name(settings.output_name),
+                "schema": dict(settings.output_schema),
+                "strict": False,
+            }
+        }
+    params.update(defaults or {})
+    params.update(settings.extra)
+    if stream:
+        params["stream"] = True
+    return params
+
+
+def _as_response(response: Response | Mapping[str, Any]) -> Response:
+    from openai.types.responses import Response
+
+    if isinstance(response, Mapping):  # leniently, like the SDK reads responses
+        return Response.model_construct(**response)
+    return response
+
+
+def responses_response_from_response(response: Response | Mapping[str, Any]) -> ModelResponse:
+    """The harness response for a Responses API ``Response`` (an SDK object or its JSON)."""
+    response = _as_response(response)
+    if response.error is not None:
+        raise ProviderError(
+            f"the response failed: {response.error.message}", code=str(response.error.code)
+        )
+    texts: list[str] = []
+    refusals: list[str] = []
+    calls: list[ToolCall] = []
+    for item in response.output:
+        if item.type == "message":
+            for part in item.content:
+                if part.type == "output_text":
+                    texts.append(part.text)
+                elif part.type == "refusal":
+                    refusals.append(part.refusal)
+        elif item.type == "function_call":
+            calls.append(ToolCall(id=item.call_id, name=item.name, arguments=item.arguments))
+    finish: FinishReason = "tool_calls" if calls else "stop"
+    if response.status == "incomplete":
+        reason = response.incomplete_details.reason if response.incomplete_details else None
+        finish = _INCOMPLETE.get(reason or "", "length")
+    usage = Usage()
+    if response.usage is not None:
+        usage = Usage(
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            total_tokens=response.usage.total_tokens,
+        )
+    message = AssistantMessage(
+        content="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        refusal="".join(refusals) if refusals else None,
+    )
+    return ModelResponse(
+        message=message, finish_reason=finish, usage=usage, model_name=str(response.model)
+    )
+
+
+def reasoning_items(response: Response | Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The reasoning items of a response, as input items to send back next turn."""
+    response = _as_response(response)
+    return [
+        item.model_dump(mode="json", exclude_none=True)
+        for item in response.output
+        if item.type == "reasoning"
+    ]
+
+
+def final_response(events: Iterable[ResponseStreamEvent | Mapping[str, Any]]) -> Response:
+    """The final ``Response`` of an event stream (``response.completed`` and kin)."""
+    final: Any = None
+    for event in events:
+        data = event if isinstance(event, Mapping) else None
+        kind = data.get("type") if data is not None else event.type  # type: ignore[union-attr]
+        if kind == "error":
+            message = data.get("message") if data is not None else getattr(event, "message", "")
+            raise ProviderError(f"the response stream reported an error: {message}")
+        if kind in _FINAL_EVENTS:
+            final = data["response"] if data is not None else event.response  # type: ignore[union-attr]
+    if final is None:
+        raise ProviderError(
+            "the response stream ended without response.completed", code="empty_response"
+        )
+    return _as_response(final)
+
+
+def responses_response_from_events(
+    events: Iterable[ResponseStreamEvent | Mapping[str, Any]],
+) -> ModelResponse:
+    """The harness response for a Responses API event stream (SDK events or their JSON)."""
+    return responses_response_from_response(final_response(events))
+
+
+class OpenAIResponsesModel(Model):
+    """A real model behind the Responses API (stateless), through the official SDK.
+
+    Each request sends the whole conversation (``store=False``); reasoning items
+    returned by reasoning models are kept for the run and sent back in place.
+    """
+
+    def __init__(
+        self,
+        client: openai.OpenAI | openai.AsyncOpenAI,
+        model: str = "gpt-4o-mini",
+        *,
+        stream: bool = False,
+        defaults: Mapping[str, Any] | None = None,
+        include_reasoning: bool = True,
+        capabilities: ModelCapabilities | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._kind = client_kind(client, type(self).__name__)
+        if not isinstance(model, str) or not model:
+            raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
+        self.client = client
+        self.model = model
+        self.stream = stream
+        self.defaults = dict(defaults or {})
+        self.include_reasoning = include_reasoning
+        self.capabilities = capabilities or OPENAI_RESPONSES_CAPABILITIES
+        self.name = name or model
+        self._reasoning: dict[ReasoningKey, list[dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, stream={self.stream})"
+
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        """The SDK call's keyword arguments for ``request``."""
+        with self._lock:
+            reasoning = dict(self._reasoning)
+        return responses_params(
+            request,
+            model=self.model,
+            stream=self.stream,
+            defaults=self.defaults,
+            reasoning=reasoning,
+            include_reasoning=self.include_reasoning,
+        )
+
+    def _finish(self, response: Response) -> ModelResponse:
+        result = responses_response_from_response(response)
+        items = reasoning_items(response)
+        if items:
+            with self._lock:
+                self._reasoning[message_key(result.message)] = items
+        return result
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        if self._kind != "sync":
+            raise UsageError(
+                f"{type(self).__name__} has an async client: use harness.arun(...), or pass "
+                "an openai.OpenAI client for harness.run(...)"
+            )
+        import openai
+
+        client: openai.OpenAI = self.client  # type: ignore[assignment]
+        params = self.params(request)
+        try:
+            if self.stream:
+                with client.responses.create(**params) as stream:
+                    return self._finish(final_response(stream))
+            return self._finish(client.responses.create(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        if self._kind == "sync":
+            return await asyncio.to_thread(self.request, request)
+        import openai
+
+        client: openai.AsyncOpenAI = self.client  # type: ignore[assignment]
+        params = self.params(request)
+        try:
+            if self.stream:
+                events = []
+                async with await client.responses.create(**params) as stream:
+                    async for event in stream:
+                        events.append(event)
+                return self._finish(final_response(events))
+            return self._finish(await client.responses.create(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+
+    def end_run(self, *, completed: bool) -> None:
+        with self._lock:
+            self._reasoning.clear()

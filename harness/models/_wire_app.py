@@ -1,0 +1,191 @@
+"""The fake OpenAI server's logic, sans-IO: a request (method, path, bytes) in, a reply out.
+
+The httpx transport and the loopback HTTP server are thin shells around ``WireApp``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from harness._errors import ProviderError, UsageError
+from harness.loop import Model, ModelResponse
+from harness.models._wire_chat import parse_chat_request, render_chat, stream_chat
+from harness.models._wire_common import IdSource, WireRequest, now
+from harness.models._wire_errors import WireError, provider_error_to_wire
+from harness.models._wire_responses import (
+    parse_responses_request,
+    render_response,
+    stream_response,
+)
+from harness.models._wire_validation import Profile
+
+__all__ = ["RecordedRequest", "WireApp", "WireReply"]
+
+_BAD_JSON = (
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
+    "us through our help center at help.openai.com.)"
+)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WireReply:
+    """What the server answers."""
+
+    status: int
+    headers: Mapping[str, str]
+    chunks: tuple[bytes, ...]
+    """The body: one chunk for JSON, one per event for SSE."""
+    timeout: bool = False
+    """Simulate a timeout instead of answering (a served ``ProviderTimeout``)."""
+
+    @property
+    def body(self) -> bytes:
+        """The whole body."""
+        return b"".join(self.chunks)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RecordedRequest:
+    """A request the server received (no headers are kept, so no credentials)."""
+
+    method: str
+    path: str
+    body: Any
+    """The decoded JSON body (``None`` when absent or not JSON)."""
+    retry_count: int | None = None
+    """The SDK's ``x-stainless-retry-count`` header, when sent."""
+
+
+class WireApp:
+    """Serves a harness ``Model`` in the OpenAI wire format.
+
+    Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``GET /v1/models``
+    (the ``/v1`` prefix is optional). ``profile="strict"`` adds provider rules
+    stricter than OpenAI's (a history calling a tool no longer declared is rejected).
+    """
+
+    def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
+        if not isinstance(model, Model):
+            raise UsageError(f"the fake server serves a harness Model, got {model!r}")
+        if profile not in ("default", "strict"):
+            raise UsageError(f"profile must be 'default' or 'strict', got {profile!r}")
+        self.model = model
+        self.profile: Profile = profile
+        self.chunk_chars = max(1, int(chunk_chars))
+        self.requests: list[RecordedRequest] = []
+        """Every request received, in order (retries included)."""
+        self._ids = IdSource()
+        self._lock = threading.Lock()
+
+    # -- the two halves around the model call ------------------------------------------
+
+    def _prepare(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str]
+    ) -> WireRequest | WireReply:
+        route = path.split("?", 1)[0].rstrip("/")
+        if route.startswith("/v1/") or route == "/v1":
+            route = route[3:]
+        decoded: Any = None
+        if body:
+            try:
+                decoded = json.loads(body)
+            except (ValueError, UnicodeDecodeError):
+                decoded = None
+        retry = headers.get("x-stainless-retry-count")
+        with self._lock:
+            self.requests.append(
+                RecordedRequest(
+                    method=method,
+                    path=path,
+                    body=decoded,
+                    retry_count=int(retry) if retry and retry.isdigit() else None,
+                )
+            )
+        try:
+            if method == "GET" and route == "/models":
+                return self._json(200, self._models())
+            if method == "GET" and route.startswith("/models/"):
+                return self._json(200, self._model_entry(route.removeprefix("/models/")))
+            if method != "POST" or route not in ("/chat/completions", "/responses"):
+                raise WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
+            if not isinstance(decoded, dict):
+                raise WireError(400, _BAD_JSON)
+            if route == "/chat/completions":
+                return parse_chat_request(decoded, profile=self.profile)
+            return parse_responses_request(decoded, profile=self.profile)
+        except WireError as exc:
+            return self._error(exc)
+
+    def _render(self, wire: WireRequest, response: ModelResponse, path: str) -> WireReply:
+        if not isinstance(response, ModelResponse):
+            raise TypeError(
+                f"the served model must return a ModelResponse, got {type(response).__name__}"
+            )
+        chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
+        if wire.stream:
+            stream = stream_chat if chat else stream_response
+            chunks = stream(wire, response, self._ids, chunk_chars=self.chunk_chars)
+            headers = {**self._headers(), "content-type": "text/event-stream; charset=utf-8"}
+            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
+        data = (render_chat if chat else render_response)(wire, response, self._ids)
+        return self._json(200, data)
+
+    # -- entry points ------------------------------------------------------------------
+
+    def handle(
+        self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> WireReply:
+        """Answer one request, calling the model synchronously (serialised by a lock)."""
+        prepared = self._prepare(method, path, body, headers or {})
+        if isinstance(prepared, WireReply):
+            return prepared
+        try:
+            with self._lock:
+                response = self.model.request(prepared.request)
+        except ProviderError as exc:
+            return self._error(provider_error_to_wire(exc))
+        return self._render(prepared, response, path)
+
+    async def ahandle(
+        self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
+    ) -> WireReply:
+        """Answer one request, awaiting the model's ``arequest``."""
+        prepared = self._prepare(method, path, body, headers or {})
+        if isinstance(prepared, WireReply):
+            return prepared
+        try:
+            response = await self.model.arequest(prepared.request)
+        except ProviderError as exc:
+            return self._error(provider_error_to_wire(exc))
+        return self._render(prepared, response, path)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        return {
+            "x-request-id": self._ids.next("req_"),
+            "openai-processing-ms": "0",
+            "openai-version": "2020-10-01",
+        }
+
+    def _json(self, status: int, data: Any) -> WireReply:
+        headers = {**self._headers(), "content-type": "application/json"}
+        return WireReply(status=status, headers=headers, chunks=(json.dumps(data).encode(),))
+
+    def _error(self, exc: WireError) -> WireReply:
+        headers = {**self._headers(), "content-type": "application/json", **exc.headers}
+        return WireReply(
+            status=exc.status, headers=headers, chunks=(exc.body(),), timeout=exc.timeout
+        )
+
+    def _model_entry(self, model_id: str) -> dict[str, Any]:
+        return {"id": model_id, "object": "model", "created": now(), "owned_by": "harness"}
+
+    def _models(self) -> dict[str, Any]:
+        return {"object": "list", "data": [self._model_entry(self.model.name)]}

@@ -1,0 +1,142 @@
+"""Shared pieces of the fake OpenAI server: parsed requests, ids, SSE framing, usage."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from harness.loop import ModelRequest, Usage
+from harness.messages import AssistantMessage, Message
+from harness.models._wire_errors import WireError
+
+__all__ = [
+    "IdSource",
+    "WireRequest",
+    "count_iteration",
+    "fragments",
+    "require_model",
+    "sse",
+    "text_of",
+    "words",
+]
+
+_WORDS = re.compile(r"\s*\S+|\s+")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WireRequest:
+    """A validated request of either API, ready for the served model."""
+
+    model: str
+    """The model name the client asked for (echoed in the response)."""
+    request: ModelRequest
+    """What the served harness model sees."""
+    stream: bool = False
+    """Whether the client asked for server-sent events."""
+    include_usage: bool = False
+    """Chat streaming: send a final usage-only chunk (``stream_options.include_usage``)."""
+    body: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    """The decoded JSON body (echoed fields come from here)."""
+
+
+class IdSource:
+    """Unique, readable ids (``chatcmpl-harness000001``), thread-safe."""
+
+    def __init__(self) -> None:
+        self._counter = itertools.count(1)
+
+    def next(self, prefix: str) -> str:
+        """A new id with ``prefix``."""
+        return f"{prefix}harness{next(self._counter):06d}"
+
+
+def now() -> int:
+    """Unix time in seconds, as the API reports ``created``."""
+    return int(time.time())
+
+
+def require_model(body: Mapping[str, Any]) -> str:
+    """The ``model`` field, or the API's 400 when it is missing."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise WireError(400, "you must provide a model parameter")
+    return model
+
+
+def text_of(content: Any, where: str) -> str | None:
+    """Text of a message ``content``: a string or a list of text parts."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(part, Mapping) and isinstance(part.get("refusal"), str):
+                texts.append(part["refusal"])
+        return "\n".join(texts)
+    raise WireError(
+        400,
+        f"Invalid type for '{where}': expected one of a string or array of objects, "
+        f"but got {type(content).__name__} instead.",
+        param=where,
+        code="invalid_type",
+    )
+
+
+def count_iteration(messages: Sequence[Message]) -> int:
+    """1 + the number of assistant turns so far."""
+    return 1 + sum(1 for m in messages if isinstance(m, AssistantMessage))
+
+
+def usage_chat(usage: Usage) -> dict[str, Any]:
+    """Chat Completions ``usage`` object."""
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def usage_responses(usage: Usage) -> dict[str, Any]:
+    """Responses API ``usage`` object."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
+    }
+
+
+def words(text: str) -> list[str]:
+    """Split text into word-sized deltas (leading whitespace kept), like token streaming."""
+    return _WORDS.findall(text) or [text]
+
+
+def fragments(text: str, size: int) -> Iterator[str]:
+    """Split ``text`` into pieces of at most ``size`` characters (at least one piece)."""
+    if not text:
+        yield ""
+        return
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def sse(data: Mapping[str, Any] | str, event: str | None = None) -> bytes:
+    """One server-sent event: optional ``event:`` line, ``data:`` line, blank line."""
+    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()

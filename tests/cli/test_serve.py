@@ -1,0 +1,112 @@
+"""``harness serve``: a scenario's model over HTTP; prints its URL, stops on Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import openai
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli._app import app
+from harness.models import ScriptedModel, WireServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = ROOT / "scenarios" / "discovery" / "seed_average_spend.yaml"
+SEARCH = {
+    "type": "function",
+    "function": {
+        "name": "search_customer",
+        "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
+    },
+}
+
+
+def _lines(process: subprocess.Popen[str]) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
+def test_serve_prints_its_url_serves_and_stops_on_ctrl_c() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", "serve",
+         "--scenario", str(SCENARIO), "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    try:
+        lines = _lines(process)
+        url = None
+        seen = []
+        while url is None:
+            line = lines.get(timeout=20)
+            seen.append(line)
+            if line.startswith("OPENAI_BASE_URL="):
+                url = line.strip().split("=", 1)[1]
+        assert url.startswith("http://127.0.0.1:")
+        with openai.OpenAI(base_url=url, api_key="test", max_retries=0, timeout=10) as client:
+            completion = client.chat.completions.create(
+                model="gpt-test",
+                messages=[{"role": "user", "content": "What's John Smith's average spend?"}],
+                tools=[SEARCH],  # type: ignore[list-item]
+            )
+        call = (completion.choices[0].message.tool_calls or [])[0]
+        assert call.function.name == "search_customer"  # type: ignore[union-attr]
+        assert json.loads(call.function.arguments) == {"name": "John Smith"}  # type: ignore[union-attr]
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+        rest = []
+        while not lines.empty():
+            rest.append(lines.get())
+        assert "stopped" in "".join(rest)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def test_serve_command_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(self: WireServer) -> None:
+        self.stop()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(WireServer, "serve_forever", interrupted)
+    result = CliRunner().invoke(app, ["serve", "--scenario", str(SCENARIO), "--strict"])
+    assert result.exit_code == 0, result.output
+    assert "OPENAI_BASE_URL=http://127.0.0.1:" in result.output
+    assert "stopped" in result.output
+
+
+def test_serve_reports_a_bad_scenario(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", "--scenario", str(tmp_path / "missing.yaml")])
+    assert result.exit_code == 2
+    assert "error:" in result.output and "missing.yaml" in result.output
+
+
+def test_serve_reports_a_port_in_use() -> None:
+    with WireServer(ScriptedModel([])) as busy:
+        result = CliRunner().invoke(
+            app, ["serve", "--scenario", str(SCENARIO), "--port", str(busy.port)]
+        )
+    assert result.exit_code == 2
+    assert "error:" in result.output

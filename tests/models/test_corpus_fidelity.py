@@ -1,0 +1,181 @@
+"""Real recorded OpenAI traffic (../shared/corpus) parses like the SDK parses it.
+
+For every recorded response, our parsing functions applied to the raw body give
+the same harness ``ModelResponse`` as the adapter gives when the real SDK reads
+that body from a replaying transport (gzip, scalar headers, SSE with ``event:``
+lines and usage-only chunks included). The recorded *requests* pass the fake
+server's validation, so it accepts what the real SDK sends.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+import pytest
+import yaml
+from openai._streaming import SSEDecoder
+from wire_helpers import corpus_dir, model_request
+
+from harness.loop import ModelResponse
+from harness.models import (
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    chat_response_from_chunks,
+    chat_response_from_completion,
+    responses_response_from_events,
+    responses_response_from_response,
+)
+from harness.models._wire_chat import parse_chat_request
+from harness.models._wire_responses import parse_responses_request
+
+CORPUS = corpus_dir()
+pytestmark = pytest.mark.skipif(
+    CORPUS is None,
+    reason="the recorded corpus (../shared/corpus or $HARNESS_CORPUS) is not available",
+)
+FILES = sorted(
+    p.relative_to(CORPUS).as_posix()
+    for folder in ("openai", "pydantic_ai_variant")
+    for p in (CORPUS / folder if CORPUS else Path("/nonexistent")).glob("*.yaml")
+)
+
+
+def _interactions(name: str) -> list[dict[str, Any]]:
+    assert CORPUS is not None
+    data = yaml.load((CORPUS / name).read_text(encoding="utf-8"), Loader=yaml.Loader)
+    return data["interactions"]  # type: ignore[no-any-return]
+
+
+def _headers(raw: dict[str, Any]) -> dict[str, str]:
+    """Header names in any case, values as lists or scalars -> one lower-cased dict."""
+    out = {}
+    for key, value in raw.items():
+        out[key.lower()] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return out
+
+
+def _body(part: dict[str, Any]) -> bytes:
+    if "parsed_body" in part:
+        return json.dumps(part["parsed_body"]).encode()
+    body = part.get("body")
+    data = body.get("string", b"") if isinstance(body, dict) else body or b""
+    return data if isinstance(data, bytes) else str(data).encode()
+
+
+def _decoded(response: dict[str, Any]) -> bytes:
+    raw = _body(response)
+    if _headers(response.get("headers", {})).get("content-encoding") == "gzip":
+        return gzip.decompress(raw)
+    return raw
+
+
+def _direct(uri: str, response: dict[str, Any]) -> ModelResponse:
+    """Our parsing functions on the raw recorded body."""
+    text = _decoded(response)
+    is_chat = uri.endswith("/chat/completions")
+    content_type = _headers(response["headers"]).get("content-type", "")
+    if content_type.startswith("text/event-stream"):
+        events = [
+            json.loads(sse.data)
+            for sse in SSEDecoder().iter_bytes(iter([text]))
+            if sse.data and sse.data != "[DONE]"
+        ]
+        if is_chat:
+            return chat_response_from_chunks(events)
+        return responses_response_from_events(events)
+    data = json.loads(text)
+    return (
+        chat_response_from_completion(data) if is_chat else responses_response_from_response(data)
+    )
+
+
+def _replaying_client(response: dict[str, Any]) -> openai.OpenAI:
+    headers = _headers(response["headers"])
+    headers.pop("content-length", None)  # some recordings were reformatted
+    headers.pop("transfer-encoding", None)
+    raw = _body(response)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(response["status"]["code"], headers=headers, content=raw)
+
+    return openai.OpenAI(
+        base_url="https://api.openai.com/v1",
+        api_key="sk-test",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+
+
+def _through_sdk(uri: str, request_body: dict[str, Any], response: dict[str, Any]) -> ModelResponse:
+    client = _replaying_client(response)
+    model_id = request_body.get("model", "m")
+    stream = bool(request_body.get("stream"))
+    if uri.endswith("/chat/completions"):
+        return OpenAIChatModel(client, model_id, stream=stream).request(model_request())
+    return OpenAIResponsesModel(client, model_id, stream=stream).request(model_request())
+
+
+def _request_body(request: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(_body(request))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_recorded_responses_parse_like_the_sdk(name: str) -> None:
+    interactions = _interactions(name)
+    assert interactions
+    for interaction in interactions:
+        request, response = interaction["request"], interaction["response"]
+        uri = request["uri"]
+        direct = _direct(uri, response)
+        via_sdk = _through_sdk(uri, _request_body(request), response)
+        assert direct == via_sdk, f"{name}: {uri}"
+        assert direct.model_name  # every recorded response names its model
+        assert direct.message.content or direct.message.tool_calls
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_recorded_requests_pass_the_fake_servers_validation(name: str) -> None:
+    for interaction in _interactions(name):
+        request = interaction["request"]
+        body = _request_body(request)
+        parse = (
+            parse_chat_request
+            if request["uri"].endswith("/chat/completions")
+            else (parse_responses_request)
+        )
+        wire = parse(body)
+        assert wire.model == body["model"]
+        assert wire.stream == bool(body.get("stream"))
+        assert len(wire.request.tool_names) == len(body.get("tools", []))
+
+
+def test_known_facts_of_the_recordings() -> None:
+    stream = _interactions("openai/chat_stream_tool_call_then_result.yaml")
+    first = _direct(stream[0]["request"]["uri"], stream[0]["response"])
+    assert [c.name for c in first.message.tool_calls] == ["multiply"]
+    assert json.loads(first.message.tool_calls[0].arguments) == {"a": 1231, "b": 2331}
+    assert first.finish_reason == "tool_calls"
+    assert first.usage.total_tokens > 0  # from the usage-only last chunk
+    parallel = _interactions("openai/chat_parallel_tool_calls_with_results.yaml")
+    calls = _direct(parallel[0]["request"]["uri"], parallel[0]["response"]).message.tool_calls
+    assert len(calls) == 2
+    gz = _interactions("openai/responses_function_call_roundtrip_gzip.yaml")
+    tool_turn = _direct(gz[0]["request"]["uri"], gz[0]["response"])
+    assert tool_turn.finish_reason == "tool_calls"
+    assert tool_turn.message.tool_calls[0].name == "multiply"
+    answer = _direct(gz[1]["request"]["uri"], gz[1]["response"])
+    assert answer.finish_reason == "stop" and answer.message.content
+
+
+def test_corpus_location_can_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HARNESS_CORPUS", str(tmp_path))
+    assert corpus_dir() == tmp_path.resolve()
+    monkeypatch.setenv("HARNESS_CORPUS", str(tmp_path / "missing"))
+    assert corpus_dir() is None
