@@ -1,16 +1,404 @@
 """The harness pytest plugin (registered through the ``pytest11`` entry point).
 
-It imports almost nothing at load time, so installing the package does not slow
-down unrelated test suites.
+It imports almost nothing at load time (pytest and two stdlib-only helpers), so
+installing the package does not slow down unrelated test suites; the loop, the
+``openai`` SDK, vcrpy and friends are imported inside the hooks and fixtures that
+need them.
+
+Precedence of settings, strongest first: command line > ini file > the
+``harness_config`` fixture > the test's marker > built-in default.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harness import _plugin_options as _opts
+from harness import _plugin_sink
+
+if TYPE_CHECKING:
+    import openai
+
+    from harness.loop import Model
+    from harness.models import ScriptedModel
+    from harness.scenarios import ScenarioOutcome
+    from harness.testing import HarnessConfig, HarnessRunner, Settings, TimelineSnapshot
+
+_HOW_TO_ALLOW = (
+    "Replay a cassette (@pytest.mark.harness_cassette) or use the in-process fake "
+    "(the harness_openai fixture); to allow real traffic pass --harness-network=allow "
+    "(ini: harness_network = allow, or HarnessConfig(network='allow') from a conftest "
+    "harness_config fixture)."
+)
+_SETTINGS_FIXTURES = frozenset({"harness_config", "harness_settings"})
+_SCENARIO_FAILURE = pytest.StashKey[str]()
 
 
-def pytest_configure(config: Any) -> None:
-    """Register the plugin's markers."""
-    config.addinivalue_line(
-        "markers", "harness_scenario(path): run the test against a harness scenario file"
+# -- configuration ---------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    _opts.add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from harness import _plugin_hookspecs
+
+    pluginmanager.add_hookspecs(_plugin_hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in _opts.MARKERS:
+        config.addinivalue_line("markers", line)
+    for opt in _opts.OPTIONS:
+        if not opt.is_flag:
+            _opts.cli_or_ini(config, opt)  # a bad ini value fails the session at once
+
+
+def _uses_harness(item: pytest.Item) -> bool:
+    if item.get_closest_marker("harness_cassette") or item.get_closest_marker("harness_scenario"):
+        return True
+    names = getattr(item, "fixturenames", ())
+    return any(n.startswith("harness_") and n not in _SETTINGS_FIXTURES for n in names)
+
+
+# -- per-test bookkeeping --------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    outer = _plugin_sink.current()
+    _plugin_sink.open_sink(item.nodeid)
+    try:
+        return (yield)
+    finally:
+        _plugin_sink.restore(outer)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    failure = item.stash.get(_SCENARIO_FAILURE, None)
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)  # the marked scenario failed: the test fails
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    sink = _plugin_sink.current()
+    if sink is not None and call.when == "call" and sink.traces:
+        from harness.testing._report import junit_properties
+
+        item.user_properties.extend(junit_properties(sink.traces))
+    report = yield
+    if sink is not None and (sink.traces or sink.failures):
+        mode = _opts.cli_or_ini(item.config, _opts.TIMELINE) or "on-failure"
+        show = (mode == "always" and report.when == "call") or (
+            mode == "on-failure" and report.failed
+        )
+        if show and all(name != _opts.TIMELINE_SECTION for name, _ in report.sections):
+            from harness.testing._report import report_text
+
+            report.sections.append(
+                (_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures))
+            )
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    mode = _opts.cli_or_ini(config, _opts.TIMELINE) or "on-failure"
+    reports = [
+        r for key in ("failed", "error", "passed") for r in terminalreporter.stats.get(key, [])
+    ]
+    if mode != "never":
+        entries = [
+            (r.nodeid, text)
+            for r in reports
+            for name, text in getattr(r, "sections", ())
+            if name == _opts.TIMELINE_SECTION
+        ]
+        if entries:
+            terminalreporter.write_sep("=", "harness timelines")
+            for nodeid, text in entries:
+                terminalreporter.write_line(nodeid)
+                for line in text.splitlines():
+                    terminalreporter.write_line("  " + line)
+    written = [
+        str(value)
+        for r in terminalreporter.stats.get("", []) + reports
+        for key, value in getattr(r, "user_properties", ())
+        if key == _opts.SNAPSHOT_PROPERTY and getattr(r, "when", "") == "teardown"
+    ]
+    if written:
+        terminalreporter.write_sep("-", f"harness: {len(written)} timeline snapshot(s) written")
+        for path in written:
+            terminalreporter.write_line(path)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    snapshots = sys.modules.get("harness.testing._snapshot")
+    if snapshots is not None:
+        snapshots.apply_inline_updates()
+
+
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    assertions = sys.modules.get("harness.assertions")
+    if assertions is None or op not in ("==", "!="):
+        return None
+    if isinstance(right, assertions.Expectation):
+        expectation, subject = right, left
+    elif isinstance(left, assertions.Expectation):
+        expectation, subject = left, right
+    else:
+        return None
+    try:
+        verdict = expectation.check(subject, record=False)
+    except Exception:
+        return None
+    if op == "!=":
+        return [f"expected the run not to satisfy: {expectation.description} (it does)"]
+    if verdict.passed or verdict.failure is None:
+        return None
+    from harness.assertions import render_table
+    from harness.scenarios import timeline_rows
+
+    failure = verdict.failure
+    table = render_table(
+        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=2
     )
+    return [f"{expectation.description}: {failure.problem}", *table]
+
+
+# -- collection: scenario files and the harness_scenario marker ------------------------
+
+
+def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+    patterns = parent.config.getini(_opts.SCENARIO_PATHS_INI)
+    if not patterns or file_path.suffix not in (".yaml", ".yml"):
+        return None
+    from harness.testing._items import ScenarioFile, matches_patterns
+
+    if not matches_patterns(file_path, parent.config.rootpath, patterns):
+        return None
+    return ScenarioFile.from_parent(parent, path=file_path)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marker = metafunc.definition.get_closest_marker("harness_scenario")
+    if marker is None:
+        return
+    from harness._errors import UsageError
+    from harness.testing._items import scenario_paths
+
+    if not marker.args:
+        raise UsageError("harness_scenario needs a path: @pytest.mark.harness_scenario('x.yaml')")
+    bases = [metafunc.definition.path.parent, metafunc.config.rootpath]
+    paths = [p for pattern in marker.args for p in scenario_paths(str(pattern), bases)]
+    if "harness_scenario" not in metafunc.fixturenames:
+        metafunc.fixturenames.append("harness_scenario")
+    metafunc.parametrize(
+        "harness_scenario", paths, indirect=True, ids=[p.stem for p in paths], scope="function"
+    )
+
+
+# -- fixtures ----------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _harness_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Refuse real network per ``--harness-network``; start a marked test's cassette."""
+    item = request.node
+    network = _opts.cli_or_ini(request.config, _opts.NETWORK)
+    if network is None:
+        harness_config = request.getfixturevalue("harness_config")
+        network = getattr(harness_config, "network", None) or "deny"
+    uses = _uses_harness(item)
+    if network == "deny-all" or (network == "deny" and uses):
+        from harness.testing._network import deny_network
+
+        with deny_network(item.nodeid, _HOW_TO_ALLOW):
+            if item.get_closest_marker("harness_cassette") is not None:
+                request.getfixturevalue("harness_cassette")
+            yield
+        return
+    if item.get_closest_marker("harness_cassette") is not None:
+        request.getfixturevalue("harness_cassette")
+    yield
+
+
+@pytest.fixture
+def harness_config() -> HarnessConfig:
+    """Defaults for harness fixtures; override it in a ``conftest.py`` (returns a
+    ``harness.testing.HarnessConfig``). Command-line and ini options still win."""
+    from harness.testing import HarnessConfig
+
+    return HarnessConfig()
+
+
+@pytest.fixture
+def harness_settings(request: pytest.FixtureRequest, harness_config: HarnessConfig) -> Settings:
+    """The settings in force for this test, after the precedence rule."""
+    from harness.testing import resolve_settings
+
+    marker = request.node.get_closest_marker("harness_cassette")
+    kwargs = dict(marker.kwargs) if marker is not None else None
+    return resolve_settings(request.config, harness_config, kwargs)
+
+
+@pytest.fixture
+def harness_scripted() -> Any:
+    """A factory for scripted models: ``harness_scripted([call(...), reply(...)])``."""
+    from harness.models import ScriptedModel
+
+    def make(steps: Any, **kwargs: Any) -> ScriptedModel:
+        return ScriptedModel(steps, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def harness_runner() -> HarnessRunner:
+    """Runs the loop (``.run``/``.arun``/``.run_scenario``) and records every trace for
+    the test report (timelines on failure, JUnit properties)."""
+    from harness.testing import HarnessRunner
+
+    return HarnessRunner()
+
+
+@pytest.fixture
+def harness_scenario(request: pytest.FixtureRequest) -> ScenarioOutcome:
+    """The outcome of running the ``harness_scenario`` marker's file (fails the test when
+    the scenario's expectations fail, unless the marker says ``check=False``)."""
+    from harness._errors import UsageError
+    from harness.testing._items import describe_failure, run_scenario_file
+
+    marker = request.node.get_closest_marker("harness_scenario")
+    path = getattr(request, "param", None)
+    if marker is None or path is None:
+        raise UsageError(
+            "the harness_scenario fixture needs @pytest.mark.harness_scenario('path.yaml')"
+        )
+    outcome = run_scenario_file(path)
+    if marker.kwargs.get("check", True) and not outcome.passed:
+        request.node.stash[_SCENARIO_FAILURE] = describe_failure(outcome)
+    return outcome
+
+
+@pytest.fixture
+def harness_model(request: pytest.FixtureRequest) -> Model:
+    """The model the ``harness_openai`` fake serves: the ``harness_scenario`` marker's
+    script, else override this fixture (e.g. return ``harness_scripted([...])``)."""
+    marker = request.node.get_closest_marker("harness_scenario")
+    if marker is not None and marker.args:
+        from harness.scenarios import load_scenario
+        from harness.testing._items import scenario_paths
+
+        bases = [request.node.path.parent, request.config.rootpath]
+        return load_scenario(scenario_paths(str(marker.args[0]), bases)[0]).build_model()
+    from harness._errors import UsageError
+
+    raise UsageError(
+        "harness_openai serves the harness_model fixture: override harness_model in your test "
+        "module or conftest.py (return a Model, e.g. harness_scripted([...])), mark the test "
+        "with harness_scenario('file.yaml'), or replay a cassette with harness_cassette"
+    )
+
+
+@pytest.fixture
+def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings) -> Iterator[Any]:
+    """The test's vcrpy cassette (``cassettes/<test module>/<test name>.yaml``), active for
+    the test; record mode and matchers follow the settings."""
+    from harness.testing import cassette_path, open_cassette
+
+    marker = request.node.get_closest_marker("harness_cassette")
+    name = None
+    if marker is not None:
+        name = marker.kwargs.get("name") or (marker.args[0] if marker.args else None)
+    path = cassette_path(
+        harness_settings.cassette_dir, request.node.path, name or request.node.name
+    )
+    hook = request.config.hook
+    matchers: dict[str, Any] = {}
+    for mapping in hook.pytest_harness_cassette_matchers(config=request.config):
+        matchers.update(mapping or {})
+    scrubbers = [
+        s
+        for group in hook.pytest_harness_cassette_scrubbers(config=request.config)
+        for s in group or ()
+    ]
+    with open_cassette(
+        path,
+        record_mode=harness_settings.record_mode,
+        match_on=harness_settings.match_on,
+        matchers=matchers,
+        scrubbers=scrubbers,
+    ) as cassette:
+        yield cassette
+
+
+def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+    """Arguments for a real client replaying the cassette, or ``None`` for the fake."""
+    if request.node.get_closest_marker("harness_cassette") is None:
+        return None
+    request.getfixturevalue("harness_cassette")
+    harness_config = request.getfixturevalue("harness_config")
+    return {
+        "base_url": harness_config.openai_base_url,
+        "api_key": harness_config.openai_api_key,
+        "max_retries": 0,
+    }
+
+
+@pytest.fixture
+def harness_openai(request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
+    """An ``openai.OpenAI`` client: replaying the test's cassette when it is marked
+    ``harness_cassette``, else served in-process by the ``harness_model`` fixture."""
+    import openai
+
+    kwargs = _client_kwargs(request)
+    if kwargs is not None:
+        client = openai.OpenAI(**kwargs)
+    else:
+        from harness.models import fake_openai_client
+
+        client = fake_openai_client(request.getfixturevalue("harness_model"))
+    with client:
+        yield client
+
+
+@pytest.fixture
+def harness_async_openai(request: pytest.FixtureRequest) -> openai.AsyncOpenAI:
+    """The ``openai.AsyncOpenAI`` twin of ``harness_openai``."""
+    import openai
+
+    kwargs = _client_kwargs(request)
+    if kwargs is not None:
+        return openai.AsyncOpenAI(**kwargs)
+    from harness.models import fake_async_openai_client
+
+    return fake_async_openai_client(request.getfixturevalue("harness_model"))
+
+
+@pytest.fixture
+def harness_snapshot(
+    request: pytest.FixtureRequest, harness_settings: Settings
+) -> Iterator[TimelineSnapshot]:
+    """Compare a run's timeline with a stored snapshot: ``harness_snapshot(result)`` (file
+    next to the test) or ``harness_snapshot(result, '''...''')`` (inline)."""
+    from harness.testing import TimelineSnapshot
+
+    snapshot = TimelineSnapshot(
+        test_path=request.node.path,
+        test_name=request.node.name,
+        update=harness_settings.update_snapshots,
+        worker=hasattr(request.config, "workerinput"),
+    )
+    yield snapshot
+    for path in snapshot.written:
+        request.node.user_properties.append((_opts.SNAPSHOT_PROPERTY, str(path)))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -95,6 +96,36 @@ def build_core(
     )
 
 
+@contextlib.contextmanager
+def _ending(core: LoopCore, model: Model) -> Iterator[None]:
+    """On any error: attach the trace to it and tell the model the run ended unfinished."""
+    try:
+        yield
+    except BaseException as exc:
+        core.abort(exc)
+        if not core.finished:  # end_run(completed=True) itself may be what raised
+            model.end_run(completed=False)
+        raise
+
+
+@contextlib.contextmanager
+def _lazy_pool(max_workers: int) -> Iterator[Callable[[], ThreadPoolExecutor]]:
+    """A thread pool created on first use (parallel calls only) and shut down after."""
+    executor: ThreadPoolExecutor | None = None
+
+    def pool() -> ThreadPoolExecutor:
+        nonlocal executor
+        if executor is None:
+            executor = ThreadPoolExecutor(max_workers, "harness-loop")
+        return executor
+
+    try:
+        yield pool
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
 def run(
     model: Model,
     prompt: Prompt,
@@ -123,32 +154,14 @@ def run(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    executor: ThreadPoolExecutor | None = None
-
-    def pool() -> ThreadPoolExecutor:
-        nonlocal executor
-        if executor is None:
-            executor = ThreadPoolExecutor(core.options.max_workers, "harness-loop")
-        return executor
-
-    completed = False
-    try:
+    with _ending(core, model), _lazy_pool(core.options.max_workers) as pool:
         while not core.finished:
             response = model.request(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
                 core.receive_results(execute_sync(pending, core.options, pool))
         result = core.result()
-        completed = True
         model.end_run(completed=True)
-    except BaseException as exc:
-        core.abort(exc)
-        if not completed:
-            model.end_run(completed=False)
-        raise
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
     return result
 
 
@@ -176,19 +189,12 @@ async def arun(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    completed = False
-    try:
+    with _ending(core, model):
         while not core.finished:
             response = await model.arequest(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
                 core.receive_results(await execute_async(pending, core.options))
         result = core.result()
-        completed = True
         model.end_run(completed=True)
-    except BaseException as exc:
-        core.abort(exc)
-        if not completed:
-            model.end_run(completed=False)
-        raise
     return result
