@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from harness._errors import ProviderError, UsageError
+from harness._errors import ProviderError
 from harness.loop import (
     FinishReason,
-    Model,
     ModelCapabilities,
     ModelRequest,
     ModelResponse,
     Usage,
 )
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, to_openai
+from harness.models._openai_base import OpenAIAdapter
 from harness.models._openai_common import (
-    client_kind,
-    map_openai_error,
     output_format_name,
-    secrets_of,
 )
 
 if TYPE_CHECKING:
-    import openai
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 __all__ = [
@@ -154,7 +149,7 @@ def chat_response_from_chunks(
     return chat_response_from_completion(state.current_completion_snapshot)
 
 
-class OpenAIChatModel(Model):
+class OpenAIChatModel(OpenAIAdapter):
     """A real model behind the Chat Completions API, through the official ``openai`` SDK.
 
     Works with any OpenAI-compatible ``base_url``. Give a sync client for ``run``,
@@ -163,65 +158,17 @@ class OpenAIChatModel(Model):
     with status, retry-after and code; credentials never appear in messages.
     """
 
-    def __init__(
-        self,
-        client: openai.OpenAI | openai.AsyncOpenAI,
-        model: str = "gpt-4o-mini",
-        *,
-        stream: bool = False,
-        defaults: Mapping[str, Any] | None = None,
-        capabilities: ModelCapabilities | None = None,
-        name: str | None = None,
-    ) -> None:
-        self._kind = client_kind(client, type(self).__name__)
-        if not isinstance(model, str) or not model:
-            raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
-        self.client = client
-        self.model = model
-        self.stream = stream
-        self.defaults = dict(defaults or {})
-        self.capabilities = capabilities or OPENAI_CHAT_CAPABILITIES
-        self.name = name or model
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, stream={self.stream})"
+    default_capabilities = OPENAI_CHAT_CAPABILITIES
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The SDK call's keyword arguments for ``request``."""
         return chat_params(request, model=self.model, stream=self.stream, defaults=self.defaults)
 
-    def request(self, request: ModelRequest) -> ModelResponse:
-        if self._kind != "sync":
-            raise UsageError(
-                f"{type(self).__name__} has an async client: use harness.arun(...), or pass "
-                "an openai.OpenAI client for harness.run(...)"
-            )
-        import openai
+    def _create(self, client: Any) -> Any:
+        return client.chat.completions.create
 
-        client: openai.OpenAI = self.client  # type: ignore[assignment]
-        params = self.params(request)
-        try:
-            if self.stream:
-                with client.chat.completions.create(**params) as stream:
-                    return chat_response_from_chunks(stream)
-            return chat_response_from_completion(client.chat.completions.create(**params))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+    def _read(self, result: Any) -> ModelResponse:
+        return chat_response_from_completion(result)
 
-    async def arequest(self, request: ModelRequest) -> ModelResponse:
-        if self._kind == "sync":
-            return await asyncio.to_thread(self.request, request)
-        import openai
-
-        client: openai.AsyncOpenAI = self.client  # type: ignore[assignment]
-        params = self.params(request)
-        try:
-            if self.stream:
-                chunks = []
-                async with await client.chat.completions.create(**params) as stream:
-                    async for chunk in stream:
-                        chunks.append(chunk)
-                return chat_response_from_chunks(chunks)
-            return chat_response_from_completion(await client.chat.completions.create(**params))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+    def _read_stream(self, events: Iterable[Any]) -> ModelResponse:
+        return chat_response_from_chunks(events)

@@ -7,19 +7,16 @@ items the model returned before those calls (kept by the adapter for the run).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from harness._errors import ProviderError, UsageError
-from harness.loop import FinishReason, Model, ModelCapabilities, ModelRequest, ModelResponse, Usage
+from harness._errors import ProviderError
+from harness.loop import FinishReason, ModelCapabilities, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
+from harness.models._openai_base import OpenAIAdapter
 from harness.models._openai_common import (
-    client_kind,
-    map_openai_error,
     output_format_name,
-    secrets_of,
 )
 
 if TYPE_CHECKING:
@@ -232,12 +229,14 @@ def responses_response_from_events(
     return responses_response_from_response(final_response(events))
 
 
-class OpenAIResponsesModel(Model):
+class OpenAIResponsesModel(OpenAIAdapter):
     """A real model behind the Responses API (stateless), through the official SDK.
 
     Each request sends the whole conversation (``store=False``); reasoning items
     returned by reasoning models are kept for the run and sent back in place.
     """
+
+    default_capabilities = OPENAI_RESPONSES_CAPABILITIES
 
     def __init__(
         self,
@@ -250,21 +249,12 @@ class OpenAIResponsesModel(Model):
         capabilities: ModelCapabilities | None = None,
         name: str | None = None,
     ) -> None:
-        self._kind = client_kind(client, type(self).__name__)
-        if not isinstance(model, str) or not model:
-            raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
-        self.client = client
-        self.model = model
-        self.stream = stream
-        self.defaults = dict(defaults or {})
+        super().__init__(
+            client, model, stream=stream, defaults=defaults, capabilities=capabilities, name=name
+        )
         self.include_reasoning = include_reasoning
-        self.capabilities = capabilities or OPENAI_RESPONSES_CAPABILITIES
-        self.name = name or model
         self._reasoning: dict[ReasoningKey, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, stream={self.stream})"
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The SDK call's keyword arguments for ``request``."""
@@ -279,49 +269,20 @@ class OpenAIResponsesModel(Model):
             include_reasoning=self.include_reasoning,
         )
 
-    def _finish(self, response: Response) -> ModelResponse:
-        result = responses_response_from_response(response)
+    def _create(self, client: Any) -> Any:
+        return client.responses.create
+
+    def _read(self, result: Any) -> ModelResponse:
+        response: Response = result
+        model_response = responses_response_from_response(response)
         items = reasoning_items(response)
         if items:
             with self._lock:
-                self._reasoning[message_key(result.message)] = items
-        return result
+                self._reasoning[message_key(model_response.message)] = items
+        return model_response
 
-    def request(self, request: ModelRequest) -> ModelResponse:
-        if self._kind != "sync":
-            raise UsageError(
-                f"{type(self).__name__} has an async client: use harness.arun(...), or pass "
-                "an openai.OpenAI client for harness.run(...)"
-            )
-        import openai
-
-        client: openai.OpenAI = self.client  # type: ignore[assignment]
-        params = self.params(request)
-        try:
-            if self.stream:
-                with client.responses.create(**params) as stream:
-                    return self._finish(final_response(stream))
-            return self._finish(client.responses.create(**params))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
-
-    async def arequest(self, request: ModelRequest) -> ModelResponse:
-        if self._kind == "sync":
-            return await asyncio.to_thread(self.request, request)
-        import openai
-
-        client: openai.AsyncOpenAI = self.client  # type: ignore[assignment]
-        params = self.params(request)
-        try:
-            if self.stream:
-                events = []
-                async with await client.responses.create(**params) as stream:
-                    async for event in stream:
-                        events.append(event)
-                return self._finish(final_response(events))
-            return self._finish(await client.responses.create(**params))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+    def _read_stream(self, events: Iterable[Any]) -> ModelResponse:
+        return self._read(final_response(events))
 
     def end_run(self, *, completed: bool) -> None:
         with self._lock:

@@ -1,0 +1,94 @@
+"""What the OpenAI SDK adapters share: client handling, the call, streaming and errors."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from harness._errors import UsageError
+from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
+from harness.models._openai_common import client_kind, map_openai_error, secrets_of
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["OpenAIAdapter"]
+
+
+class OpenAIAdapter(Model):
+    """Base of the SDK adapters: subclasses say how to build params and read results."""
+
+    default_capabilities: ClassVar[ModelCapabilities]
+
+    def __init__(
+        self,
+        client: openai.OpenAI | openai.AsyncOpenAI,
+        model: str = "gpt-4o-mini",
+        *,
+        stream: bool = False,
+        defaults: Mapping[str, Any] | None = None,
+        capabilities: ModelCapabilities | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._kind = client_kind(client, type(self).__name__)
+        if not isinstance(model, str) or not model:
+            raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
+        self.client = client
+        self.model = model
+        self.stream = stream
+        self.defaults = dict(defaults or {})
+        self.capabilities = capabilities or self.default_capabilities
+        self.name = name or model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, stream={self.stream})"
+
+    @abstractmethod
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        """The SDK call's keyword arguments for ``request``."""
+
+    @abstractmethod
+    def _create(self, client: Any) -> Any:
+        """The SDK's ``create`` method for this API (e.g. ``client.responses.create``)."""
+
+    @abstractmethod
+    def _read(self, result: Any) -> ModelResponse:
+        """A non-streamed SDK result as a ``ModelResponse``."""
+
+    @abstractmethod
+    def _read_stream(self, events: Iterable[Any]) -> ModelResponse:
+        """Streamed SDK events (chunks) as a ``ModelResponse``."""
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        if self._kind != "sync":
+            raise UsageError(
+                f"{type(self).__name__} has an async client: use harness.arun(...), or pass "
+                "an openai.OpenAI client for harness.run(...)"
+            )
+        import openai
+
+        params = self.params(request)
+        try:
+            if self.stream:
+                with self._create(self.client)(**params) as stream:
+                    return self._read_stream(stream)
+            return self._read(self._create(self.client)(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        if self._kind == "sync":
+            return await asyncio.to_thread(self.request, request)
+        import openai
+
+        params = self.params(request)
+        try:
+            if self.stream:
+                async with await self._create(self.client)(**params) as stream:
+                    events = [event async for event in stream]
+                return self._read_stream(events)
+            return self._read(await self._create(self.client)(**params))
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
