@@ -1,0 +1,55 @@
+"""Assertions over a run's trace: offered tools, injections, calls, counts, timelines.
+
+Build an expectation and compare it with a trace (or a run result) using ``==``::
+
+    assert result.trace == injected("customer_*", after_call="search_customer")
+    assert result == called_in_order("search_customer", "customer_*_get_average_spend")
+
+or check several at once with ``expect(result, ...)`` / ``expect_timeline(result, ...)``,
+which return a truthy-or-falsy ``Verdict``. Under the pytest plugin a failure shows
+a compact timeline table with the first divergence marked.
+"""
+
+from harness.assertions._calls import (
+    ANY,
+    CallSpec,
+    call_to,
+    called,
+    called_exactly,
+    called_in_order,
+    called_unordered,
+    never_called,
+)
+from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
+from harness.assertions._offered import injected, matching, never_offered, offered, removed
+from harness.assertions._render import render_table
+from harness.assertions._timeline import expect_timeline, timeline
+from harness.assertions._verdict import Expectation, Failure, Verdict, as_trace, expect
+
+__all__ = [
+    "ANY",
+    "CallSpec",
+    "Expectation",
+    "Failure",
+    "Verdict",
+    "as_trace",
+    "call_to",
+    "called",
+    "called_exactly",
+    "called_in_order",
+    "called_unordered",
+    "expect",
+    "expect_timeline",
+    "has_events",
+    "has_injections",
+    "has_iterations",
+    "has_restarts",
+    "injected",
+    "matching",
+    "never_called",
+    "never_offered",
+    "offered",
+    "removed",
+    "render_table",
+    "timeline",
+]

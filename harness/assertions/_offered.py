@@ -1,0 +1,236 @@
+"""Expectations on offered tools and on toolset changes (injections, removals)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+
+from harness._errors import UsageError
+from harness.assertions._verdict import Expectation, Failure
+from harness.loop import ChangeRecord, Trace
+
+__all__ = ["injected", "matching", "never_offered", "offered", "removed"]
+
+
+def matching(pattern: str, names: Iterable[str]) -> list[str]:
+    """Names matching ``pattern`` (an exact name or an ``fnmatch`` glob, case-sensitive)."""
+    return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+
+
+def _patterns(value: str | Sequence[str], what: str) -> tuple[str, ...]:
+    items = (value,) if isinstance(value, str) else tuple(value)
+    for item in items:
+        if not isinstance(item, str) or not item:
+            raise UsageError(f"{what} takes tool names or globs, got {item!r}")
+    return items
+
+
+def _show(names: Sequence[str], limit: int = 12) -> str:
+    shown = list(names[:limit])
+    more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
+    return f"{shown}{more}"
+
+
+def _resolve_iteration(trace: Trace, at: int) -> int | None:
+    """1-based index for ``at`` (negative counts from the end), or ``None`` if absent."""
+    index = at if at > 0 else len(trace.iterations) + at + 1
+    return index if 1 <= index <= len(trace.iterations) else None
+
+
+class _Offered(Expectation):
+    def __init__(
+        self,
+        at: int,
+        includes: tuple[str, ...],
+        excludes: tuple[str, ...],
+        exactly: tuple[str, ...] | None,
+    ) -> None:
+        if not isinstance(at, int) or isinstance(at, bool) or at == 0:
+            raise UsageError(
+                f"offered(at=...) takes a 1-based iteration (or -1 for the last), got {at!r}"
+            )
+        if not includes and not excludes and exactly is None:
+            raise UsageError("offered(at=...) needs includes=, excludes= or exactly=")
+        self.at, self.includes, self.excludes, self.exactly = at, includes, excludes, exactly
+
+    @property
+    def description(self) -> str:
+        parts = []
+        if self.includes:
+            parts.append(f"includes {list(self.includes)}")
+        if self.excludes:
+            parts.append(f"excludes {list(self.excludes)}")
+        if self.exactly is not None:
+            parts.append(f"exactly {list(self.exactly)}")
+        return f"offered at iteration {self.at} " + " and ".join(parts)
+
+    def evaluate(self, trace: Trace) -> Failure | None:
+        index = _resolve_iteration(trace, self.at)
+        if index is None:
+            return Failure(
+                problem=f"the run has {len(trace.iterations)} iterations, no iteration {self.at}",
+                iteration=len(trace.iterations) + 1,
+                expected=self.description,
+            )
+        offered = trace.iterations[index - 1].offered
+
+        def fail(problem: str, step: str) -> Failure:
+            return Failure(problem=problem, iteration=index, expected=step)
+
+        for pattern in self.includes:
+            if not matching(pattern, offered):
+                return fail(
+                    f"{pattern!r} is not offered; offered {_show(offered)}", f"offered {pattern}"
+                )
+        for pattern in self.excludes:
+            hit = matching(pattern, offered)
+            if hit:
+                return fail(f"{pattern!r} is offered: {_show(hit)}", f"not offered {pattern}")
+        if self.exactly is not None:
+            missing = [p for p in self.exactly if not matching(p, offered)]
+            extra = [n for n in offered if not any(fnmatch.fnmatchcase(n, p) for p in self.exactly)]
+            if missing or extra:
+                return fail(
+                    f"missing {missing}, unexpected {_show(extra)}",
+                    f"offered exactly {list(self.exactly)}",
+                )
+        return None
+
+
+def offered(
+    *,
+    at: int,
+    includes: str | Sequence[str] = (),
+    excludes: str | Sequence[str] = (),
+    exactly: str | Sequence[str] | None = None,
+) -> Expectation:
+    """The tools offered on request ``at`` (1-based; ``-1`` = the last) include / exclude
+    names or globs, or are ``exactly`` the names matched by these patterns (any order)."""
+    return _Offered(
+        at,
+        _patterns(includes, "offered(includes=...)"),
+        _patterns(excludes, "offered(excludes=...)"),
+        None if exactly is None else _patterns(exactly, "offered(exactly=...)"),
+    )
+
+
+class _NeverOffered(Expectation):
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        if not patterns:
+            raise UsageError("never_offered() needs at least one tool name or glob")
+        self.patterns = patterns
+
+    @property
+    def description(self) -> str:
+        return f"never offered {list(self.patterns)}"
+
+    def evaluate(self, trace: Trace) -> Failure | None:
+        for it in trace.iterations:
+            for pattern in self.patterns:
+                hit = matching(pattern, it.offered)
+                if hit:
+                    return Failure(
+                        problem=f"{pattern!r} is offered at iteration {it.index}: {_show(hit)}",
+                        iteration=it.index,
+                        expected=f"not offered {pattern}",
+                    )
+        return None
+
+
+def never_offered(*patterns: str) -> Expectation:
+    """No request offers a tool matching any of ``patterns``."""
+    return _NeverOffered(_patterns(patterns, "never_offered()"))
+
+
+class _Changed(Expectation):
+    def __init__(
+        self,
+        kind: str,
+        patterns: tuple[str, ...],
+        at: int | None,
+        after_call: str | None,
+        strategy: str | None,
+    ) -> None:
+        if at is not None and (not isinstance(at, int) or isinstance(at, bool) or at == 0):
+            raise UsageError(f"{kind}(at=...) takes a 1-based iteration, got {at!r}")
+        self.kind, self.patterns, self.at = kind, patterns, at
+        self.after_call, self.strategy = after_call, strategy
+
+    @property
+    def description(self) -> str:
+        text = f"{self.kind} {list(self.patterns)}" if self.patterns else f"some tool {self.kind}"
+        if self.at is not None:
+            text += f" at iteration {self.at}"
+        if self.after_call is not None:
+            text += f" after a call of {self.after_call!r}"
+        if self.strategy is not None:
+            text += f" by strategy {self.strategy!r}"
+        return text
+
+    def _names(self, change: ChangeRecord) -> tuple[str, ...]:
+        return change.added if self.kind == "injected" else change.removed
+
+    def evaluate(self, trace: Trace) -> Failure | None:
+        index = None if self.at is None else _resolve_iteration(trace, self.at)
+        if self.at is not None and index is None:
+            return Failure(
+                problem=f"the run has {len(trace.iterations)} iterations, no iteration {self.at}",
+                iteration=len(trace.iterations) + 1,
+                expected=self.description,
+            )
+        names: list[str] = []
+        all_names: list[str] = []
+        for it in trace.iterations:
+            if index is not None and it.index != index:
+                continue
+            for change in it.changes:
+                all_names.extend(self._names(change))
+                if self.after_call is not None and not (
+                    change.after_call is not None
+                    and fnmatch.fnmatchcase(change.after_call, self.after_call)
+                ):
+                    continue
+                if self.strategy is not None and not fnmatch.fnmatchcase(
+                    change.strategy, self.strategy
+                ):
+                    continue
+                names.extend(self._names(change))
+        where = f" at iteration {index}" if index is not None else ""
+        missing = [p for p in self.patterns if not matching(p, names)]
+        if (self.patterns and missing) or (not self.patterns and not names):
+            detail = (
+                f"{self.kind}{where}: {_show(all_names)}"
+                if all_names
+                else f"nothing {self.kind}{where}"
+            )
+            if all_names and names != all_names:
+                detail += f", of which matching the filters: {_show(names)}"
+            shown = missing[0] if missing else "a tool"
+            return Failure(
+                problem=f"{shown!r} was not {self.kind}; {detail}",
+                iteration=index,
+                expected=self.description,
+            )
+        return None
+
+
+def injected(
+    *patterns: str,
+    at: int | None = None,
+    after_call: str | None = None,
+    strategy: str | None = None,
+) -> Expectation:
+    """Tools matching each pattern were added (no patterns: at least one tool was), at
+    iteration ``at``, by a change caused by a call of ``after_call`` (name or glob), made
+    by ``strategy`` (its recorded name, or a glob)."""
+    return _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
+
+
+def removed(
+    *patterns: str,
+    at: int | None = None,
+    after_call: str | None = None,
+    strategy: str | None = None,
+) -> Expectation:
+    """Like ``injected``, for tools removed from the offered toolset."""
+    return _Changed("removed", _patterns(patterns, "removed()"), at, after_call, strategy)

@@ -1,0 +1,145 @@
+"""Expectations over a trace, and the verdict of checking one.
+
+An ``Expectation`` is built without a trace and compared to one with ``==``
+(``assert result.trace == injected("customer_*")``); the pytest plugin then renders
+a failing comparison as a timeline table. ``expect(subject, ...)`` returns a
+``Verdict``, truthy when every expectation holds, for ``assert expect(...)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any
+
+from harness import _plugin_sink
+from harness._errors import UsageError
+from harness.assertions._render import render_table
+from harness.loop import Trace
+from harness.scenarios import timeline_rows
+
+__all__ = ["Expectation", "Failure", "Verdict", "as_trace", "expect"]
+
+
+def as_trace(subject: Any) -> Trace:
+    """The trace of ``subject``: a ``Trace``, or anything with a ``trace`` (a run result,
+    a scenario outcome, an error raised out of a run)."""
+    if isinstance(subject, Trace):
+        return subject
+    trace = getattr(subject, "trace", None)
+    if isinstance(trace, Trace):
+        return trace
+    raise UsageError(
+        f"expected a harness Trace or an object with a .trace (RunResult, ScenarioOutcome, "
+        f"an error raised out of a run), got {subject!r}"
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Failure:
+    """Why an expectation does not hold."""
+
+    problem: str
+    """What was expected and what happened, in one line."""
+    iteration: int | None = None
+    """The 1-based iteration to mark in the table (``None``: the whole run)."""
+    expected: str | None = None
+    """The expected step, shown beside the marked row."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, eq=False)
+class Verdict:
+    """The result of checking expectations on a trace; truthy when they all hold."""
+
+    passed: bool
+    description: str
+    """What was checked."""
+    failure: Failure | None = None
+    trace: Trace = dataclasses.field(repr=False)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
+    def problem(self) -> str | None:
+        """The failure in one line, or ``None``."""
+        return self.failure.problem if self.failure else None
+
+    def explain(self) -> str:
+        """A multi-line explanation: what was expected, what happened, the timeline."""
+        if self.failure is None:
+            return f"{self.description}: holds"
+        table = render_table(
+            timeline_rows(self.trace), mark=self.failure.iteration, expected=self.failure.expected
+        )
+        return "\n".join([f"{self.description}: {self.failure.problem}", *table])
+
+    def __repr__(self) -> str:
+        if self.failure is None:
+            return f"<Verdict passed: {self.description}>"
+        return f"<Verdict failed: {self.description}: {self.failure.problem}>"
+
+
+class Expectation(ABC):
+    """Something a trace must satisfy; compare with ``==`` or pass to ``expect``."""
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        """What is expected, e.g. ``injected 'customer_*' at iteration 1``."""
+
+    @abstractmethod
+    def evaluate(self, trace: Trace) -> Failure | None:
+        """``None`` when ``trace`` satisfies the expectation, else why not."""
+
+    def check(self, subject: Any, *, record: bool = True) -> Verdict:
+        """Judge ``subject`` (a trace or anything with ``.trace``)."""
+        trace = as_trace(subject)
+        failure = self.evaluate(trace)
+        verdict = Verdict(
+            passed=failure is None, description=self.description, failure=failure, trace=trace
+        )
+        if record:
+            _plugin_sink.record_trace(trace)
+            if failure is not None:
+                _plugin_sink.record_failure(verdict, trace)
+        return verdict
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            trace = as_trace(other)
+        except UsageError:
+            return NotImplemented
+        return self.check(trace).passed
+
+    def __ne__(self, other: object) -> bool:
+        try:
+            trace = as_trace(other)
+        except UsageError:
+            return NotImplemented
+        _plugin_sink.record_trace(trace)
+        return not self.check(trace, record=False).passed
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<expectation: {self.description}>"
+
+
+def expect(subject: Any, *expectations: Expectation) -> Verdict:
+    """Check every expectation on ``subject``; the verdict of the first that fails, else
+    a passing verdict. ``assert expect(result, offered(at=2, includes=["customer_*"]))``."""
+    if not expectations:
+        raise UsageError("expect(subject, ...) needs at least one expectation")
+    for item in expectations:
+        if not isinstance(item, Expectation):
+            raise UsageError(
+                f"expect() takes expectations (offered(...), injected(...), ...), got {item!r}"
+            )
+    trace = as_trace(subject)
+    for item in expectations:
+        verdict = item.check(trace)
+        if not verdict.passed:
+            return verdict
+    description = "; ".join(e.description for e in expectations)
+    return Verdict(passed=True, description=description, trace=trace)

@@ -1,0 +1,145 @@
+"""Cassettes on vcrpy: per-test paths, record modes, credential scrubbing, atomic writes.
+
+``open_cassette`` is the seam later cassette features plug into: custom matchers
+(e.g. semantic request matching) arrive through ``matchers``, extra scrubbers
+through ``scrubbers``, both usually contributed by the plugin's hooks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from harness._errors import UsageError
+
+__all__ = ["SECRET_HEADERS", "Scrubber", "open_cassette", "scrub_request", "scrub_response"]
+
+SECRET_HEADERS = (
+    "authorization",
+    "api-key",
+    "x-api-key",
+    "openai-organization",
+    "openai-project",
+    "cookie",
+    "set-cookie",
+)
+"""Headers never written to a cassette (compared case-insensitively)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scrubber:
+    """Rewrites what is recorded: ``request(vcr_request)`` and/or ``response(dict)``.
+
+    Each callable returns the (possibly modified) object, or ``None`` to drop the
+    interaction from the cassette.
+    """
+
+    request: Callable[[Any], Any] | None = None
+    response: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+
+
+def scrub_request(request: Any) -> Any:
+    """Remove credential headers from a vcrpy request."""
+    for name in list(request.headers):
+        if name.lower() in SECRET_HEADERS:
+            del request.headers[name]
+    return request
+
+
+def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    """Remove credential headers (``set-cookie`` and friends) from a recorded response."""
+    headers = response.get("headers")
+    if isinstance(headers, dict):
+        for name in list(headers):
+            if str(name).lower() in SECRET_HEADERS:
+                del headers[name]
+    return response
+
+
+class AtomicPersister:
+    """vcrpy's filesystem persister, writing through a temp file and ``os.replace``."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import FilesystemPersister  # type: ignore[import-untyped]
+
+        return FilesystemPersister.load_cassette(cassette_path, serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize  # type: ignore[import-untyped]
+
+        data = serialize(cassette_dict, serializer)
+        path = Path(cassette_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _chain(
+    first: Callable[[Any], Any], extra: Sequence[Callable[[Any], Any]]
+) -> Callable[[Any], Any]:
+    def run(item: Any) -> Any:
+        item = first(item)
+        for fn in extra:
+            if item is None:
+                return None
+            item = fn(item)
+        return item
+
+    return run
+
+
+@contextmanager
+def open_cassette(
+    path: Path,
+    *,
+    record_mode: str,
+    match_on: Sequence[str] | None = None,
+    matchers: Mapping[str, Callable[..., Any]] | None = None,
+    scrubbers: Sequence[Scrubber] = (),
+) -> Iterator[Any]:
+    """Use the cassette at ``path`` (a ``vcr.cassette.Cassette``) for the block."""
+    import vcr  # type: ignore[import-untyped]
+
+    if record_mode == "none" and not path.is_file():
+        raise UsageError(
+            f"cassette {str(path)!r} does not exist and record mode is 'none' (replay only); "
+            "record it once with --harness-record-mode=once (and --harness-network=allow for "
+            "a remote API), or fix the cassette name"
+        )
+    recorder = vcr.VCR(
+        record_mode=record_mode,
+        decode_compressed_response=True,
+        before_record_request=_chain(
+            scrub_request, [s.request for s in scrubbers if s.request is not None]
+        ),
+        before_record_response=_chain(
+            scrub_response, [s.response for s in scrubbers if s.response is not None]
+        ),
+    )
+    recorder.register_persister(AtomicPersister)
+    for name, matcher in (matchers or {}).items():
+        recorder.register_matcher(name, matcher)
+    options: dict[str, Any] = {}
+    if match_on:
+        unknown = [m for m in match_on if m not in recorder.matchers]
+        if unknown:
+            raise UsageError(
+                f"unknown cassette matcher(s) {unknown}; known: {sorted(recorder.matchers)} "
+                "(register more with the pytest_harness_cassette_matchers hook)"
+            )
+        options["match_on"] = tuple(match_on)
+    with recorder.use_cassette(str(path), **options) as cassette:
+        yield cassette

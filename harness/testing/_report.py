@@ -1,0 +1,45 @@
+"""Text for test reports: each run's timeline table, failed checks marked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.assertions import render_table
+from harness.loop import Trace
+from harness.scenarios import timeline_rows
+
+__all__ = ["junit_properties", "report_text"]
+
+
+def report_text(traces: list[Trace], failures: list[Any]) -> str:
+    """One block per run: a header, the table (first failed check's divergence marked),
+    then the failed checks on that run."""
+    blocks = []
+    for number, trace in enumerate(traces, 1):
+        mine = [v for v in failures if v.trace is trace]
+        failure = mine[0].failure if mine else None
+        header = (
+            f"run {number}: {len(trace.iterations)} iterations, "
+            f"{len(trace.injected)} injected, {trace.restarts} restarts"
+        )
+        table = render_table(
+            timeline_rows(trace),
+            mark=failure.iteration if failure else None,
+            expected=failure.expected if failure else None,
+        )
+        lines = [header, *table]
+        lines.extend(f"  failed: {v.description}: {v.problem}" for v in mine)
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def junit_properties(traces: list[Trace]) -> list[tuple[str, object]]:
+    """Per-test JUnit XML properties: runs, iterations, injected tools, restarts."""
+    injected = [n for t in traces for n in t.injected]
+    return [
+        ("harness_runs", len(traces)),
+        ("harness_iterations", sum(len(t.iterations) for t in traces)),
+        ("harness_injected_tools", len(injected)),
+        ("harness_injected", ",".join(injected)),
+        ("harness_restarts", sum(t.restarts for t in traces)),
+    ]
