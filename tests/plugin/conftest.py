@@ -1,4 +1,5 @@
-"""Plugin tests run pytest inside pytest with ``pytester``.
+"""Plugin tests run pytest inside pytest with ``pytester`` (enabled by ``-p pytester`` in
+the project's pytest ``addopts``).
 
 Heavy modules are imported once here: inline pytester runs drop modules first
 imported inside them, which would re-import them for every run.
@@ -14,5 +15,3 @@ import harness.models
 import harness.testing
 import harness.testing._items
 import harness.testing._report  # noqa: F401
-
-pytest_plugins = ["pytester"]

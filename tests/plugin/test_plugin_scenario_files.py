@@ -77,7 +77,9 @@ def test_bad_scenario_file_is_a_collection_error(project: pytest.Pytester) -> No
 def test_scenario_items_deny_the_network(project: pytest.Pytester) -> None:
     # The tool fails (an error result the timeline forbids) unless the connect is refused
     # by the guard before anything is sent.
-    (project.path / "fixtures" / "netty.py").write_text(
+    # a top-level module with a unique name: the outer test process already imported the
+    # repository's own ``fixtures`` package, which inline pytester runs share
+    (project.path / "harness_netty_probe.py").write_text(
         "import socket\n"
         "from harness import llm_tool\n\n"
         "@llm_tool\n"
@@ -91,7 +93,7 @@ def test_scenario_items_deny_the_network(project: pytest.Pytester) -> None:
         "    raise RuntimeError('the guard did not refuse the connection')\n"
     )
     (project.path / "scenarios" / "net.yaml").write_text(
-        "name: net\nprompt: hi\ntools: [fixtures.netty:fetch]\n"
+        "name: net\nprompt: hi\ntools: [harness_netty_probe:fetch]\n"
         "model: {steps: [{call: fetch}, {reply: done}]}\n"
         "expect: {timeline: [{calls: [fetch], errors: []}, {answer: true}]}\n"
     )
