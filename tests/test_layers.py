@@ -1,0 +1,74 @@
+"""Imports point downward through the layers of DESIGN.md (lazy imports included)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "harness"
+
+LAYERS: dict[str, int] = {
+    "harness._errors": 0,
+    "harness.messages": 0,
+    "harness.tools": 0,
+    "harness.loop": 1,
+    "harness.injection": 2,
+    "harness.models": 3,
+    "harness.scenarios": 4,
+    "harness.assertions": 4,
+    "harness.testing": 5,
+    "harness._plugin_options": 4,  # stdlib-only option names, read by harness.testing too
+    "harness._plugin_hookspecs": 5,
+    "harness._plugin_sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
+    "harness.cli": 6,
+    "harness.pytest_plugin": 6,
+    "harness": 7,  # the package __init__ re-exports everything
+}
+
+
+def layer_of(module: str) -> tuple[str, int]:
+    """The layer a dotted module name belongs to (longest matching prefix)."""
+    best = max(
+        (name for name in LAYERS if module == name or module.startswith(name + ".")), key=len
+    )
+    return best, LAYERS[best]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "harness":  # from harness import _submodule
+                found.update(f"harness.{alias.name}" for alias in node.names)
+            else:
+                found.add(node.module)
+    return {m for m in found if m == "harness" or m.startswith("harness.")}
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: module_name(p))
+def test_imports_point_downward(path: Path) -> None:
+    name = module_name(path)
+    own_group, own_layer = layer_of(name)
+    upward = []
+    for target in imported_modules(path):
+        group, layer = layer_of(target)
+        if layer > own_layer and group != own_group:
+            upward.append(f"{target} (layer {layer})")
+    assert upward == [], f"{name} (layer {own_layer}) imports upward: {upward}"
+
+
+def test_every_module_has_a_layer() -> None:
+    for path in SOURCES:
+        layer_of(module_name(path))  # raises ValueError if no prefix matches
