@@ -114,6 +114,8 @@ def execute_sync(
     pool: Callable[[], ThreadPoolExecutor],
 ) -> list[Outcome]:
     """Execute calls; several runnable calls run concurrently on ``pool()`` threads."""
+    if len(pending) == 1:
+        return [_execute_one_sync(pending[0], options)]
     runnable = sum(1 for p in pending if p.prepared is not None)
     if runnable > 1 and options.parallel_tool_calls:
         executor = pool()

@@ -163,6 +163,8 @@ class ScriptedModel(Model):
         args = step.arguments
         if args is None:
             return "{}"
+        if step.arguments_json is not None:  # a mapping: encoded once per step
+            return step.arguments_json
         if isinstance(args, str):
             return args
         if callable(args):

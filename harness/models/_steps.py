@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -62,6 +63,13 @@ class CallStep:
     def describe(self) -> str:
         """Short text for error messages."""
         return f"call {self.name!r}"
+
+    @functools.cached_property
+    def arguments_json(self) -> str | None:
+        """The JSON text of mapping arguments, encoded once (``None`` for other kinds)."""
+        if isinstance(self.arguments, Mapping):
+            return json.dumps(self.arguments)
+        return None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
