@@ -44,9 +44,8 @@ from harness.models._steps import (
     raise_error,
     refuse,
     reply,
-    step_from_data,
-    steps_from_data,
 )
+from harness.models._steps_data import step_from_data, steps_from_data
 from harness.models._wire_app import RecordedRequest, WireApp, WireReply
 from harness.models._wire_server import WireServer
 from harness.models._wire_transport import (

@@ -19,9 +19,8 @@ from harness.models._steps import (
     RefuseStep,
     ReplyStep,
     Step,
-    step_from_data,
-    steps_from_data,
 )
+from harness.models._steps_data import step_from_data, steps_from_data
 
 __all__ = ["ScriptedModel"]
 

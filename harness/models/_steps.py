@@ -34,8 +34,6 @@ __all__ = [
     "raise_error",
     "refuse",
     "reply",
-    "step_from_data",
-    "steps_from_data",
 ]
 
 Arguments = Mapping[str, Any] | str | Callable[..., Any] | None
@@ -205,7 +203,7 @@ class RaiseStep:
 Step = CallStep | CallsStep | ReplyStep | OutputStep | ExpectOffered | RefuseStep | RaiseStep
 
 
-def _usage(value: UsageLike, where: str = "usage") -> Usage | None:
+def parse_usage(value: UsageLike, where: str = "usage") -> Usage | None:
     """Read ``usage=``: a ``Usage`` or a mapping of token counts (total defaults to the sum)."""
     if value is None or isinstance(value, Usage):
         return value
@@ -228,7 +226,7 @@ def _usage(value: UsageLike, where: str = "usage") -> Usage | None:
     )
 
 
-def _finish(value: Any, allowed: Sequence[str], where: str) -> FinishReason | None:
+def parse_finish(value: Any, allowed: Sequence[str], where: str) -> FinishReason | None:
     if value is None:
         return None
     if value not in allowed:
@@ -236,8 +234,8 @@ def _finish(value: Any, allowed: Sequence[str], where: str) -> FinishReason | No
     return value  # type: ignore[no-any-return]
 
 
-_CALL_FINISH = ("tool_calls", "stop", "length")
-_TEXT_FINISH = ("stop", "length", "content_filter")
+CALL_FINISH_REASONS = ("tool_calls", "stop", "length")
+TEXT_FINISH_REASONS = ("stop", "length", "content_filter")
 
 
 def call(
@@ -264,8 +262,8 @@ def call(
         name=name,
         arguments=arguments if arguments is not None else (kwargs or None),
         id=id,
-        usage=_usage(usage),
-        finish_reason=_finish(finish_reason, _CALL_FINISH, f"call({name!r})"),
+        usage=parse_usage(usage),
+        finish_reason=parse_finish(finish_reason, CALL_FINISH_REASONS, f"call({name!r})"),
     )
 
 
@@ -283,8 +281,8 @@ def calls(
         )
     return CallsStep(
         calls=tuple(steps),
-        usage=_usage(usage),
-        finish_reason=_finish(finish_reason, _CALL_FINISH, "calls()"),
+        usage=parse_usage(usage),
+        finish_reason=parse_finish(finish_reason, CALL_FINISH_REASONS, "calls()"),
     )
 
 
@@ -293,7 +291,9 @@ def reply(
 ) -> ReplyStep:
     """A step answering with ``text``; ``finish_reason="length"`` plays a cut-off answer."""
     return ReplyStep(
-        text=text, usage=_usage(usage), finish_reason=_finish(finish_reason, _TEXT_FINISH, "reply")
+        text=text,
+        usage=parse_usage(usage),
+        finish_reason=parse_finish(finish_reason, TEXT_FINISH_REASONS, "reply"),
     )
 
 
@@ -303,8 +303,8 @@ def output(
     """A step answering with a structured value."""
     return OutputStep(
         value=value,
-        usage=_usage(usage),
-        finish_reason=_finish(finish_reason, _TEXT_FINISH, "output"),
+        usage=parse_usage(usage),
+        finish_reason=parse_finish(finish_reason, TEXT_FINISH_REASONS, "output"),
     )
 
 
@@ -312,7 +312,7 @@ def refuse(
     text: str = "I'm sorry, I can't help with that.", *, usage: UsageLike = None
 ) -> RefuseStep:
     """A step refusing: ``AssistantMessage.refusal`` is set, content is ``None``."""
-    return RefuseStep(text=text, usage=_usage(usage))
+    return RefuseStep(text=text, usage=parse_usage(usage))
 
 
 def raise_error(
@@ -377,143 +377,3 @@ def expect_offered(
         excludes=tuple(excludes),
         exactly=tuple(exactly) if exactly is not None else None,
     )
-
-
-_STEP_KEYS = ("call", "calls", "reply", "output", "expect_offered", "refuse", "raise")
-_EXTRA_KEYS: dict[str, frozenset[str]] = {
-    "call": frozenset({"args", "arguments", "id", "usage", "finish_reason"}),
-    "calls": frozenset({"usage", "finish_reason"}),
-    "reply": frozenset({"usage", "finish_reason"}),
-    "output": frozenset({"usage", "finish_reason"}),
-    "refuse": frozenset({"usage"}),
-    "raise": frozenset(),
-    "expect_offered": frozenset(),
-}
-
-
-def _call_from_data(data: Any, where: str, *, inner: bool = False) -> CallStep:
-    allowed = {"call", "args", "arguments", "id"} | (set() if inner else {"usage", "finish_reason"})
-    if not isinstance(data, Mapping) or "call" not in data:
-        raise ScriptError(
-            f"{where}: expected a mapping like {{call: name, args: {{...}}}}, got {data!r}"
-        )
-    unknown = set(data) - allowed
-    if unknown:
-        raise ScriptError(
-            f"{where}: unknown keys {sorted(unknown)}; a call takes {sorted(allowed)}"
-        )
-    if not isinstance(data["call"], str) or not data["call"]:
-        raise ScriptError(f"{where}: call must be a tool name or glob, got {data['call']!r}")
-    args = data.get("args", data.get("arguments"))
-    if args is not None and not isinstance(args, (Mapping, str)):
-        raise ScriptError(f"{where}: args must be a mapping or a JSON string, got {args!r}")
-    return CallStep(
-        name=str(data["call"]),
-        arguments=args,
-        id=data.get("id"),
-        usage=_usage(data.get("usage"), f"{where}: usage"),
-        finish_reason=_finish(data.get("finish_reason"), _CALL_FINISH, where),
-    )
-
-
-def _raise_from_data(spec: Any, where: str) -> RaiseStep:
-    if isinstance(spec, str):
-        spec = {"kind": spec}
-    elif isinstance(spec, int) and not isinstance(spec, bool):
-        spec = {"status": spec}
-    if not isinstance(spec, Mapping):
-        raise ScriptError(
-            f"{where}: raise takes a kind ('rate_limit', 'server_error', 'timeout', "
-            f"'context_length'), a status (429) or a mapping, got {spec!r}"
-        )
-    allowed = {"kind", "status", "retry_after", "code", "message"}
-    unknown = set(spec) - allowed
-    if unknown:
-        raise ScriptError(f"{where}: raise: unknown keys {sorted(unknown)}; use {sorted(allowed)}")
-    try:
-        return raise_error(
-            spec.get("kind"),
-            status=spec.get("status"),
-            retry_after=spec.get("retry_after"),
-            code=spec.get("code"),
-            message=spec.get("message"),
-        )
-    except ScriptError as exc:
-        raise ScriptError(f"{where}: {exc}") from None
-
-
-def step_from_data(data: Any, index: int = 0) -> Step:
-    """Read one step from plain data, e.g. ``{"call": "x", "args": {...}}``.
-
-    Response steps (``call``, ``calls``, ``reply``, ``output``, ``refuse``) take
-    ``usage: {input_tokens: .., output_tokens: ..}``; all but ``refuse`` take
-    ``finish_reason``. ``raise`` takes a kind, a status or a mapping.
-    """
-    where = f"step {index + 1}"
-    if not isinstance(data, Mapping):
-        raise ScriptError(
-            f"{where}: expected a mapping with one of {list(_STEP_KEYS)}, got {data!r}"
-        )
-    kinds = [k for k in _STEP_KEYS if k in data]
-    if len(kinds) != 1:
-        raise ScriptError(
-            f"{where}: expected exactly one of {list(_STEP_KEYS)}, got keys {sorted(data)}"
-        )
-    kind = kinds[0]
-    if kind == "call":
-        return _call_from_data(data, where)
-    unknown = set(data) - {kind} - _EXTRA_KEYS[kind]
-    if unknown:
-        allowed = sorted(_EXTRA_KEYS[kind]) or "no other keys"
-        raise ScriptError(
-            f"{where}: unknown keys {sorted(unknown)} for {kind!r}; allowed: {allowed}"
-        )
-    usage = _usage(data.get("usage"), f"{where}: usage")
-    finish = data.get("finish_reason")
-    if kind == "calls":
-        items = data["calls"]
-        if not isinstance(items, list) or not items:
-            raise ScriptError(
-                f"{where}: calls must be a non-empty list of {{call: ..., args: ...}}"
-            )
-        return CallsStep(
-            calls=tuple(
-                _call_from_data(i, f"{where} call {n + 1}", inner=True) for n, i in enumerate(items)
-            ),
-            usage=usage,
-            finish_reason=_finish(finish, _CALL_FINISH, where),
-        )
-    if kind == "reply":
-        return ReplyStep(
-            text=str(data["reply"]), usage=usage, finish_reason=_finish(finish, _TEXT_FINISH, where)
-        )
-    if kind == "output":
-        value = data["output"]
-        return OutputStep(
-            value=value if isinstance(value, str) else json.loads(json.dumps(value)),
-            usage=usage,
-            finish_reason=_finish(finish, _TEXT_FINISH, where),
-        )
-    if kind == "refuse":
-        return RefuseStep(text=str(data["refuse"]), usage=usage)
-    if kind == "raise":
-        return _raise_from_data(data["raise"], where)
-    spec = data["expect_offered"]
-    if not isinstance(spec, Mapping):
-        raise ScriptError(f"{where}: expect_offered takes includes/excludes/exactly lists")
-    unknown = set(spec) - {"includes", "excludes", "exactly"}
-    if unknown:
-        raise ScriptError(f"{where}: expect_offered: unknown keys {sorted(unknown)}")
-    try:
-        return expect_offered(
-            spec.get("includes", ()), spec.get("excludes", ()), spec.get("exactly")
-        )
-    except ScriptError as exc:
-        raise ScriptError(f"{where}: {exc}") from None
-
-
-def steps_from_data(items: Sequence[Any]) -> list[Step]:
-    """Read a list of steps."""
-    if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
-        raise ScriptError(f"steps must be a list, got {items!r}")
-    return [step_from_data(item, i) for i, item in enumerate(items)]
