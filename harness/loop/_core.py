@@ -14,13 +14,10 @@ Drivers (``run``/``arun``) do the I/O::
 from __future__ import annotations
 
 import dataclasses
-import json
 import types
 import uuid
 from collections.abc import Sequence
 from typing import Any, NoReturn
-
-from pydantic import TypeAdapter, ValidationError
 
 from harness._errors import (
     HarnessError,
@@ -50,6 +47,7 @@ from harness.loop._model import (
     Usage,
 )
 from harness.loop._options import LoopOptions
+from harness.loop._output import OutputParser
 from harness.loop._result import RunResult
 from harness.loop._strategy import (
     InjectionContext,
@@ -113,16 +111,14 @@ class LoopCore:
         self._strategy_state: dict[int, dict[str, Any]] = {}
         self._seen_ids: set[str] = set()
         self._output_attempts = 0
-        self._output_adapter: TypeAdapter[Any] | None = None
-        self._output_schema: dict[str, Any] | None = None
-        if options.output_type is not None:
-            self._output_adapter = TypeAdapter(options.output_type)
-            self._output_schema = self._output_adapter.json_schema()
+        self._output = (
+            OutputParser(options.output_type) if options.output_type is not None else None
+        )
         self._settings = ModelSettings(
             tool_choice=options.tool_choice,
             parallel_tool_calls=None,
-            output_schema=self._output_schema,
-            output_name=getattr(options.output_type, "__name__", None),
+            output_schema=self._output.schema if self._output else None,
+            output_name=self._output.name if self._output else None,
             extra=dict(options.model_settings),
         )
         self._pending: list[PendingCall] = []
@@ -498,19 +494,13 @@ class LoopCore:
 
     def _finish_answer(self, message: AssistantMessage) -> None:
         text = message.content
-        if self._output_adapter is None:
+        if self._output is None:
             self.output = text if text is not None else (message.refusal or "")
             self._done(text)
             return
-        problem = None
-        if text is None:
-            problem = "the answer had no text; reply with a JSON value"
-        else:
-            try:
-                self.output = self._output_adapter.validate_json(text)
-            except ValidationError as exc:
-                problem = _describe_output_error(exc)
+        value, problem = self._output.parse(text)
         if problem is None:
+            self.output = value
             self._done(text)
             return
         self._output_attempts += 1
@@ -519,24 +509,8 @@ class LoopCore:
                 f"the final answer did not match the output type after "
                 f"{self.options.output_retries} retries: {problem}"
             )
-        self.messages.append(
-            UserMessage(
-                content=(
-                    f"Your answer did not match the required output format: {problem}. "
-                    "Reply again with only JSON matching this schema: "
-                    f"{json.dumps(self._output_schema)}"
-                )
-            )
-        )
+        self.messages.append(UserMessage(content=self._output.correction(problem)))
 
     def _done(self, text: str | None) -> None:
         self.finished = True
         self.emit(RunFinished(iteration=self.iteration, output=text))
-
-
-def _describe_output_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err.get("loc", ()))
-        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-    return "; ".join(parts)
