@@ -14,6 +14,7 @@ from harness.tools import ToolSpec, make_name, sanitize_part, tool_methods
 __all__ = ["ProviderSpec", "find_providers", "provider_id", "provider_spec", "tool_provider"]
 
 C = TypeVar("C", bound=type)
+_SCALARS = (str, bytes, int, float, bool)
 _MARK = "__tool_provider__"
 
 
@@ -95,6 +96,8 @@ def tool_names_for(spec: ProviderSpec, instance_id: str) -> list[tuple[str, str]
 
 def find_providers(value: Any, *, limit: int = 10_000) -> Iterator[Any]:
     """Provider instances in ``value``: itself, in lists/tuples/sets/dicts, or in model fields."""
+    if value is None or isinstance(value, _SCALARS):
+        return iter(())
     seen: set[int] = set()
     stack = [value]
     visited = 0
@@ -102,7 +105,7 @@ def find_providers(value: Any, *, limit: int = 10_000) -> Iterator[Any]:
     while stack and visited < limit:
         item = stack.pop()
         visited += 1
-        if item is None or isinstance(item, (str, bytes, int, float, bool)):
+        if item is None or isinstance(item, _SCALARS):
             continue
         if id(item) in seen:
             continue

@@ -25,6 +25,7 @@ from harness.models._steps_data import step_from_data, steps_from_data
 __all__ = ["ScriptedModel"]
 
 _NO_USAGE = Usage()
+_STEP_TYPES = (CallStep, CallsStep, ReplyStep, OutputStep, ExpectOffered, RefuseStep, RaiseStep)
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -66,6 +67,12 @@ class ScriptedModel(Model):
         self.steps: list[Step] = [
             s if not isinstance(s, Mapping) else step_from_data(s, i) for i, s in enumerate(steps)
         ]
+        for index, step in enumerate(self.steps):
+            if not isinstance(step, _STEP_TYPES):
+                raise ScriptError(
+                    f"step {index + 1}: {step!r} is not a step; build steps with call(), "
+                    "calls(), reply(), output(), refuse(), raise_error() or expect_offered()"
+                )
         self.lenient = lenient
         self.require_exhausted = require_exhausted
         self.name = name
@@ -174,6 +181,10 @@ class ScriptedModel(Model):
 
     def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
         names = request.tool_names
+        if isinstance(step, CallStep):  # the common case first
+            return self._calls_response((step,), step, names, request)
+        if isinstance(step, CallsStep):
+            return self._calls_response(step.calls, step, names, request)
         if isinstance(step, RaiseStep):
             raise step.error()
         if isinstance(step, RefuseStep):
@@ -191,11 +202,17 @@ class ScriptedModel(Model):
                 usage=step.usage or _NO_USAGE,
                 model_name=self.name,
             )
-        assert isinstance(step, (CallStep, CallsStep))
-        call_steps = step.calls if isinstance(step, CallsStep) else (step,)
+        raise AssertionError(f"unreachable: {step!r} was checked at construction")  # pragma: no cover
+
+    def _calls_response(
+        self,
+        call_steps: tuple[CallStep, ...],
+        step: CallStep | CallsStep,
+        names: tuple[str, ...],
+        request: ModelRequest,
+    ) -> ModelResponse:
         tool_calls = []
         for call_step in call_steps:
-            assert isinstance(call_step, CallStep)
             self._call_counter += 1
             tool_calls.append(
                 ToolCall(

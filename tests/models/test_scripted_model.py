@@ -245,3 +245,10 @@ def test_long_offered_lists_are_shortened_in_messages() -> None:
     assert "tool_29 ... and 5 more" in str(info.value) and "tool_30" not in str(info.value)
     with pytest.raises(ScriptError, match=r"Offered: \(none\)"):
         ScriptedModel([call("x")]).request(_request(()))
+
+
+def test_an_object_that_is_no_step_is_a_script_error() -> None:
+    from harness import ScriptedModel, ScriptError, reply
+
+    with pytest.raises(ScriptError, match=r"step 2: <object object at .*> is not a step"):
+        ScriptedModel([reply("x"), object()])  # type: ignore[list-item]
