@@ -202,7 +202,7 @@ class ScriptedModel(Model):
                 usage=step.usage or _NO_USAGE,
                 model_name=self.name,
             )
-        raise AssertionError(f"unreachable: {step!r} was checked at construction")  # pragma: no cover
+        raise AssertionError(f"unreachable: {step!r}")  # pragma: no cover - checked in __init__
 
     def _calls_response(
         self,
