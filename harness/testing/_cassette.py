@@ -8,14 +8,13 @@ through ``scrubbers``, both usually contributed by the plugin's hooks.
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
+from harness.testing._files import atomic_write
 
 __all__ = ["SECRET_HEADERS", "Scrubber", "open_cassette", "scrub_request", "scrub_response"]
 
@@ -74,17 +73,7 @@ class AtomicPersister:
     def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
         from vcr.serialize import serialize  # type: ignore[import-untyped]
 
-        data = serialize(cassette_dict, serializer)
-        path = Path(cassette_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(Path(cassette_path), serialize(cassette_dict, serializer))
 
 
 def _chain(

@@ -11,9 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
-import os
 import re
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from harness import _plugin_sink
 from harness._errors import UsageError
 from harness.assertions import as_trace
 from harness.scenarios import format_timeline, timeline_rows
+from harness.testing._files import atomic_write
 
 __all__ = ["TimelineSnapshot", "apply_inline_updates", "normalize", "snapshot_text"]
 
@@ -55,18 +54,6 @@ class _InlineUpdate:
 
 
 _PENDING: list[_InlineUpdate] = []
-
-
-def _atomic_write(path: Path, data: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class TimelineSnapshot:
@@ -105,14 +92,14 @@ class TimelineSnapshot:
             return
         path = self.path_for(name)
         if not path.is_file():
-            _atomic_write(path, actual + "\n")
+            atomic_write(path, actual + "\n")
             self.written.append(path)
             return
         stored = normalize(path.read_text(encoding="utf-8"))
         if stored == normalize(actual):
             return
         if self.update:
-            _atomic_write(path, actual + "\n")
+            atomic_write(path, actual + "\n")
             self.written.append(path)
             return
         raise AssertionError(_diff(stored, normalize(actual), str(path)))
@@ -197,6 +184,6 @@ def apply_inline_updates() -> list[Path]:
             end, new = edits[start]
             data = data[:start] + new + data[end:]
         if edits:
-            _atomic_write(path, data.decode("utf-8"))
+            atomic_write(path, data.decode("utf-8"))
             changed.append(path)
     return changed
