@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._errors import (
@@ -15,14 +15,17 @@ from harness._errors import (
     RateLimited,
     UsageError,
 )
+from harness.loop import ModelRequest, ModelSettings
 
 __all__ = [
     "client_kind",
+    "json_schema_format",
     "map_openai_error",
     "output_format_name",
     "retry_after_seconds",
     "scrub",
     "secrets_of",
+    "tool_params",
 ]
 
 _NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -123,3 +126,35 @@ def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> Prov
             cls = ContextLengthExceeded
         return cls(message, status=status, retry_after=retry_after, code=code)
     return ProviderError(scrub(f"OpenAI SDK error: {exc}", secrets))
+
+
+def tool_params(
+    request: ModelRequest,
+    tool: Callable[[Mapping[str, Any]], dict[str, Any]],
+    choice: Callable[[str | Mapping[str, Any]], str | dict[str, Any]],
+) -> dict[str, Any]:
+    """``tools``, ``parallel_tool_calls`` and ``tool_choice``, in one API's shapes.
+
+    All three are left out when no tools are offered: the API rejects ``tool_choice``
+    without tools.
+    """
+    if not request.tools:
+        return {}
+    settings = request.settings
+    params: dict[str, Any] = {"tools": [tool(t) for t in request.tools]}
+    if settings.parallel_tool_calls is not None:
+        params["parallel_tool_calls"] = settings.parallel_tool_calls
+    if settings.tool_choice is not None:
+        params["tool_choice"] = choice(settings.tool_choice)
+    return params
+
+
+def json_schema_format(settings: ModelSettings) -> dict[str, Any] | None:
+    """The ``json_schema`` response format for a structured-output request, if any."""
+    if settings.output_schema is None:
+        return None
+    return {
+        "name": output_format_name(settings.output_name),
+        "schema": dict(settings.output_schema),
+        "strict": False,
+    }

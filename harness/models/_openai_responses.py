@@ -16,7 +16,8 @@ from harness.loop import FinishReason, ModelCapabilities, ModelRequest, ModelRes
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
 from harness.models._openai_base import OpenAIAdapter
 from harness.models._openai_common import (
-    output_format_name,
+    json_schema_format,
+    tool_params,
 )
 
 if TYPE_CHECKING:
@@ -124,21 +125,10 @@ def responses_params(
     if include_reasoning:
         params["include"] = ["reasoning.encrypted_content"]
     settings = request.settings
-    if request.tools:
-        params["tools"] = [_tool(t) for t in request.tools]
-        if settings.parallel_tool_calls is not None:
-            params["parallel_tool_calls"] = settings.parallel_tool_calls
-        if settings.tool_choice is not None:  # the API rejects tool_choice without tools
-            params["tool_choice"] = _tool_choice(settings.tool_choice)
-    if settings.output_schema is not None:
-        params["text"] = {
-            "format": {
-                "type": "json_schema",
-                "name": output_format_name(settings.output_name),
-                "schema": dict(settings.output_schema),
-                "strict": False,
-            }
-        }
+    params.update(tool_params(request, _tool, _tool_choice))
+    output_format = json_schema_format(settings)
+    if output_format is not None:
+        params["text"] = {"format": {"type": "json_schema", **output_format}}
     params.update(defaults or {})
     params.update(settings.extra)
     if stream:
