@@ -8,8 +8,9 @@ the plugin can build a ``HarnessConfig`` for every test without loading the loop
 
 from __future__ import annotations
 
-import importlib
 import typing
+
+from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from harness._errors import NetworkRefused
@@ -62,14 +63,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
