@@ -8,13 +8,14 @@ from collections.abc import Iterable, Sequence
 from harness._errors import UsageError
 from harness.assertions._verdict import Expectation, Failure
 from harness.loop import ChangeRecord, Trace
+from harness.tools import match_names
 
 __all__ = ["injected", "matching", "never_offered", "offered", "removed"]
 
 
 def matching(pattern: str, names: Iterable[str]) -> list[str]:
     """Names matching ``pattern`` (an exact name or an ``fnmatch`` glob, case-sensitive)."""
-    return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+    return match_names(pattern, names)
 
 
 def _patterns(value: str | Sequence[str], what: str) -> tuple[str, ...]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +20,7 @@ from harness.models._steps import (
     Step,
 )
 from harness.models._steps_data import step_from_data, steps_from_data
+from harness.tools import match_names
 
 __all__ = ["ScriptedModel"]
 
@@ -33,7 +33,7 @@ _GLOB_CHARS = frozenset("*?[")
 def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> list[str]:
     if not _GLOB_CHARS.intersection(pattern):
         return [pattern] if pattern in name_set else []
-    return fnmatch.filter(names, pattern)
+    return match_names(pattern, names)
 
 
 def _show(names: Sequence[str]) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from harness.loop import Trace
 from harness.scenarios._spec import TimelineStep
+from harness.tools import match_names
 
 __all__ = ["Divergence", "TimelineRow", "check_timeline", "format_timeline", "timeline_rows"]
 
@@ -95,10 +96,10 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
     if step.offered is not None and step.offered != row.offered:
         return f"offered={step.offered}", f"offered={row.offered} {offered}"
     for pattern in step.offered_includes:
-        if not fnmatch.filter(row.offered_names, pattern):
+        if not match_names(pattern, row.offered_names):
             return f"{pattern!r} offered", f"offered {offered}"
     for pattern in step.offered_excludes:
-        hit = fnmatch.filter(row.offered_names, pattern)
+        hit = match_names(pattern, row.offered_names)
         if hit:
             return f"{pattern!r} not offered", f"offered {hit}"
     checks = (

@@ -10,7 +10,13 @@ from harness.tools._decorator import (
     tool_spec,
     tools_of,
 )
-from harness.tools._names import is_valid_name, make_name, sanitize_part, validate_name
+from harness.tools._names import (
+    is_valid_name,
+    make_name,
+    match_names,
+    sanitize_part,
+    validate_name,
+)
 from harness.tools._result import ToolResult, serialize_for_model
 from harness.tools._schema import ArgsSchema, build_args_schema
 from harness.tools._sinks import ArtifactSink, CompositeSink, ListSink, StateSink, artifacts_in
@@ -46,6 +52,7 @@ __all__ = [
     "is_valid_name",
     "llm_tool",
     "make_name",
+    "match_names",
     "one_shot",
     "sanitize_part",
     "serialize_for_model",

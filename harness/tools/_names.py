@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
+from collections.abc import Iterable
 
 from harness._errors import InvalidToolName
 
-__all__ = ["MAX_NAME_LENGTH", "is_valid_name", "make_name", "sanitize_part", "validate_name"]
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "is_valid_name",
+    "make_name",
+    "match_names",
+    "sanitize_part",
+    "validate_name",
+]
 
 MAX_NAME_LENGTH = 64
 _VALID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # used with fullmatch: "$" would accept "x\n"
@@ -44,3 +53,9 @@ def make_name(*parts: str) -> str:
         return full
     digest = hashlib.sha256(full.encode()).hexdigest()[:8]
     return f"{full[: MAX_NAME_LENGTH - 9]}_{digest}"
+
+
+def match_names(pattern: str, names: Iterable[str]) -> list[str]:
+    """Names matching ``pattern``: an exact name or an ``fnmatch`` glob, case-sensitive on
+    every platform (tool names are case-sensitive for providers)."""
+    return [name for name in names if fnmatch.fnmatchcase(name, pattern)]

@@ -91,3 +91,13 @@ def test_distinct_long_names_stay_distinct(base: str, suffix: str) -> None:
     other = base + suffix + "z"
     assert make_name(base) != make_name(other)
     assert len(make_name(other)) <= 64
+
+
+def test_match_names_is_exact_or_glob_and_case_sensitive() -> None:
+    from harness.tools import match_names
+
+    names = ["customer_c123_get", "customer_c456_get", "Customer_X_get", "search"]
+    assert match_names("search", names) == ["search"]
+    assert match_names("customer_*_get", names) == ["customer_c123_get", "customer_c456_get"]
+    assert match_names("SEARCH", names) == []
+    assert match_names("nothing*", names) == []
