@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness import _plugin_options as _opts
-from harness import _plugin_sink
+from harness._plugin import _options as _opts, _sink
 
 if TYPE_CHECKING:
     import openai
@@ -46,9 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from harness import _plugin_hookspecs
+    from harness._plugin import _hookspecs
 
-    pluginmanager.add_hookspecs(_plugin_hookspecs)
+    pluginmanager.add_hookspecs(_hookspecs)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,12 +70,12 @@ def _uses_harness(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    outer = _plugin_sink.current()
-    _plugin_sink.open_sink(item.nodeid)
+    outer = _sink.current()
+    _sink.open_sink(item.nodeid)
     try:
         return (yield)
     finally:
-        _plugin_sink.restore(outer)
+        _sink.restore(outer)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -89,7 +88,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    sink = _plugin_sink.current()
+    sink = _sink.current()
     if sink is not None and call.when == "call" and sink.traces:
         from harness.testing._report import junit_properties
 

@@ -20,9 +20,10 @@ LAYERS: dict[str, int] = {
     "harness.scenarios": 4,
     "harness.assertions": 4,
     "harness.testing": 5,
-    "harness._plugin_options": 4,  # stdlib-only option names, read by harness.testing too
-    "harness._plugin_hookspecs": 5,
-    "harness._plugin_sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
+    "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up
+    "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
+    "harness._plugin._hookspecs": 5,
+    "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
     "harness.cli": 6,
     "harness.pytest_plugin": 6,
     "harness": 7,  # the package __init__ re-exports everything
@@ -42,15 +43,24 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def is_module(dotted: str) -> bool:
+    base = PACKAGE.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
 def imported_modules(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "harness":  # from harness import _submodule
-                found.update(f"harness.{alias.name}" for alias in node.names)
-            else:
+            submodules = {
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if is_module(f"{node.module}.{alias.name}")
+            }  # from package import _submodule
+            found.update(submodules)
+            if len(submodules) < len(node.names):
                 found.add(node.module)
     return {m for m in found if m == "harness" or m.startswith("harness.")}
 

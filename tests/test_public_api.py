@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
+import json
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +17,8 @@ PACKAGES = [
     "harness.injection",
     "harness.models",
     "harness.scenarios",
+    "harness.assertions",
+    "harness.testing",
 ]
 
 
@@ -43,3 +49,50 @@ def test_top_level_reexports_core_names() -> None:
 
     for name in ("run", "arun", "llm_tool", "tool_provider", "ScriptedModel", "EntityDiscovery"):
         assert name in harness.__all__
+
+
+PINNED = Path(__file__).with_name("public_api.json")
+LAZY_PACKAGES = ["harness", "harness.testing"]
+
+
+@pytest.mark.parametrize("name", sorted(json.loads(PINNED.read_text(encoding="utf-8"))))
+def test_public_names_are_pinned(name: str) -> None:
+    """Moving modules around never changes what users import (update the JSON on purpose)."""
+    pinned = json.loads(PINNED.read_text(encoding="utf-8"))[name]
+    assert sorted(importlib.import_module(name).__all__) == pinned
+
+
+def _lazy_table_and_type_checking_imports(name: str) -> tuple[dict[str, str], dict[str, str]]:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    table: dict[str, str] = {}
+    checked: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_LAZY":
+            table = ast.literal_eval(node.value)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom) and stmt.module
+                for alias in stmt.names:
+                    assert alias.asname == alias.name, (
+                        f"write `{alias.name} as {alias.name}` so type checkers re-export it"
+                    )
+                    checked[alias.name] = stmt.module
+    return table, checked
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_type_checking_imports_match_the_lazy_table(name: str) -> None:
+    table, checked = _lazy_table_and_type_checking_imports(name)
+    assert table, f"{name} has no _LAZY table"
+    assert checked == table
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_all_is_derived_from_the_lazy_table(name: str) -> None:
+    module = importlib.import_module(name)
+    table, _ = _lazy_table_and_type_checking_imports(name)
+    assert set(module.__all__) - {"__version__"} == set(table)
+    for public, where in table.items():
+        assert getattr(module, public) is getattr(importlib.import_module(where), public)

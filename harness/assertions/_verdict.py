@@ -12,8 +12,8 @@ import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any
 
-from harness import _plugin_sink
 from harness._errors import UsageError
+from harness._plugin import _sink
 from harness.assertions._render import render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
@@ -100,9 +100,9 @@ class Expectation(ABC):
             passed=failure is None, description=self.description, failure=failure, trace=trace
         )
         if record:
-            _plugin_sink.record_trace(trace)
+            _sink.record_trace(trace)
             if failure is not None:
-                _plugin_sink.record_failure(verdict, trace)
+                _sink.record_failure(verdict, trace)
         return verdict
 
     def __eq__(self, other: object) -> bool:
@@ -117,7 +117,7 @@ class Expectation(ABC):
             trace = as_trace(other)
         except UsageError:
             return NotImplemented
-        _plugin_sink.record_trace(trace)
+        _sink.record_trace(trace)
         return not self.check(trace, record=False).passed
 
     __hash__ = None  # type: ignore[assignment]

@@ -4,15 +4,15 @@ from harness._errors import StaticToolsChanged
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.models._callback import CallbackModel, CallbackResult
 from harness.models._capabilities import CapabilitiesOverride, StaticToolsModel, with_capabilities
-from harness.models._openai_chat import (
+from harness.models._openai._chat import (
     OPENAI_CHAT_CAPABILITIES,
     OpenAIChatModel,
     chat_params,
     chat_response_from_chunks,
     chat_response_from_completion,
 )
-from harness.models._openai_common import map_openai_error
-from harness.models._openai_responses import (
+from harness.models._openai._common import map_openai_error
+from harness.models._openai._responses import (
     OPENAI_RESPONSES_CAPABILITIES,
     OpenAIResponsesModel,
     reasoning_items,
@@ -20,14 +20,14 @@ from harness.models._openai_responses import (
     responses_response_from_events,
     responses_response_from_response,
 )
-from harness.models._persona_base import ArgumentOverrides, Persona, Plan
-from harness.models._persona_explorer import Explorer
-from harness.models._persona_goal import DEFAULT_HINTS, GoalDirected
-from harness.models._persona_record import Decision, ReplayModel
-from harness.models._persona_state import RunState
-from harness.models._persona_weak import WeakBehavior
-from harness.models._scripted import ScriptedModel
-from harness.models._steps import (
+from harness.models._personas._base import ArgumentOverrides, Persona, Plan
+from harness.models._personas._explorer import Explorer
+from harness.models._personas._goal import DEFAULT_HINTS, GoalDirected
+from harness.models._personas._record import Decision, ReplayModel
+from harness.models._personas._state import RunState
+from harness.models._personas._weak import WeakBehavior
+from harness.models._scripted._model import ScriptedModel
+from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
     ErrorKind,
@@ -45,10 +45,10 @@ from harness.models._steps import (
     refuse,
     reply,
 )
-from harness.models._steps_data import step_from_data, steps_from_data
-from harness.models._wire_app import RecordedRequest, WireApp, WireReply
-from harness.models._wire_server import WireServer
-from harness.models._wire_transport import (
+from harness.models._scripted._steps_data import step_from_data, steps_from_data
+from harness.models._wire._app import RecordedRequest, WireApp, WireReply
+from harness.models._wire._server import WireServer
+from harness.models._wire._transport import (
     FAKE_BASE_URL,
     OpenAIWireTransport,
     fake_async_openai_client,

@@ -12,19 +12,34 @@ import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
 
-if typing.TYPE_CHECKING:
-    from harness._errors import NetworkRefused
-    from harness.testing._cassette import (
-        SECRET_HEADERS,
-        Scrubber,
-        open_cassette,
-        scrub_request,
-        scrub_response,
+if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
+    from harness._errors import (
+        NetworkRefused as NetworkRefused,
     )
-    from harness.testing._config import HarnessConfig, Settings, cassette_path, resolve_settings
-    from harness.testing._network import deny_network, is_loopback
-    from harness.testing._runner import HarnessRunner
-    from harness.testing._snapshot import TimelineSnapshot, snapshot_text
+    from harness.testing._cassette import (
+        SECRET_HEADERS as SECRET_HEADERS,
+        Scrubber as Scrubber,
+        open_cassette as open_cassette,
+        scrub_request as scrub_request,
+        scrub_response as scrub_response,
+    )
+    from harness.testing._config import (
+        HarnessConfig as HarnessConfig,
+        Settings as Settings,
+        cassette_path as cassette_path,
+        resolve_settings as resolve_settings,
+    )
+    from harness.testing._network import (
+        deny_network as deny_network,
+        is_loopback as is_loopback,
+    )
+    from harness.testing._runner import (
+        HarnessRunner as HarnessRunner,
+    )
+    from harness.testing._snapshot import (
+        TimelineSnapshot as TimelineSnapshot,
+        snapshot_text as snapshot_text,
+    )
 
 _LAZY: dict[str, str] = {
     "NetworkRefused": "harness._errors",
@@ -44,23 +59,8 @@ _LAZY: dict[str, str] = {
     "snapshot_text": "harness.testing._snapshot",
 }
 
-__all__ = [
-    "SECRET_HEADERS",
-    "HarnessConfig",
-    "HarnessRunner",
-    "NetworkRefused",
-    "Scrubber",
-    "Settings",
-    "TimelineSnapshot",
-    "cassette_path",
-    "deny_network",
-    "is_loopback",
-    "open_cassette",
-    "resolve_settings",
-    "scrub_request",
-    "scrub_response",
-    "snapshot_text",
-]
+__all__ = [*sorted(_LAZY)]
+"""The public API: every name of ``_LAZY``."""
 
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())

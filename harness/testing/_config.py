@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import _plugin_options as opts
 from harness._errors import UsageError
+from harness._plugin import _options as opts
 
 __all__ = ["HarnessConfig", "Settings", "cassette_path", "resolve_settings"]
 

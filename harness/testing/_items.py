@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from harness import _plugin_sink
 from harness._errors import HarnessError, UsageError
+from harness._plugin import _sink
 from harness.assertions import render_table
 from harness.scenarios import ScenarioOutcome, load_scenario, run_scenario
 
@@ -52,7 +52,7 @@ def describe_failure(outcome: ScenarioOutcome) -> str:
 def run_scenario_file(path: Path) -> ScenarioOutcome:
     """Load and run one scenario; its trace goes to the test report."""
     outcome = run_scenario(load_scenario(path))
-    _plugin_sink.record_trace(outcome.trace)
+    _sink.record_trace(outcome.trace)
     return outcome
 
 
@@ -84,7 +84,7 @@ class ScenarioItem(pytest.Item):
     """Runs one scenario file and checks its expectations (timeline, output, error)."""
 
     def runtest(self) -> None:
-        from harness import _plugin_options as opts
+        from harness._plugin import _options as opts
         from harness.testing._network import deny_network
 
         network = opts.cli_or_ini(self.config, opts.NETWORK) or "deny"

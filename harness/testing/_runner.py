@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-from harness import _plugin_sink
 from harness._errors import HarnessError
+from harness._plugin import _sink
 from harness.loop import Model, RunResult, Trace, arun, run
 from harness.scenarios import ScenarioOutcome, load_scenario, run_scenario
 
@@ -44,7 +44,7 @@ class HarnessRunner:
         trace = subject if isinstance(subject, Trace) else getattr(subject, "trace", None)
         if isinstance(trace, Trace) and all(t is not trace for t in self.traces):
             self.traces.append(trace)
-            _plugin_sink.record_trace(trace)
+            _sink.record_trace(trace)
         return subject
 
     def _record_error(self, exc: BaseException) -> None:

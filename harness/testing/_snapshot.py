@@ -16,8 +16,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness import _plugin_sink
 from harness._errors import UsageError
+from harness._plugin import _sink
 from harness.assertions import as_trace
 from harness.scenarios import format_timeline, timeline_rows
 from harness.testing._files import atomic_write
@@ -86,7 +86,7 @@ class TimelineSnapshot:
         """Compare ``subject``'s timeline with the snapshot; raise ``AssertionError`` on a
         difference (unless updating)."""
         actual = snapshot_text(subject)
-        _plugin_sink.record_trace(as_trace(subject))
+        _sink.record_trace(as_trace(subject))
         if expected is not None:
             self._inline(actual, expected)
             return

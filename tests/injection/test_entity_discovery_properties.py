@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from harness.injection import EntityDiscovery, tool_provider
 from harness.loop import ProviderDiscovered, StrategyWarning, run

@@ -30,8 +30,8 @@ from harness.models import (
     responses_response_from_events,
     responses_response_from_response,
 )
-from harness.models._wire_chat import parse_chat_request
-from harness.models._wire_responses import parse_responses_request
+from harness.models._wire._chat import parse_chat_request
+from harness.models._wire._responses import parse_responses_request
 
 CORPUS = corpus_dir()
 pytestmark = pytest.mark.skipif(

@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from jsonschema import Draft202012Validator
 from persona_domain import TARGET, base_tools, open_toolbox, run, weather
 

@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, Field
 
-from harness.models._persona_values import SchemaValues, wrong_type_value
+from harness.models._personas._values import SchemaValues, wrong_type_value
 
 
 class Address(BaseModel):

@@ -3,8 +3,7 @@
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from harness._errors import InvalidToolName, UsageError
 from harness.tools import is_valid_name, make_name, sanitize_part, validate_name

@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from pydantic import BaseModel
 
 from harness.tools import CallContext, PreparedCall, ToolResult, as_tool, serialize_for_model

@@ -15,6 +15,7 @@ from harness.tools import (
     PreparedCall,
     Tool,
     ToolSpec,
+    __all__ as tools_all,
     as_tool,
     as_tools,
     build_args_schema,
@@ -23,7 +24,6 @@ from harness.tools import (
     tool_spec,
     tools_of,
 )
-from harness.tools import __all__ as tools_all
 from harness.tools._schema import clean_schema
 
 

@@ -18,8 +18,7 @@ from typing import Any, Literal, Optional
 
 import hypothesis_jsonschema._from_schema as hjs_internals
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.internal.conjecture import utils as conjecture_utils
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator

@@ -9,7 +9,7 @@ from typing import Any
 from harness._errors import ScriptError
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
-from harness.models._steps import (
+from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
     ExpectOffered,
@@ -19,7 +19,7 @@ from harness.models._steps import (
     ReplyStep,
     Step,
 )
-from harness.models._steps_data import step_from_data, steps_from_data
+from harness.models._scripted._steps_data import step_from_data, steps_from_data
 from harness.tools import match_names
 
 __all__ = ["ScriptedModel"]

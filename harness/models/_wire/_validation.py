@@ -12,7 +12,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from harness.messages import AssistantMessage, Message, ToolMessage
-from harness.models._wire_errors import WireError
+from harness.models._wire._errors import WireError
 
 __all__ = ["Api", "Profile", "validate_history", "validate_strict", "validate_tools"]
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from harness._errors import UsageError
 from harness.loop import ModelRequest
-from harness.models._persona_base import ArgumentOverrides, Persona, Plan
-from harness.models._persona_state import RunState
-from harness.models._persona_weak import WeakBehavior
+from harness.models._personas._base import ArgumentOverrides, Persona, Plan
+from harness.models._personas._state import RunState
+from harness.models._personas._weak import WeakBehavior
 
 __all__ = ["DEFAULT_HINTS", "GoalDirected"]
 

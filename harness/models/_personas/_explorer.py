@@ -7,9 +7,9 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.loop import ModelRequest
-from harness.models._persona_base import ArgumentOverrides, Persona, Plan
-from harness.models._persona_state import RunState
-from harness.models._persona_weak import WeakBehavior
+from harness.models._personas._base import ArgumentOverrides, Persona, Plan
+from harness.models._personas._state import RunState
+from harness.models._personas._weak import WeakBehavior
 
 __all__ = ["Explorer"]
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.messages import ToolCall
-from harness.models._persona_state import RunState
-from harness.models._persona_values import SchemaValues, wrong_type_value
+from harness.models._personas._state import RunState
+from harness.models._personas._values import SchemaValues, wrong_type_value
 
 __all__ = ["WeakBehavior"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness._errors import UsageError
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.models._openai_common import client_kind, map_openai_error, secrets_of
+from harness.models._openai._common import client_kind, map_openai_error, secrets_of
 
 if TYPE_CHECKING:
     import openai

@@ -1,6 +1,6 @@
 """The fake OpenAI server's logic, sans-IO: a request (method, path, bytes) in, a reply out.
 
-The httpx transport and the loopback HTTP server are thin shells around ``WireApp``.
+The httpx2 transport and the loopback HTTP server are thin shells around ``WireApp``.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import Any
 
 from harness._errors import ProviderError, UsageError
 from harness.loop import Model, ModelResponse
-from harness.models._wire_chat import parse_chat_request, render_chat, stream_chat
-from harness.models._wire_common import IdSource, WireRequest, now
-from harness.models._wire_errors import WireError, provider_error_to_wire
-from harness.models._wire_responses import (
+from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
+from harness.models._wire._common import IdSource, WireRequest, now
+from harness.models._wire._errors import WireError, provider_error_to_wire
+from harness.models._wire._responses import (
     parse_responses_request,
     render_response,
     stream_response,
 )
-from harness.models._wire_validation import Profile
+from harness.models._wire._validation import Profile
 
 __all__ = ["RecordedRequest", "WireApp", "WireReply"]
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import ScriptError
-from harness.models._steps import (
+from harness.models._scripted._steps import (
     CALL_FINISH_REASONS,
     TEXT_FINISH_REASONS,
     CallsStep,

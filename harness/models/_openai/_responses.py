@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from harness._errors import ProviderError
 from harness.loop import FinishReason, ModelCapabilities, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
-from harness.models._openai_base import OpenAIAdapter
-from harness.models._openai_common import (
+from harness.models._openai._base import OpenAIAdapter
+from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )

@@ -14,8 +14,8 @@ from harness.loop import (
     Usage,
 )
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, to_openai
-from harness.models._openai_base import OpenAIAdapter
-from harness.models._openai_common import (
+from harness.models._openai._base import OpenAIAdapter
+from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )

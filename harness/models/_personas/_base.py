@@ -13,10 +13,10 @@ from typing import Any
 from harness._errors import UsageError
 from harness.loop import FinishReason, Model, ModelRequest, ModelResponse
 from harness.messages import ToolCall
-from harness.models._persona_record import Decision, ReplayModel
-from harness.models._persona_state import RunState
-from harness.models._persona_values import SchemaValues
-from harness.models._persona_weak import WeakBehavior
+from harness.models._personas._record import Decision, ReplayModel
+from harness.models._personas._state import RunState
+from harness.models._personas._values import SchemaValues
+from harness.models._personas._weak import WeakBehavior
 
 __all__ = ["ArgumentOverrides", "Persona", "Plan"]
 

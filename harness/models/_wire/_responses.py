@@ -15,7 +15,7 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
-from harness.models._wire_common import (
+from harness.models._wire._common import (
     IdSource,
     WireRequest,
     count_iteration,
@@ -27,8 +27,8 @@ from harness.models._wire_common import (
     usage_responses,
     words,
 )
-from harness.models._wire_errors import WireError
-from harness.models._wire_validation import (
+from harness.models._wire._errors import WireError
+from harness.models._wire._validation import (
     Profile,
     validate_history,
     validate_strict,

@@ -8,7 +8,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message, from_openai
-from harness.models._wire_common import (
+from harness.models._wire._common import (
     IdSource,
     WireRequest,
     count_iteration,
@@ -20,8 +20,8 @@ from harness.models._wire_common import (
     usage_chat,
     words,
 )
-from harness.models._wire_errors import WireError
-from harness.models._wire_validation import (
+from harness.models._wire._errors import WireError
+from harness.models._wire._validation import (
     Profile,
     validate_history,
     validate_strict,

@@ -10,9 +10,9 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.loop import Model
-from harness.models._wire_app import RecordedRequest, WireApp
-from harness.models._wire_errors import WireError
-from harness.models._wire_validation import Profile
+from harness.models._wire._app import RecordedRequest, WireApp
+from harness.models._wire._errors import WireError
+from harness.models._wire._validation import Profile
 
 __all__ = ["LOOPBACK_HOSTS", "WireServer"]
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from harness.loop import Model
-from harness.models._wire_app import RecordedRequest, WireApp, WireReply
-from harness.models._wire_validation import Profile
+from harness.models._wire._app import RecordedRequest, WireApp, WireReply
+from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
     import openai

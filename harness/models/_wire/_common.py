@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.loop import ModelRequest, Usage
 from harness.messages import AssistantMessage, Message
-from harness.models._wire_errors import WireError
+from harness.models._wire._errors import WireError
 
 __all__ = [
     "IdSource",

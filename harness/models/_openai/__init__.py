@@ -1,0 +1,1 @@
+"""Adapters over the official openai SDK: Chat Completions and Responses."""

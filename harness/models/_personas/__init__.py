@@ -1,0 +1,1 @@
+"""Seeded personas that simulate typical model behaviour, with exact replay."""
