@@ -94,38 +94,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         item.user_properties.extend(junit_properties(sink.traces))
     report = yield
-    if sink is not None and (sink.traces or sink.failures):
-        mode = _opts.cli_or_ini(item.config, _opts.TIMELINE) or "on-failure"
-        show = (mode == "always" and report.when == "call") or (
-            mode == "on-failure" and report.failed
-        )
-        if show and all(name != _opts.TIMELINE_SECTION for name, _ in report.sections):
-            from harness.testing._report import report_text
+    if sink is None or call.when != "call" or not (sink.traces or sink.failures):
+        return report
+    mode = _opts.cli_or_ini(item.config, _opts.TIMELINE) or "on-failure"
+    if mode == "never" or (mode == "on-failure" and not report.failed):
+        return report
+    from harness.testing._report import report_text, summary_line
 
-            report.sections.append(
-                (_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures))
-            )
+    # The assertion message already shows a failed harness check's table: print it once.
+    shown_by_assertion = (
+        report.failed
+        and bool(sink.failures)
+        and call.excinfo is not None
+        and call.excinfo.errisinstance(AssertionError)
+    )
+    if not shown_by_assertion and all(
+        name != _opts.TIMELINE_SECTION for name, _ in report.sections
+    ):
+        report.sections.append((_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures)))
+    report.harness_summary = summary_line(sink.traces, sink.failures)  # type: ignore[attr-defined]
     return report
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    mode = _opts.cli_or_ini(config, _opts.TIMELINE) or "on-failure"
     reports = [
         r for key in ("failed", "error", "passed") for r in terminalreporter.stats.get(key, [])
     ]
-    if mode != "never":
-        entries = [
-            (r.nodeid, text)
-            for r in reports
-            for name, text in getattr(r, "sections", ())
-            if name == _opts.TIMELINE_SECTION
-        ]
-        if entries:
-            terminalreporter.write_sep("=", "harness timelines")
-            for nodeid, text in entries:
-                terminalreporter.write_line(nodeid)
-                for line in text.splitlines():
-                    terminalreporter.write_line("  " + line)
+    entries = [
+        (r.nodeid, r.harness_summary) for r in reports if getattr(r, "harness_summary", None)
+    ]
+    if entries:  # one line per test: where its run first diverged (or what it did)
+        terminalreporter.write_sep("=", "harness timelines")
+        for nodeid, line in entries:
+            terminalreporter.write_line(f"{nodeid}: {line}")
     written = [
         str(value)
         for r in terminalreporter.stats.get("", []) + reports

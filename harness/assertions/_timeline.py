@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from harness._errors import UsageError
 from harness.assertions._offered import matching
-from harness.assertions._verdict import Expectation, Failure, Verdict
+from harness.assertions._verdict import Expectation, Failure, Verdict, for_assert
 from harness.loop import IterationRecord, Trace
 from harness.scenarios import TimelineStep, check_timeline, timeline_rows
 
@@ -277,4 +277,4 @@ def expect_timeline(
     ``assert expect_timeline(result, ["call search_customer", "offered gains customer_*",
     "call customer_*_get_average_spend", "answer"])``
     """
-    return _Timeline(steps).check(subject)
+    return for_assert(_Timeline(steps).check(subject))

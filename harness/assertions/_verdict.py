@@ -18,7 +18,7 @@ from harness.assertions._render import render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
 
-__all__ = ["Expectation", "Failure", "Verdict", "as_trace", "expect"]
+__all__ = ["Expectation", "Failure", "Verdict", "as_trace", "expect", "for_assert"]
 
 
 def as_trace(subject: Any) -> Trace:
@@ -56,8 +56,15 @@ class Verdict:
     """What was checked."""
     failure: Failure | None = None
     trace: Trace = dataclasses.field(repr=False)
+    raise_when_false: bool = dataclasses.field(default=False, repr=False)
+    """Raise ``AssertionError`` (the explanation) instead of returning ``False`` from
+    ``bool()``: set under the pytest plugin by ``expect``/``expect_timeline``, so that
+    ``assert expect(...)`` fails with the table and nothing else from the run."""
 
     def __bool__(self) -> bool:
+        if not self.passed and self.raise_when_false:
+            __tracebackhide__ = True
+            raise AssertionError(self.explain(window=2))
         return self.passed
 
     @property
@@ -65,12 +72,16 @@ class Verdict:
         """The failure in one line, or ``None``."""
         return self.failure.problem if self.failure else None
 
-    def explain(self) -> str:
-        """A multi-line explanation: what was expected, what happened, the timeline."""
+    def explain(self, *, window: int | None = None) -> str:
+        """A multi-line explanation: what was expected, what happened, the timeline
+        (only ``window`` rows either side of the divergence when given)."""
         if self.failure is None:
             return f"{self.description}: holds"
         table = render_table(
-            timeline_rows(self.trace), mark=self.failure.iteration, expected=self.failure.expected
+            timeline_rows(self.trace),
+            mark=self.failure.iteration,
+            expected=self.failure.expected,
+            window=window,
         )
         return "\n".join([f"{self.description}: {self.failure.problem}", *table])
 
@@ -126,6 +137,14 @@ class Expectation(ABC):
         return f"<expectation: {self.description}>"
 
 
+def for_assert(verdict: Verdict) -> Verdict:
+    """``verdict`` made to raise its explanation from ``bool()`` when a test runs under
+    the pytest plugin (elsewhere it stays a plain truthy-or-falsy value)."""
+    if verdict.passed or _sink.current() is None:
+        return verdict
+    return dataclasses.replace(verdict, raise_when_false=True)
+
+
 def expect(subject: Any, *expectations: Expectation) -> Verdict:
     """Check every expectation on ``subject``; the verdict of the first that fails, else
     a passing verdict. ``assert expect(result, offered(at=2, includes=["customer_*"]))``."""
@@ -140,6 +159,6 @@ def expect(subject: Any, *expectations: Expectation) -> Verdict:
     for item in expectations:
         verdict = item.check(trace)
         if not verdict.passed:
-            return verdict
+            return for_assert(verdict)
     description = "; ".join(e.description for e in expectations)
     return Verdict(passed=True, description=description, trace=trace)

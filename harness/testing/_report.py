@@ -8,7 +8,7 @@ from harness.assertions import render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
 
-__all__ = ["junit_properties", "report_text"]
+__all__ = ["junit_properties", "report_text", "summary_line"]
 
 
 def report_text(traces: list[Trace], failures: list[Any]) -> str:
@@ -43,3 +43,24 @@ def junit_properties(traces: list[Trace]) -> list[tuple[str, object]]:
         ("harness_injected", ",".join(injected)),
         ("harness_restarts", sum(t.restarts for t in traces)),
     ]
+
+
+def summary_line(traces: list[Trace], failures: list[Any]) -> str:
+    """One line for the terminal summary: the first failed check, or what the runs did."""
+    if failures:
+        first = failures[0]
+        where = f" at iteration {first.failure.iteration}" if first.failure.iteration else ""
+        return f"diverged{where}: {first.description}: {first.problem}"
+    iterations = sum(len(t.iterations) for t in traces)
+    injected = sum(len(t.injected) for t in traces)
+    return ", ".join(
+        [
+            _count(len(traces), "run"),
+            _count(iterations, "iteration"),
+            _count(injected, "injected tool"),
+        ]
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -21,7 +21,7 @@ def test_offered_includes_excludes_and_exactly_with_globs(shop_trace: Trace) -> 
 
 def test_offered_failure_names_the_problem_and_iteration(shop_trace: Trace) -> None:
     verdict = offered(at=1, includes="cart_*").check(shop_trace)
-    assert not verdict
+    assert verdict.passed is False  # bool() would raise the table under the plugin
     assert verdict.failure is not None and verdict.failure.iteration == 1
     assert "'cart_*' is not offered; offered ['search', 'help']" in str(verdict.problem)
     exact = offered(at=2, exactly=["search", "nope"]).check(shop_trace)
@@ -106,7 +106,7 @@ def test_expect_combines_and_reports_the_first_failure(shop_trace: Trace) -> Non
     assert "holds" in ok.explain()
     assert repr(ok).startswith("<Verdict passed:")
     bad = expect(shop_trace, injected("cart_*"), never_offered("help"), injected("zzz"))
-    assert not bad
+    assert bad.passed is False
     assert bad.description == "never offered ['help']"
     with pytest.raises(UsageError, match="at least one expectation"):
         expect(shop_trace)

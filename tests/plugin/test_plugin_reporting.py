@@ -81,20 +81,87 @@ def test_failure_output_shows_the_marked_timeline(agent: pytest.Pytester) -> Non
         ]
     )
     assert "expected the run not to satisfy: never called ['delete_*'] (it does)" in out
-    # the report section (in the failure) and the terminal summary section
-    assert "- harness timeline -" in out
-    summary = out.split("harness timelines")[1]
-    assert "test_agent.py::test_compare_fails" in summary
-    assert "test_agent.py::test_verdict_fails" in summary
+    # printed once: in the assertion, not again as a report section or in the summary;
+    # only the `!=` failure (whose message has no table) gets the timeline as a section
+    assert out.count("- harness timeline -") == 1
+    assert "harness timeline -" in out.split("test_not_equal_fails __")[1]
+    header = "iter  offered  calls                          +injected/-removed"
+    assert out.count(header) == 3  # two assertion messages and the `!=` section
+    summary = out.split("harness timelines")[1].split("short test summary")[0]
+    assert "iter  offered" not in summary
+    result.stdout.fnmatch_lines(
+        [
+            "test_agent.py::test_compare_fails: diverged at iteration 2: timeline [[]*",
+            "test_agent.py::test_verdict_fails: diverged at iteration 2: timeline "
+            "[[]'call search_customer', 'call nothing_else'[]]: expected 'call nothing_else'*",
+        ]
+    )
     assert "test_agent.py::test_passes" not in summary
-    assert "failed: timeline ['call search_customer', 'call nothing_else']" in summary
+
+
+def test_assert_expect_timeline_shows_only_the_table(agent: pytest.Pytester) -> None:
+    result = agent.runpytest("-p", "no:cacheprovider", "-k", "test_verdict_fails")
+    out = result.stdout.str()
+    failure = out.split("test_verdict_fails __")[1].split("harness timelines")[0]
+    assert "where" not in failure  # nothing from the run result
+    assert "RunResult(" not in failure
+    assert "<Verdict" not in failure
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: timeline [[]'call search_customer', 'call nothing_else'[]]: "
+            "expected 'call nothing_else'*",
+            "E       >    2        2  customer_c1_get_average_spend    <- expected: "
+            "call nothing_else",
+        ]
+    )
+
+
+def test_a_failure_outside_an_assertion_keeps_the_timeline_section(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        from harness import call, reply
+
+        def test_boom(harness_runner, harness_scripted):
+            harness_runner.run(harness_scripted([reply("done")]), "hi")
+            raise RuntimeError("unrelated failure")
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "- harness timeline -" in out  # the only place the run is shown
+    result.stdout.fnmatch_lines(["*::test_boom: 1 run, 1 iteration, 0 injected tools"])
+
+
+def test_a_verdict_raises_only_under_the_plugin() -> None:
+    from harness import ScriptedModel, reply, run
+    from harness._plugin import _sink
+    from harness.assertions import expect, expect_timeline, never_called
+
+    result = run(ScriptedModel([reply("done")]), "hi")
+    under_plugin = expect_timeline(result, ["call x"])
+    assert under_plugin.passed is False
+    with pytest.raises(AssertionError, match=r"(?s)expected 'call x'.*iter  offered"):
+        bool(under_plugin)
+    assert expect(result, never_called("x"))  # passing verdicts stay plain and truthy
+    outer = _sink.current()
+    _sink.restore(None)  # as outside pytest
+    try:
+        plain = expect_timeline(result, ["call x"])
+    finally:
+        _sink.restore(outer)
+    assert plain.raise_when_false is False
+    assert bool(plain) is False
 
 
 def test_timeline_option_always_and_never(agent: pytest.Pytester) -> None:
     always = agent.runpytest("-p", "no:cacheprovider", "--harness-timeline=always")
-    summary = always.stdout.str().split("harness timelines")[1]
-    assert "test_agent.py::test_passes" in summary
-    assert "run 1: 3 iterations, 1 injected, 0 restarts" in summary
+    out = always.stdout.str()
+    summary = out.split("harness timelines")[1]
+    assert "test_agent.py::test_passes: 1 run, 3 iterations, 1 injected tool" in summary
+    assert "run 1: 3 iterations, 1 injected, 0 restarts" in out  # the section of each test
     never = agent.runpytest("-p", "no:cacheprovider", "--harness-timeline=never")
     out = never.stdout.str()
     assert "harness timelines" not in out
