@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -27,8 +28,24 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from harness import __version__
+
+        typer.echo(f"harness {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_show_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
     """Run and inspect tool-loop scenarios with dynamic tool injection."""
 
 
@@ -40,13 +57,13 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
     table.add_column("injected / removed")
     divergent = outcome.divergence.iteration if outcome.divergence else None
     for row in outcome.rows:
-        calls = ", ".join(f"[red]{c}![/red]" if c in row.errors else c for c in row.calls) or (
-            "[dim]answer[/dim]" if row.final else ""
-        )
+        calls = ", ".join(
+            f"[red]{escape(c)}![/red]" if c in row.errors else escape(c) for c in row.calls
+        ) or ("[dim]answer[/dim]" if row.final else "")
         changes = " ".join(
             [
-                *(f"[green]+{n}[/green]" for n in row.injected),
-                *(f"[red]-{n}[/red]" for n in row.removed),
+                *(f"[green]+{escape(n)}[/green]" for n in row.injected),
+                *(f"[red]-{escape(n)}[/red]" for n in row.removed),
             ]
         )
         marker = "[bold red]>[/bold red]" if row.iteration == divergent else ""
@@ -56,13 +73,14 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
 
 def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -> None:
     status = "[bold green]PASS[/bold green]" if outcome.passed else "[bold red]FAIL[/bold red]"
-    where = f" [dim]{outcome.scenario.path}[/dim]" if outcome.scenario.path else ""
-    console.print(f"{status} {outcome.scenario.name}{where}", soft_wrap=True)
+    path = outcome.scenario.path
+    where = f" [dim]{escape(str(path))}[/dim]" if path else ""
+    console.print(f"{status} {escape(outcome.scenario.name)}{where}", soft_wrap=True)
     if not quiet or not outcome.passed:
         if outcome.rows:
             console.print(_timeline_table(outcome))
         if outcome.problem:
-            console.print(f"  [red]{outcome.problem}[/red]", soft_wrap=True)
+            console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
 
 
 @app.command("run")
@@ -79,7 +97,7 @@ def run_command(
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]
     except HarnessError as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}", soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
     if not scenarios:
         console.print("[yellow]no scenario files found[/yellow]")
@@ -88,7 +106,9 @@ def run_command(
         for scenario in scenarios:
             description = " ".join(scenario.spec.description.split())
             console.print(
-                f"{scenario.name}  [dim]{scenario.path}[/dim]  {description}", soft_wrap=True
+                f"{escape(scenario.name)}  [dim]{escape(str(scenario.path))}[/dim]  "
+                f"{escape(description)}",
+                soft_wrap=True,
             )
         return
     outcomes = []

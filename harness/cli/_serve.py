@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness._errors import HarnessError
 
@@ -30,9 +31,9 @@ def serve_command(
         model = load_scenario(scenario).build_model()
         server = WireServer(model, port=port, profile="strict" if strict else "default").bind()
     except (HarnessError, OSError) as exc:
-        console.print(f"[bold red]error:[/bold red] {exc}", soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    console.print(f"serving {model.name!r} from {str(scenario)!r}", soft_wrap=True)
+    console.print(escape(f"serving {model.name!r} from {str(scenario)!r}"), soft_wrap=True)
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:

@@ -100,3 +100,35 @@ def test_console_script_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit) as info:
         main()
     assert info.value.code in (0, None)
+
+
+def test_version() -> None:
+    from harness import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"harness {__version__}"
+
+
+def test_bracketed_text_in_errors_is_printed_as_is(tmp_path: Path) -> None:
+    """Rich markup must not swallow user text such as YAML's "expected ',' or ']'"."""
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("name: [unclosed\nprompt: hi\n", encoding="utf-8")
+    result = runner.invoke(app, ["run", str(bad)])
+    assert result.exit_code == 2
+    assert "[unclosed" in result.output
+    assert "']'" in result.output
+
+
+def test_bracketed_scenario_text_is_printed_as_is(tmp_path: Path) -> None:
+    scenario = tmp_path / "brackets.yaml"
+    scenario.write_text(
+        "name: '[bold]x[/bold]'\ndescription: 'uses [red]markup[/red]'\nprompt: hi\n"
+        "model:\n  steps:\n    - {reply: done}\n",
+        encoding="utf-8",
+    )
+    listed = runner.invoke(app, ["run", "--list", str(scenario)])
+    assert "[bold]x[/bold]" in listed.output
+    assert "uses [red]markup[/red]" in listed.output
+    ran = runner.invoke(app, ["run", str(scenario)])
+    assert "PASS [bold]x[/bold]" in ran.output
