@@ -112,7 +112,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         name != _opts.TIMELINE_SECTION for name, _ in report.sections
     ):
         report.sections.append((_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures)))
-    report.harness_summary = summary_line(sink.traces, sink.failures)  # type: ignore[attr-defined]
+    report.harness_summary = summary_line(sink.traces, sink.failures)
     return report
 
 
