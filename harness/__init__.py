@@ -68,6 +68,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
     from harness.loop import (
         CallRecord as CallRecord,
+        CapturedRun as CapturedRun,
         ChangeRecord as ChangeRecord,
         DeclaredChanges as DeclaredChanges,
         Event as Event,
@@ -86,6 +87,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         ModelSettings as ModelSettings,
         ProviderDiscovered as ProviderDiscovered,
         RetryableToolError as RetryableToolError,
+        RunCapture as RunCapture,
         RunFinished as RunFinished,
         RunResult as RunResult,
         StrategyChain as StrategyChain,
@@ -98,6 +100,8 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         Trace as Trace,
         Usage as Usage,
         arun as arun,
+        capture_run as capture_run,
+        override_model as override_model,
         run as run,
     )
     from harness.messages import (
@@ -216,6 +220,10 @@ _LAZY: dict[str, str] = {
     "Trace": "harness.loop",
     "Usage": "harness.loop",
     "arun": "harness.loop",
+    "CapturedRun": "harness.loop",
+    "RunCapture": "harness.loop",
+    "capture_run": "harness.loop",
+    "override_model": "harness.loop",
     "run": "harness.loop",
     "AssistantMessage": "harness.messages",
     "Message": "harness.messages",

@@ -1,5 +1,6 @@
 """The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
 
+from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
 from harness.loop._events import (
@@ -39,6 +40,7 @@ from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 
 __all__ = [
     "CallRecord",
+    "CapturedRun",
     "ChangeRecord",
     "DeclaredChanges",
     "Event",
@@ -61,6 +63,7 @@ __all__ = [
     "PendingCall",
     "ProviderDiscovered",
     "RetryableToolError",
+    "RunCapture",
     "RunFinished",
     "RunResult",
     "StrategyChain",
@@ -75,6 +78,8 @@ __all__ = [
     "Usage",
     "arun",
     "build_core",
+    "capture_run",
     "default_strategy",
+    "override_model",
     "run",
 ]

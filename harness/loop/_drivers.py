@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness._errors import UsageError
+from harness.loop._capture import observed_run, resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
 from harness.loop._execution import execute_async, execute_sync
@@ -142,7 +143,9 @@ def run(
 
     Keyword options (``max_iterations=``, ``tool_timeout=``, ...) are those of
     ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
+    Inside ``override_model(...)`` the overriding model is used instead of ``model``.
     """
+    model = resolve_model(model)
     core = build_core(
         prompt,
         tools=tools,
@@ -154,7 +157,11 @@ def run(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with _ending(core, model), _lazy_pool(core.options.max_workers) as pool:
+    with (
+        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
+        _ending(core, model),
+        _lazy_pool(core.options.max_workers) as pool,
+    ):
         while not core.finished:
             response = model.request(core.begin_iteration())
             pending = core.receive_response(response)
@@ -162,6 +169,7 @@ def run(
                 core.receive_results(execute_sync(pending, core.options, pool))
         result = core.result()
         model.end_run(completed=True)
+        finished(result)
     return result
 
 
@@ -178,6 +186,7 @@ async def arun(
     **option_overrides: Any,
 ) -> RunResult:
     """Async ``run``: async tools are awaited, parallel calls run concurrently."""
+    model = resolve_model(model)
     core = build_core(
         prompt,
         tools=tools,
@@ -189,7 +198,10 @@ async def arun(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with _ending(core, model):
+    with (
+        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
+        _ending(core, model),
+    ):
         while not core.finished:
             response = await model.arequest(core.begin_iteration())
             pending = core.receive_response(response)
@@ -197,4 +209,5 @@ async def arun(
                 core.receive_results(await execute_async(pending, core.options))
         result = core.result()
         model.end_run(completed=True)
+        finished(result)
     return result
