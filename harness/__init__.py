@@ -11,6 +11,7 @@ from __future__ import annotations
 import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
+from harness._version import __version__
 
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness._errors import (
@@ -255,8 +256,6 @@ _LAZY: dict[str, str] = {
     "sink_artifacts": "harness.tools",
 }
 """Where each public name lives; ``__getattr__`` imports it on first access."""
-
-__version__ = "0.1.0"
 
 __all__ = ["__version__", *sorted(_LAZY)]
 """The public API: every name of ``_LAZY`` and the version."""

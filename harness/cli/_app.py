@@ -30,7 +30,7 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        from harness import __version__
+        from harness._version import __version__
 
         typer.echo(f"harness {__version__}")
         raise typer.Exit()
