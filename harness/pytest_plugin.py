@@ -170,7 +170,7 @@ def pytest_assertrepr_compare(
 
     failure = verdict.failure
     table = render_table(
-        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=2
+        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=10
     )
     return [f"{expectation.description}: {failure.problem}", *table]
 

@@ -64,7 +64,7 @@ class Verdict:
     def __bool__(self) -> bool:
         if not self.passed and self.raise_when_false:
             __tracebackhide__ = True
-            raise AssertionError(self.explain(window=2))
+            raise AssertionError(self.explain(window=10))
         return self.passed
 
     @property

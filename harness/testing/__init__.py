@@ -40,6 +40,9 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         TimelineSnapshot as TimelineSnapshot,
         snapshot_text as snapshot_text,
     )
+    from harness.testing._syrupy import (
+        TimelineSnapshotExtension as TimelineSnapshotExtension,
+    )
 
 _LAZY: dict[str, str] = {
     "NetworkRefused": "harness._errors",
@@ -57,6 +60,7 @@ _LAZY: dict[str, str] = {
     "HarnessRunner": "harness.testing._runner",
     "TimelineSnapshot": "harness.testing._snapshot",
     "snapshot_text": "harness.testing._snapshot",
+    "TimelineSnapshotExtension": "harness.testing._syrupy",
 }
 
 __all__ = [*sorted(_LAZY)]

@@ -214,6 +214,8 @@ def test_a_plain_session_imports_nothing_heavy(pytester: pytest.Pytester) -> Non
             print("LOADED", sorted(m for m in heavy if m in sys.modules))
         """
     )
-    result = pytester.runpytest_subprocess("-s", "-p", "no:hypothesispytest", "-p", "no:anyio")
+    # other installed plugins that import heavy libraries themselves are switched off
+    others = ["hypothesispytest", "anyio", "inline_snapshot"]
+    result = pytester.runpytest_subprocess("-s", *(f"-pno:{name}" for name in others))
     result.assert_outcomes(passed=1)
     assert "LOADED []" in result.stdout.str()

@@ -1,0 +1,32 @@
+"""A syrupy extension that stores a run's timeline as a ``.timeline`` text file.
+
+``assert result == snapshot(extension_class=TimelineSnapshotExtension)`` (or
+``snapshot.use_extension(TimelineSnapshotExtension)``) keeps the same text as the
+built-in ``harness_snapshot`` fixture, so either tool can own the files' updates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "TimelineSnapshotExtension needs syrupy: pip install 'tool-loop-harness[snapshots]'"
+    ) from exc
+
+from harness.testing._snapshot import snapshot_text
+
+__all__ = ["TimelineSnapshotExtension"]
+
+
+class TimelineSnapshotExtension(SingleFileSnapshotExtension):
+    """Serialises a ``RunResult``, ``Trace``, scenario outcome or error raised out of a run
+    to its compact timeline (one ``#N offered=...`` line per iteration)."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "timeline"
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        return snapshot_text(data) + "\n"
