@@ -63,7 +63,9 @@ def test_scripted_runner_and_openai_fake(pytester: pytest.Pytester) -> None:
                 harness_runner.run(bad, "x", tools=[add], unknown_tool="raise")
             with pytest.raises(Exception):
                 asyncio.run(_arun(harness_runner, harness_scripted([call("nope")], lenient=True)))
-            assert len(harness_runner.traces) >= 1
+            # both failed runs are kept: ToolNotFound at once; script exhausted after an error
+            assert len(harness_runner.traces) == 3
+            assert [len(t.iterations) for t in harness_runner.traces[1:]] == [1, 2]
         """
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
