@@ -1,0 +1,46 @@
+"""MCP servers as tool sources: their tools offered, unfolded and grouped like any other.
+
+Needs the optional extra: ``pip install 'tool-loop-harness[mcp]'`` (the official ``mcp``
+SDK). Importing this package is cheap; the SDK is imported on first connection.
+"""
+
+from __future__ import annotations
+
+import typing
+
+from harness._lazy import lazy_exports as _lazy_exports
+
+if typing.TYPE_CHECKING:
+    from harness.mcp._convert import Listed, NamePolicy, Skipped
+    from harness.mcp._errors import (
+        McpCallError,
+        McpConnectError,
+        McpError,
+        McpTimeout,
+        McpToolError,
+    )
+    from harness.mcp._meta import MetaConverter, allow_keys, deny_keys, no_meta, pass_through
+    from harness.mcp._server import Connected, McpServer, ToolFilter
+
+_LAZY: dict[str, str] = {
+    "Listed": "harness.mcp._convert",
+    "NamePolicy": "harness.mcp._convert",
+    "Skipped": "harness.mcp._convert",
+    "McpCallError": "harness.mcp._errors",
+    "McpConnectError": "harness.mcp._errors",
+    "McpError": "harness.mcp._errors",
+    "McpTimeout": "harness.mcp._errors",
+    "McpToolError": "harness.mcp._errors",
+    "MetaConverter": "harness.mcp._meta",
+    "allow_keys": "harness.mcp._meta",
+    "deny_keys": "harness.mcp._meta",
+    "no_meta": "harness.mcp._meta",
+    "pass_through": "harness.mcp._meta",
+    "Connected": "harness.mcp._server",
+    "McpServer": "harness.mcp._server",
+    "ToolFilter": "harness.mcp._server",
+}
+
+__all__ = sorted(_LAZY)
+
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
