@@ -19,8 +19,10 @@ if typing.TYPE_CHECKING:
         McpTimeout,
         McpToolError,
     )
+    from harness.mcp._fake import CallSeen, FakeListChange, FakeMcpServer, FakeMcpTool
     from harness.mcp._meta import MetaConverter, allow_keys, deny_keys, no_meta, pass_through
     from harness.mcp._server import Connected, McpServer, ToolFilter
+    from harness.mcp._strategy import McpConnected, McpTools
 
 _LAZY: dict[str, str] = {
     "Listed": "harness.mcp._convert",
@@ -31,6 +33,10 @@ _LAZY: dict[str, str] = {
     "McpError": "harness.mcp._errors",
     "McpTimeout": "harness.mcp._errors",
     "McpToolError": "harness.mcp._errors",
+    "CallSeen": "harness.mcp._fake",
+    "FakeListChange": "harness.mcp._fake",
+    "FakeMcpServer": "harness.mcp._fake",
+    "FakeMcpTool": "harness.mcp._fake",
     "MetaConverter": "harness.mcp._meta",
     "allow_keys": "harness.mcp._meta",
     "deny_keys": "harness.mcp._meta",
@@ -39,6 +45,8 @@ _LAZY: dict[str, str] = {
     "Connected": "harness.mcp._server",
     "McpServer": "harness.mcp._server",
     "ToolFilter": "harness.mcp._server",
+    "McpConnected": "harness.mcp._strategy",
+    "McpTools": "harness.mcp._strategy",
 }
 
 __all__ = sorted(_LAZY)

@@ -31,6 +31,7 @@ server's name for it)."""
 
 _INSTALL = "pip install 'tool-loop-harness[mcp]'"
 _PAGE_CAP = 100
+_SETTLE_CHECKPOINTS = 8
 _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
 
 
@@ -348,6 +349,11 @@ class McpServer:
         return self._listed.skipped if self._listed is not None else ()
 
     @property
+    def listed_generation(self) -> int:
+        """The ``generation`` the current listing reflects (-1 before the first)."""
+        return self._listed_generation
+
+    @property
     def stale(self) -> bool:
         """True when the server announced a change not listed yet."""
         return self._listed is not None and self._listed_generation != self.generation
@@ -406,6 +412,8 @@ class McpServer:
                     tool=tool,
                 ) from exc
             raise McpCallError(self.name, f"the call failed ({_describe(exc)})", tool=tool) from exc
+        # let notifications the server sent before its answer (list changes) be handled
+        await asyncio.wrap_future(thread.submit(_settle))
         return to_result(self.name, tool, result)
 
     def call(
@@ -425,6 +433,13 @@ async def _list_all(client: Any) -> list[Any]:
         if cursor is None:
             break
     return tools
+
+
+async def _settle() -> None:
+    import anyio
+
+    for _ in range(_SETTLE_CHECKPOINTS):
+        await anyio.sleep(0)
 
 
 async def _call(client: Any, tool: str, arguments: dict[str, Any], meta: Any) -> Any:
