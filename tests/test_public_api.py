@@ -11,6 +11,7 @@ PACKAGES = [
     "harness.tools",
     "harness.loop",
     "harness.injection",
+    "harness.mcp",
     "harness.models",
     "harness.scenarios",
 ]

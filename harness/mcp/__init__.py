@@ -19,6 +19,7 @@ if typing.TYPE_CHECKING:
         McpTimeout,
         McpToolError,
     )
+    from harness.mcp._facade import mcp_facade, mcp_group, select_tools
     from harness.mcp._fake import CallSeen, FakeListChange, FakeMcpServer, FakeMcpTool
     from harness.mcp._meta import MetaConverter, allow_keys, deny_keys, no_meta, pass_through
     from harness.mcp._server import Connected, McpServer, ToolFilter
@@ -33,6 +34,9 @@ _LAZY: dict[str, str] = {
     "McpError": "harness.mcp._errors",
     "McpTimeout": "harness.mcp._errors",
     "McpToolError": "harness.mcp._errors",
+    "mcp_facade": "harness.mcp._facade",
+    "mcp_group": "harness.mcp._facade",
+    "select_tools": "harness.mcp._facade",
     "CallSeen": "harness.mcp._fake",
     "FakeListChange": "harness.mcp._fake",
     "FakeMcpServer": "harness.mcp._fake",
@@ -49,6 +53,32 @@ _LAZY: dict[str, str] = {
     "McpTools": "harness.mcp._strategy",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "CallSeen",
+    "Connected",
+    "FakeListChange",
+    "FakeMcpServer",
+    "FakeMcpTool",
+    "Listed",
+    "McpCallError",
+    "McpConnectError",
+    "McpConnected",
+    "McpError",
+    "McpServer",
+    "McpTimeout",
+    "McpToolError",
+    "McpTools",
+    "MetaConverter",
+    "NamePolicy",
+    "Skipped",
+    "ToolFilter",
+    "allow_keys",
+    "deny_keys",
+    "mcp_facade",
+    "mcp_group",
+    "no_meta",
+    "pass_through",
+    "select_tools",
+]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())

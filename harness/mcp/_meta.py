@@ -99,7 +99,5 @@ def meta_for(converter: MetaConverter, context: CallContext) -> dict[str, Any] |
             f"the _meta converter {getattr(converter, '__name__', converter)!r} returned "
             f"{type(got).__name__}; return a mapping of JSON values or None"
         )
-    meta = {
-        str(k): v for k, v in got.items() if _is_json(v) and not str(k).startswith(_RESERVED)
-    }
+    meta = {str(k): v for k, v in got.items() if _is_json(v) and not str(k).startswith(_RESERVED)}
     return meta or None

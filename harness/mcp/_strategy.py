@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from harness._errors import UsageError
 from harness.loop import Event, InjectionContext, InjectionStrategy, StrategyWarning, ToolsetChange
@@ -159,12 +160,19 @@ class McpTools(InjectionStrategy):
         context.state_for(self)[server.name] = generation
         mine = {n: t for n, t in offered.items() if t.metadata.get("mcp_server") == server.name}
         remove = tuple(n for n in mine if n not in listed)
-        replace = tuple(t for n, t in listed.items() if n in mine and not _same(mine[n], t))
-        in_use = self.offer or bool(mine)
+        replace = tuple(
+            _scoped(t, mine[n].metadata.get(SCOPE))
+            for n, t in listed.items()
+            if n in mine and not _same(mine[n], t)
+        )
+        scopes = [t.metadata.get(SCOPE) for t in mine.values()]
+        if self.offer:
+            scopes.append(None)
         add: list[Tool] = []
         events: list[Event] = _warnings(server, context.iteration, f"mcp:{server.name}")
         for name, tool in listed.items():
-            if name in mine or not in_use:
+            scope = _accepting(scopes, tool)
+            if name in mine or scope is False:
                 continue
             if name in offered:
                 events.append(
@@ -178,7 +186,7 @@ class McpTools(InjectionStrategy):
                     )
                 )
                 continue
-            add.append(tool)
+            add.append(_scoped(tool, scope))
         if not (add or remove or replace or events):
             return None
         words = [f"+{t.name}" for t in add] + [f"-{n}" for n in remove]
@@ -194,6 +202,23 @@ class McpTools(InjectionStrategy):
             strategy=f"mcp:{server.name}",
             events=tuple(events),
         )
+
+
+SCOPE = "mcp_scope"
+"""Tool metadata: a predicate saying which *new* tools of the server belong with this one
+(set by MCP facades and groups; absent means every new tool)."""
+
+
+def _accepting(scopes: list[Any], tool: Tool) -> Any:
+    """The first scope accepting ``tool`` (``None``: unscoped), or ``False`` when none does."""
+    for scope in scopes:
+        if scope is None or scope(tool):
+            return scope
+    return False
+
+
+def _scoped(tool: Tool, scope: Any) -> Tool:
+    return tool if scope is None else tool.with_metadata(**{SCOPE: scope})
 
 
 def _apply(offered: dict[str, Tool], change: ToolsetChange) -> None:

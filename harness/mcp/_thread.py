@@ -8,6 +8,7 @@ coroutines to it from any thread or loop and wait on the returned future.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -54,10 +55,8 @@ class LoopThread:
         if self._stopped:
             return
         self._stopped = True
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is already gone
             self._portal.call(self._portal.stop, True)
-        except RuntimeError:  # pragma: no cover - the loop is already gone
-            pass
         self._thread.join(_STOP_SECONDS)
 
     @property
