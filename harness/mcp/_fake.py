@@ -48,6 +48,9 @@ class FakeMcpTool(BaseModel):
     """Raw MCP content blocks (images, resources...) instead of ``result``."""
     echo: bool = False
     """Answer with the arguments and ``_meta`` received (JSON), for boundary tests."""
+    expect_meta: dict[str, Any] | None = None
+    """When set, a call whose ``_meta`` differs gets an error result naming the keys
+    received (so a scenario's ``errors: []`` proves what crossed the boundary)."""
 
 
 class FakeListChange(BaseModel):
@@ -185,6 +188,17 @@ class FakeMcpServer:
         if tool is None:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"Unknown tool: {name}")],
+                is_error=True,
+            )
+        if tool.expect_meta is not None and meta != tool.expect_meta:
+            return types.CallToolResult(
+                content=[
+                    types.TextContent(
+                        type="text",
+                        text=f"unexpected _meta: expected keys {sorted(tool.expect_meta)}, "
+                        f"got keys {sorted(meta)}",
+                    )
+                ],
                 is_error=True,
             )
         if tool.echo:
