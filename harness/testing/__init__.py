@@ -22,6 +22,7 @@ if typing.TYPE_CHECKING:
         scrub_response,
     )
     from harness.testing._config import HarnessConfig, Settings, cassette_path, resolve_settings
+    from harness.testing._mcp import McpFakes
     from harness.testing._network import deny_network, is_loopback
     from harness.testing._runner import HarnessRunner
     from harness.testing._snapshot import TimelineSnapshot, snapshot_text
@@ -37,6 +38,7 @@ _LAZY: dict[str, str] = {
     "Settings": "harness.testing._config",
     "cassette_path": "harness.testing._config",
     "resolve_settings": "harness.testing._config",
+    "McpFakes": "harness.testing._mcp",
     "deny_network": "harness.testing._network",
     "is_loopback": "harness.testing._network",
     "HarnessRunner": "harness.testing._runner",
@@ -48,6 +50,7 @@ __all__ = [
     "SECRET_HEADERS",
     "HarnessConfig",
     "HarnessRunner",
+    "McpFakes",
     "NetworkRefused",
     "Scrubber",
     "Settings",
