@@ -21,6 +21,7 @@ if typing.TYPE_CHECKING:
     )
     from harness.mcp._facade import mcp_facade, mcp_group, select_tools
     from harness.mcp._fake import CallSeen, FakeListChange, FakeMcpServer, FakeMcpTool
+    from harness.mcp._http import McpHttpServer, ToolsAsMcp
     from harness.mcp._meta import MetaConverter, allow_keys, deny_keys, no_meta, pass_through
     from harness.mcp._server import Connected, McpServer, ToolFilter
     from harness.mcp._strategy import McpConnected, McpTools
@@ -41,6 +42,8 @@ _LAZY: dict[str, str] = {
     "FakeListChange": "harness.mcp._fake",
     "FakeMcpServer": "harness.mcp._fake",
     "FakeMcpTool": "harness.mcp._fake",
+    "McpHttpServer": "harness.mcp._http",
+    "ToolsAsMcp": "harness.mcp._http",
     "MetaConverter": "harness.mcp._meta",
     "allow_keys": "harness.mcp._meta",
     "deny_keys": "harness.mcp._meta",
@@ -64,6 +67,7 @@ __all__ = [
     "McpConnectError",
     "McpConnected",
     "McpError",
+    "McpHttpServer",
     "McpServer",
     "McpTimeout",
     "McpToolError",
@@ -72,6 +76,7 @@ __all__ = [
     "NamePolicy",
     "Skipped",
     "ToolFilter",
+    "ToolsAsMcp",
     "allow_keys",
     "deny_keys",
     "mcp_facade",
