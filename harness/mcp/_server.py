@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Any, TextIO
 
 from harness._errors import UsageError
 from harness.mcp._convert import Listed, NamePolicy, Skipped, to_result, to_tool
@@ -83,7 +85,11 @@ def _resolve_target(name: str, target: Any) -> Any:
 
     if hasattr(target, "mcp_target"):  # FakeMcpServer and friends
         return target.mcp_target()
-    if isinstance(target, (Server, MCPServer, StdioServerParameters)):
+    if isinstance(target, StdioServerParameters):
+        from mcp.client.stdio import stdio_client
+
+        return stdio_client(target, errlog=_server_stderr())
+    if isinstance(target, (Server, MCPServer)):
         return target
     if isinstance(target, str):
         if not target.startswith(("http://", "https://")):
@@ -93,7 +99,9 @@ def _resolve_target(name: str, target: Any) -> Any:
             )
         return target
     if isinstance(target, Sequence) and target and all(isinstance(p, str) for p in target):
-        return StdioServerParameters(command=target[0], args=list(target[1:]))
+        return _resolve_target(
+            name, StdioServerParameters(command=target[0], args=list(target[1:]))
+        )
     if callable(target):
         return _resolve_target(name, target())
     raise UsageError(
@@ -101,6 +109,25 @@ def _resolve_target(name: str, target: Any) -> Any:
         "(list of strings), StdioServerParameters, an SDK Server/MCPServer, a FakeMcpServer, "
         "or a function returning one of these"
     )
+
+
+def _server_stderr() -> TextIO:
+    """Where a stdio server's stderr goes: the process's real stderr (the SDK's default,
+    ``sys.stderr`` at its import time, may be a capture object without a file descriptor)."""
+    stream = sys.__stderr__
+    try:
+        if stream is not None:
+            stream.fileno()
+            return stream
+    except (OSError, ValueError):
+        pass
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - kept for the process
+    return _DEVNULL
+
+
+_DEVNULL: TextIO | None = None
 
 
 class _Session:
@@ -165,6 +192,7 @@ class McpServer:
         self.init_timeout = float(init_timeout)
         self.mode = mode
         self._lock = threading.RLock()
+        self._generation_lock = threading.Lock()
         self._thread: LoopThread | None = None
         self._session: _Session | None = None
         self._listed: Listed | None = None
@@ -268,9 +296,11 @@ class McpServer:
             return
 
     async def _on_message(self, message: Any) -> None:
+        # runs in the loop thread: never take self._lock here (a listing holds it while
+        # waiting for this very loop)
         method = getattr(message, "method", None)
         if method == "notifications/tools/list_changed":
-            with self._lock:
+            with self._generation_lock:
                 self.generation += 1
 
     def close(self) -> None:

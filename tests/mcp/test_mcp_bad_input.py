@@ -30,7 +30,7 @@ def _closed_port() -> int:
 
 
 def test_server_down_command_is_a_connect_error_and_keeps_the_trace() -> None:
-    server = McpServer("ghost", [sys.executable, "-c", "raise SystemExit(1)"], init_timeout=10)
+    server = McpServer("ghost", ["/nonexistent/harness-test-mcp-server"], init_timeout=10)
     with pytest.raises(McpConnectError, match=r"MCP server 'ghost': cannot connect") as caught:
         run(ScriptedModel([reply("x")]), "go", strategies=[McpTools(server)])
     assert caught.value.server == "ghost"

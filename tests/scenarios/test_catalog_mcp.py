@@ -132,7 +132,7 @@ def test_a_server_that_is_down_fails_the_scenario_with_its_name(tmp_path: Path) 
         """
         name: down
         prompt: x
-        mcp_servers: [{name: gone, command: [python, -c, "raise SystemExit(2)"]}]
+        mcp_servers: [{name: gone, command: [/nonexistent/harness-test-mcp-server]}]
         model: {steps: [{reply: x}]}
         expect: {error: McpConnectError}
         """,
