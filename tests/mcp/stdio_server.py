@@ -34,6 +34,16 @@ def crash() -> str:
     os._exit(3)
 
 
+@server.tool()
+def crash_once(marker: str) -> str:
+    """Crash the first time (creating ``marker``), answer afterwards."""
+    if not os.path.exists(marker):
+        with open(marker, "w", encoding="utf-8") as file:
+            file.write("crashed")
+        os._exit(3)
+    return "recovered"
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["hang"]:
         time.sleep(60)

@@ -10,7 +10,7 @@ from conftest import SEARCH_SCHEMA
 
 from harness import ScriptedModel, arun, call, reply, run
 from harness._errors import UsageError
-from harness.mcp import FakeMcpServer, McpServer, McpToolError, McpTools
+from harness.mcp import FakeMcpServer, McpCallError, McpServer, McpToolError, McpTools
 from harness.tools import CallContext
 
 
@@ -204,3 +204,36 @@ def test_unusable_targets_are_explained_on_first_use(target: object, problem: st
     with pytest.raises(UsageError, match=problem):
         server.tools()
     server.close()
+
+
+def test_repr_stale_and_names_by_server_or_model_name(shop: FakeMcpServer) -> None:
+    server = McpServer("shop", shop, names="prefix")
+    assert repr(server) == "McpServer('shop', not connected)"
+    assert not server.stale
+    asyncio.run(server.aconnect())
+    assert repr(server) == "McpServer('shop', connected)"
+    assert server.tool_by_name("search") is server.tool_by_name("shop_search") is not None
+    server.call("login", {})
+    assert server.generation == 1
+    assert server.stale  # announced, not listed yet
+    assert "shop_buy" in [t.name for t in server.tools()]
+    assert not server.stale
+    server.close()
+
+
+def test_a_protocol_error_from_the_server_is_a_call_error() -> None:
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.shared.exceptions import MCPError
+
+    async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="t", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: object, params: object) -> types.CallToolResult:
+        raise MCPError(code=-32602, message="refused by policy")
+
+    sdk = Server("strict", on_list_tools=list_tools, on_call_tool=call_tool)
+    with McpServer("strict", sdk) as server:
+        with pytest.raises(McpCallError, match=r"server 'strict', tool 't': the call failed"):
+            asyncio.run(server.acall("t", {}))
+        assert server.connected  # a protocol error does not drop the session
