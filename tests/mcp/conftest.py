@@ -1,47 +1,13 @@
-"""Shared pieces for the MCP tests: fake servers and the stdio server script."""
+"""Fixtures for the MCP tests: both protocol eras, a scripted shop server."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from mcp_helpers import shop_fake
 
 from harness.mcp import FakeMcpServer, McpServer
-
-STDIO_SERVER = Path(__file__).with_name("stdio_server.py")
-STDIO = [sys.executable, str(STDIO_SERVER)]
-
-SEARCH_SCHEMA = {
-    "type": "object",
-    "properties": {"q": {"type": "string"}},
-    "required": ["q"],
-}
-
-
-def shop_fake() -> FakeMcpServer:
-    """Two tools; the first call of ``login`` adds ``buy`` and removes ``echo``."""
-    return FakeMcpServer(
-        "shop",
-        [
-            {
-                "name": "search",
-                "description": "Search products",
-                "input_schema": SEARCH_SCHEMA,
-                "result": {"hits": ["a1"]},
-            },
-            {"name": "echo", "description": "Echo", "echo": True},
-            {"name": "login", "description": "Log in", "result": "ok"},
-        ],
-        changes=[
-            {
-                "after_call": "login",
-                "add": [{"name": "buy", "description": "Buy", "result": "bought"}],
-                "remove": ["echo"],
-            }
-        ],
-    )
 
 
 @pytest.fixture(params=["auto", "legacy"])

@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from conftest import STDIO
+from mcp_helpers import STDIO
 
 from harness import ScriptedModel, call, reply, run
 from harness.loop import StrategyWarning

@@ -6,7 +6,7 @@ import asyncio
 import base64
 
 import pytest
-from conftest import SEARCH_SCHEMA
+from mcp_helpers import SEARCH_SCHEMA
 
 from harness import ScriptedModel, arun, call, reply, run
 from harness._errors import UsageError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conftest import STDIO
+from mcp_helpers import STDIO
 
 from harness import ScriptedModel, arun, call, reply, run
 from harness.mcp import McpCallError, McpServer, McpTools, allow_keys
