@@ -25,7 +25,13 @@ if TYPE_CHECKING:
     from harness.loop import Model
     from harness.models import ScriptedModel
     from harness.scenarios import ScenarioOutcome
-    from harness.testing import HarnessConfig, HarnessRunner, Settings, TimelineSnapshot
+    from harness.testing import (
+        HarnessConfig,
+        HarnessRunner,
+        McpFakes,
+        Settings,
+        TimelineSnapshot,
+    )
 
 _HOW_TO_ALLOW = (
     "Replay a cassette (@pytest.mark.harness_cassette) or use the in-process fake "
@@ -269,6 +275,20 @@ def harness_runner() -> HarnessRunner:
     from harness.testing import HarnessRunner
 
     return HarnessRunner()
+
+
+@pytest.fixture
+def harness_mcp() -> Iterator[McpFakes]:
+    """A factory for fake MCP servers (needs the ``mcp`` extra):
+    ``harness_mcp("shop", [{"name": "search", "result": "[]"}], changes=[...])`` returns an
+    ``McpServer`` on a scripted in-memory server; all are closed after the test."""
+    from harness.testing import McpFakes
+
+    fakes = McpFakes()
+    try:
+        yield fakes
+    finally:
+        fakes.close()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     "harness.tools": 0,
     "harness.loop": 1,
     "harness.injection": 2,
+    "harness.mcp": 2,  # MCP servers as tool sources, strategies and facades (injection layer)
     "harness.models": 3,
     "harness.scenarios": 4,
     "harness.assertions": 4,

@@ -15,6 +15,7 @@ PACKAGES = [
     "harness.tools",
     "harness.loop",
     "harness.injection",
+    "harness.mcp",
     "harness.models",
     "harness.scenarios",
     "harness.assertions",

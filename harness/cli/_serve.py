@@ -21,8 +21,21 @@ def serve_command(
     strict: bool = typer.Option(
         False, "--strict", help="Add stricter provider rules (undeclared tools in history)."
     ),
+    mcp: bool = typer.Option(
+        False,
+        "--mcp",
+        help="Serve the scenario's tools as an MCP server (streamable HTTP) instead of its model.",
+    ),
+    mcp_server: str | None = typer.Option(
+        None,
+        "--mcp-server",
+        help="With --mcp: serve this fake server of the scenario's mcp_servers.",
+    ),
 ) -> None:
-    """Serve a scenario's model on 127.0.0.1 for OpenAI clients; stop with Ctrl-C."""
+    """Serve a scenario's model (or, with --mcp, its tools) on 127.0.0.1; stop with Ctrl-C."""
+    if mcp or mcp_server is not None:
+        _serve_mcp(scenario, port, mcp_server)
+        return
     from harness.models import WireServer
     from harness.scenarios import load_scenario
 
@@ -38,5 +51,50 @@ def serve_command(
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()
+    except KeyboardInterrupt:
+        console.print("stopped")
+
+
+def _mcp_target(scenario: Path, server: str | None) -> object:
+    """What ``--mcp`` serves: a named fake server, else the scenario's tools, else its only
+    fake server."""
+    from harness.mcp import ToolsAsMcp
+    from harness.scenarios import load_scenario
+
+    loaded = load_scenario(scenario)
+    fakes = {f.name: f for f in loaded.build_mcp().fakes}
+    if server is not None:
+        if server not in fakes:
+            raise HarnessError(
+                f"scenario {loaded.name!r} has no fake MCP server {server!r}; "
+                f"fake servers: {sorted(fakes) or 'none'}"
+            )
+        return fakes[server]
+    tools = loaded.build_tools()
+    if tools:
+        return ToolsAsMcp(loaded.name, tools)
+    if len(fakes) == 1:
+        return next(iter(fakes.values()))
+    raise HarnessError(
+        f"scenario {loaded.name!r} has no tools to serve and {len(fakes)} fake MCP servers; "
+        f"choose one with --mcp-server ({', '.join(sorted(fakes)) or 'none'})"
+    )
+
+
+def _serve_mcp(scenario: Path, port: int, server: str | None) -> None:
+    from harness.mcp import McpHttpServer
+
+    console = Console(highlight=False)
+    try:
+        target = _mcp_target(scenario, server)
+        http = McpHttpServer(target, port=port).start()
+    except (HarnessError, OSError) as exc:
+        console.print(f"[bold red]error:[/bold red] {exc}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    console.print(f"serving MCP tools of {str(scenario)!r}", soft_wrap=True)
+    console.print(f"MCP_URL={http.url}", soft_wrap=True)
+    console.print("[dim]press Ctrl-C to stop[/dim]")
+    try:
+        http.serve_forever()
     except KeyboardInterrupt:
         console.print("stopped")

@@ -27,24 +27,39 @@ Source = Literal["initial", "tool", "rule", "caller"]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ToolGroup:
-    """A named set of tools with a description and the permissions it needs."""
+    """A named set of tools with a description and the permissions it needs.
+
+    The tools are given up front (``tools``) or come from ``source``, a function asked
+    when the group is activated (e.g. an MCP server, connected on first activation).
+    """
 
     name: str
-    tools: Sequence[Tool | Callable[..., Any]]
+    tools: Sequence[Tool | Callable[..., Any]] = ()
     """``Tool``s or ``@llm_tool`` functions (stored as ``Tool``s, see ``tool_objects``)."""
     description: str = ""
     permissions: frozenset[str] = frozenset()
     """Permissions the run must grant before the group can be activated."""
+    provider: str = ""
+    """Where the tools come from (e.g. ``mcp:github``), shown in the group catalog."""
+    source: Callable[[], Sequence[Tool]] | None = dataclasses.field(default=None, compare=False)
+    """Lazy tools: called on activation (and again later: it may give a changed list)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise UsageError(f"a tool group needs a non-empty name, got {self.name!r}")
+        if self.source is not None and (self.tools or not callable(self.source)):
+            raise UsageError(
+                f"tool group {self.name!r}: give either tools or a source function, "
+                f"got tools={self.tools!r} and source={self.source!r}"
+            )
         object.__setattr__(self, "tools", tuple(as_tool(t) for t in self.tools))
         object.__setattr__(self, "permissions", frozenset(self.permissions))
 
     @property
     def tool_objects(self) -> tuple[Tool, ...]:
-        """The group's tools as ``Tool`` objects."""
+        """The group's tools as ``Tool`` objects (a ``source`` is asked now)."""
+        if self.source is not None:
+            return tuple(as_tool(t) for t in self.source())
         return cast("tuple[Tool, ...]", self.tools)
 
 
@@ -105,7 +120,9 @@ class ToolGroups(InjectionStrategy):
         if problems:
             raise UsageError("invalid tool groups: " + "; ".join(problems) + f"; {self._known()}")
         self.initial = tuple(self._check(name, "active") for name in active)
-        self._owned = frozenset(t.name for g in self.groups.values() for t in g.tool_objects)
+        self._static_owned = frozenset(
+            t.name for g in self.groups.values() if g.source is None for t in g.tool_objects
+        )
         self._queue: list[GroupRequest] = []
         self._lock = threading.Lock()
         self.tools: tuple[Tool, ...] = self._management_tools() if manage else ()
@@ -166,7 +183,8 @@ class ToolGroups(InjectionStrategy):
         lines = []
         for group in self.groups.values():
             needs = f" (needs {', '.join(sorted(group.permissions))})" if group.permissions else ""
-            lines.append(f"- {group.name}: {group.description or 'no description'}{needs}")
+            source = f" [{group.provider}]" if group.provider else ""
+            lines.append(f"- {group.name}{source}: {group.description or 'no description'}{needs}")
         lines += [f"- {role}: role, currently {group}" for role, group in self.roles.items()]
         return "\n".join(lines)
 
@@ -252,7 +270,12 @@ class ToolGroups(InjectionStrategy):
         context.state["active_groups"] = tuple(active)
         offered = _offered_after(context.offered, earlier)
         wanted = {t.name: t for g in active for t in self.groups[g].tool_objects}
-        remove = tuple(n for n in offered if n in self._owned and n not in wanted)
+        sourced: set[str] = own.setdefault("sourced", set())  # sources asked in this run
+        sourced.update(g for g in active if self.groups[g].source is not None)
+        owned = self._static_owned.union(
+            t.name for g in sorted(sourced) for t in self.groups[g].tool_objects
+        )
+        remove = tuple(n for n in offered if n in owned and n not in wanted)
         add = tuple(t for n, t in wanted.items() if n not in offered)
         activated = tuple(g for g in active if g not in before)
         deactivated = tuple(g for g in before if g not in active)

@@ -17,6 +17,7 @@ from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
 from harness.models import ScriptedModel, steps_from_data
+from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._spec import ScenarioSpec
 from harness.tools import Tool, Toolset, as_tool
 
@@ -144,6 +145,12 @@ class Scenario:
             raise ScenarioError(
                 f"{self._where()}strategy {name!r}: bad options {dict(options)}: {exc}"
             ) from None
+
+    def build_mcp(self) -> McpParts:
+        """Fresh MCP servers (not connected yet), their facades, groups and strategies."""
+        if not self.spec.mcp_servers:
+            return McpParts()
+        return build_mcp(self.spec.mcp_servers, self._where())
 
     def build_options(self) -> LoopOptions:
         """Loop options from the spec."""

@@ -46,14 +46,16 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     model = scenario.build_model()
     result: RunResult | None = None
     error: BaseException | None = None
+    mcp = None
     try:
-        strategies = scenario.build_strategies()
+        mcp = scenario.build_mcp()
+        strategies = [*mcp.strategies, *scenario.build_strategies()]
         # sectioned prompts go through the outer loop that restarts for static-tool models
         sections = any(isinstance(s, SectionDisclosure) for s in strategies)
         result = (run_with_sections if sections else run)(
             model,
             scenario.build_prompt(),
-            tools=scenario.build_tools(),
+            tools=[*scenario.build_tools(), *mcp.tools],
             strategies=strategies,
             system=spec.system if spec.messages is None else None,
             options=scenario.build_options(),
@@ -62,6 +64,9 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     except HarnessError as exc:
         error = exc
         trace = exc.trace if isinstance(exc.trace, Trace) else None
+    finally:
+        if mcp is not None:
+            mcp.close()
     rows = timeline_rows(trace) if trace is not None else []
 
     def outcome(problem: str | None, divergence: Divergence | None = None) -> ScenarioOutcome:

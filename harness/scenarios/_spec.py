@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.scenarios._mcp import McpServerSpec
+
 __all__ = ["ExpectSpec", "ModelSpec", "ScenarioSpec", "TimelineStep"]
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -102,3 +104,5 @@ class ScenarioSpec(BaseModel):
     model: ModelSpec
     expect: ExpectSpec = Field(default_factory=ExpectSpec)
     tags: list[str] = Field(default_factory=list)
+    mcp_servers: list[McpServerSpec] = Field(default_factory=list)
+    """MCP servers whose tools, facades and groups join the run (see ``harness.mcp``)."""

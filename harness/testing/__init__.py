@@ -29,6 +29,9 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         cassette_path as cassette_path,
         resolve_settings as resolve_settings,
     )
+    from harness.testing._mcp import (
+        McpFakes as McpFakes,
+    )
     from harness.testing._network import (
         deny_network as deny_network,
         is_loopback as is_loopback,
@@ -58,6 +61,7 @@ _LAZY: dict[str, str] = {
     "deny_network": "harness.testing._network",
     "is_loopback": "harness.testing._network",
     "HarnessRunner": "harness.testing._runner",
+    "McpFakes": "harness.testing._mcp",
     "TimelineSnapshot": "harness.testing._snapshot",
     "snapshot_text": "harness.testing._snapshot",
     "TimelineSnapshotExtension": "harness.testing._syrupy",

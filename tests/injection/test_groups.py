@@ -222,3 +222,8 @@ def test_a_phase_function_returning_an_unknown_phase_fails_clearly() -> None:
     with pytest.raises(UsageError, match="phase must be a function"):
         Phases({"a": []}, phase="a")  # type: ignore[arg-type]
     assert phase_after("x", before="a", after="b").__name__ == "phase_after_x"
+
+
+def test_a_group_takes_tools_or_a_source_not_both() -> None:
+    with pytest.raises(UsageError, match="give either tools or a source function"):
+        ToolGroup(name="a", tools=(read_file,), source=lambda: [])

@@ -17,8 +17,9 @@ def test_the_reference_examples_pass_under_pytest(pytester: pytest.Pytester) -> 
     shutil.copytree(ROOT / "fixtures", pytester.path / "fixtures")
     shutil.copytree(ROOT / "scenarios" / "discovery", pytester.path / "scenarios" / "discovery")
     pytester.makepyfile(test_docs="\n\n".join(blocks))
+    # --snapshot-update: syrupy writes the example's snapshot file on this first run
     result = pytester.runpytest(
-        "-p", "no:cacheprovider", "-v", "-k", "not replays_a_named_cassette"
+        "-p", "no:cacheprovider", "-v", "-k", "not replays_a_named_cassette", "--snapshot-update"
     )
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0
@@ -28,5 +29,7 @@ def test_the_reference_examples_pass_under_pytest(pytester: pytest.Pytester) -> 
         "test_every_discovery_scenario",
         "test_through_the_sdk",
         "test_inline_snapshot",
+        "test_timeline_inline",
+        "test_timeline_syrupy",
     ):
         assert f"::{name}" in result.stdout.str()

@@ -195,7 +195,8 @@ def test_plain_tests_get_no_harness_output(pytester: pytest.Pytester) -> None:
 def test_importing_the_plugin_imports_nothing_heavy() -> None:
     code = (
         "import sys, harness.pytest_plugin\n"
-        "heavy = ['openai', 'vcr', 'hypothesis', 'pydantic', 'harness.loop', 'httpx2', 'yaml']\n"
+        "heavy = ['openai', 'vcr', 'hypothesis', 'pydantic', 'harness.loop', 'httpx2', 'yaml',"
+        " 'mcp', 'harness.mcp']\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run(

@@ -25,7 +25,12 @@ def weather_run(second_call: str = "lookup"):
 """
 
 
-def test_inline_snapshot_creates_then_checks_a_timeline(pytester: pytest.Pytester) -> None:
+def test_inline_snapshot_creates_then_checks_a_timeline(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # inline-snapshot refuses to write under xdist; the inner session is not distributed
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(agent=AGENT)
     test_file = pytester.makepyfile(
         test_weather="""
