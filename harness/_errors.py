@@ -200,9 +200,12 @@ class ToolNotFound(ModelBehaviorError):
     def __init__(self, name: str, offered: Sequence[str]) -> None:
         self.name = name
         self.offered = tuple(offered)
-        shown = ", ".join(self.offered[:50]) or "(none)"
-        more = f" and {len(self.offered) - 50} more" if len(self.offered) > 50 else ""
-        super().__init__(f"the model called unknown tool {name!r}; offered tools: {shown}{more}")
+        from harness._validation import did_you_mean, format_names  # imports this module
+
+        super().__init__(
+            f"the model called unknown tool {name!r}{did_you_mean(name, self.offered)}; "
+            f"offered tools: {format_names(self.offered, quote=False)}"
+        )
 
 
 class OutputValidationError(ModelBehaviorError):

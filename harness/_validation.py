@@ -17,11 +17,14 @@ from harness._errors import UsageError
 __all__ = [
     "check_choice",
     "check_int",
+    "choice_problem",
     "choices_of",
     "close_matches",
     "did_you_mean",
     "format_names",
+    "int_problem",
     "is_int",
+    "is_number",
 ]
 
 T = TypeVar("T")
@@ -75,6 +78,18 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f" (did you mean {found[0]!r}?)"
 
 
+def choice_problem(value: object, alias: Any, *, name: str) -> str | None:
+    """Why ``value`` is not one of the ``Literal`` ``alias``'s strings, or ``None``.
+
+    For checks that collect every problem before raising once.
+    """
+    choices = choices_of(alias)
+    if isinstance(value, str) and value in choices:
+        return None
+    hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+    return f"{name} must be one of {format_names(choices)}, got {value!r}{hint}"
+
+
 def check_choice(
     value: object,
     alias: Any,
@@ -83,11 +98,11 @@ def check_choice(
     error: type[Exception] = UsageError,
 ) -> str:
     """``value`` if it is one of the strings of the ``Literal`` ``alias``, else ``error``."""
-    choices = choices_of(alias)
-    if isinstance(value, str) and value in choices:
-        return value
-    hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-    raise error(f"{name} must be one of {format_names(choices)}, got {value!r}{hint}")
+    problem = choice_problem(value, alias, name=name)
+    if problem is not None:
+        raise error(problem)
+    assert isinstance(value, str)
+    return value
 
 
 def is_int(value: object, *, minimum: int | None = None) -> bool:
@@ -95,6 +110,19 @@ def is_int(value: object, *, minimum: int | None = None) -> bool:
     if not isinstance(value, int) or isinstance(value, bool):
         return False
     return minimum is None or value >= minimum
+
+
+def is_number(value: object) -> bool:
+    """True for an ``int`` or ``float`` that is not a ``bool``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def int_problem(value: object, *, name: str, minimum: int | None = None) -> str | None:
+    """Why ``value`` is not an ``int`` (not a ``bool``) of at least ``minimum``, or ``None``."""
+    if is_int(value, minimum=minimum):
+        return None
+    wanted = "an int" if minimum is None else f"an int >= {minimum}"
+    return f"{name} must be {wanted}, got {value!r}"
 
 
 def check_int(
@@ -105,8 +133,8 @@ def check_int(
     error: type[Exception] = UsageError,
 ) -> int:
     """``value`` if it is an ``int`` (not a ``bool``) of at least ``minimum``, else ``error``."""
-    if is_int(value, minimum=minimum):
-        assert isinstance(value, int)
-        return value
-    wanted = "an integer" if minimum is None else f"an integer >= {minimum}"
-    raise error(f"{name} must be {wanted}, got {value!r}")
+    problem = int_problem(value, name=name, minimum=minimum)
+    if problem is not None:
+        raise error(problem)
+    assert isinstance(value, int)
+    return value

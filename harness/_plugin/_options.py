@@ -210,8 +210,10 @@ def ini_value(config: Any, opt: Option) -> Any:
     if opt.choices is not None and value not in opt.choices:
         import pytest
 
+        from harness._validation import did_you_mean, format_names
+
         raise pytest.UsageError(
-            f"ini option {opt.dest} = {value!r} is not valid; choose one of "
-            f"{', '.join(opt.choices)} (or pass {opt.flag}=...)"
+            f"ini option {opt.dest} = {value!r} is not valid{did_you_mean(value, opt.choices)}; "
+            f"choose one of {format_names(opt.choices)} (or pass {opt.flag}=...)"
         )
     return value

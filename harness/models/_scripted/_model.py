@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import ScriptError
+from harness._validation import did_you_mean, format_names
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
 from harness.models._scripted._steps import (
@@ -37,10 +38,7 @@ def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> li
 
 
 def _show(names: Sequence[str]) -> str:
-    if not names:
-        return "(none)"
-    shown = ", ".join(names[:30])
-    return shown + (f" ... and {len(names) - 30} more" if len(names) > 30 else "")
+    return format_names(names, quote=False)
 
 
 class ScriptedModel(Model):
@@ -161,8 +159,9 @@ class ScriptedModel(Model):
             return step.name
         kind = "glob" if _GLOB_CHARS.intersection(step.name) else "tool"
         raise ScriptError(
-            f"{self._where()}: {kind} {step.name!r} matches no offered tool "
-            f"(a real model could not call it). Offered: {_show(names)}"
+            f"{self._where()}: {kind} {step.name!r} matches no offered tool"
+            f"{did_you_mean(step.name, names)} (a real model could not call it). "
+            f"Offered: {_show(names)}"
         )
 
     def _arguments(self, step: CallStep, request: ModelRequest) -> str:
