@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any, TypeVar, get_args
+from typing import Any, NoReturn, TypeVar, get_args
 
 from harness._errors import UsageError
 
 __all__ = [
+    "assert_never",
     "check_choice",
     "check_int",
     "choice_problem",
@@ -31,6 +32,12 @@ T = TypeVar("T")
 
 NAMES_SHOWN = 20
 """How many names a message lists before it says "and N more"."""
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """The end of an exhaustive ``match``: mypy fails if a case of the union is missing
+    (``typing.assert_never`` is 3.11+; this works on 3.10)."""
+    raise AssertionError(f"unhandled case: {value!r}")
 
 
 def choices_of(alias: Any) -> tuple[str, ...]:

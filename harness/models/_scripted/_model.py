@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from harness._errors import ScriptError
-from harness._validation import did_you_mean, format_names
+from harness._validation import assert_never, did_you_mean, format_names
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
 from harness.models._scripted._steps import (
@@ -26,7 +26,7 @@ from harness.tools import match_names
 __all__ = ["ScriptedModel"]
 
 _NO_USAGE = Usage()
-_STEP_TYPES = (CallStep, CallsStep, ReplyStep, OutputStep, ExpectOffered, RefuseStep, RaiseStep)
+_STEP_TYPES: tuple[type, ...] = get_args(Step)
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -180,28 +180,32 @@ class ScriptedModel(Model):
 
     def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
         names = request.tool_names
-        if isinstance(step, CallStep):  # the common case first
-            return self._calls_response((step,), step, names, request)
-        if isinstance(step, CallsStep):
-            return self._calls_response(step.calls, step, names, request)
-        if isinstance(step, RaiseStep):
-            raise step.error()
-        if isinstance(step, RefuseStep):
-            return ModelResponse(
-                message=AssistantMessage(refusal=step.text),
-                finish_reason="stop",
-                usage=step.usage or _NO_USAGE,
-                model_name=self.name,
-            )
-        if isinstance(step, (ReplyStep, OutputStep)):
-            text = step.text if isinstance(step, ReplyStep) else step.text()
-            return ModelResponse(
-                message=AssistantMessage(content=text),
-                finish_reason=step.finish_reason or "stop",
-                usage=step.usage or _NO_USAGE,
-                model_name=self.name,
-            )
-        raise AssertionError(f"unreachable: {step!r}")  # pragma: no cover - checked in __init__
+        match step:
+            case CallStep():  # the common case first
+                return self._calls_response((step,), step, names, request)
+            case CallsStep():
+                return self._calls_response(step.calls, step, names, request)
+            case RaiseStep():
+                raise step.error()
+            case RefuseStep():
+                return ModelResponse(
+                    message=AssistantMessage(refusal=step.text),
+                    finish_reason="stop",
+                    usage=step.usage or _NO_USAGE,
+                    model_name=self.name,
+                )
+            case ReplyStep() | OutputStep():
+                text = step.text if isinstance(step, ReplyStep) else step.text()
+                return ModelResponse(
+                    message=AssistantMessage(content=text),
+                    finish_reason=step.finish_reason or "stop",
+                    usage=step.usage or _NO_USAGE,
+                    model_name=self.name,
+                )
+            case ExpectOffered():  # pragma: no cover - request() checks these, never responds
+                raise AssertionError(f"{step!r} is a check, not a response")
+            case _:  # pragma: no cover - every step type is checked in __init__
+                assert_never(step)
 
     def _calls_response(
         self,
