@@ -60,6 +60,7 @@ __all__ = [
     "RunLimitError",
     "ScenarioError",
     "ScriptError",
+    "SettingOverridden",
     "StaticToolsChanged",
     "StrategyError",
     "ToolDefinitionError",
@@ -285,6 +286,14 @@ class HarnessWarning(UserWarning):
 
 class UnreachableStateWarning(HarnessWarning):
     """A state machine has states that no transition leads to from the initial state."""
+
+
+class SettingOverridden(HarnessWarning):
+    """The command line overrode a setting a test's marker set, for this run (pytest plugin).
+
+    Intended when re-recording (``--harness-record-mode=all``); under
+    ``filterwarnings = error`` silence it with ``ignore::harness.SettingOverridden``.
+    """
 
 
 class StaticToolsChanged(ProviderError):

@@ -277,7 +277,7 @@ def harness_config() -> HarnessConfig:
 def harness_settings(request: pytest.FixtureRequest, harness_config: HarnessConfig) -> Settings:
     """The settings in force for this test, after the precedence rule
     (CLI > marker > fixture > ini > default)."""
-    from harness._errors import HarnessWarning
+    from harness._errors import SettingOverridden
     from harness.testing import resolve_settings
     from harness.testing._config import check_marker_kwargs
 
@@ -295,7 +295,7 @@ def harness_settings(request: pytest.FixtureRequest, harness_config: HarnessConf
         marker="/".join(m.name for m in markers) or "harness_cassette",
     )
     for sentence in settings.overridden:
-        request.node.warn(HarnessWarning(sentence))
+        request.node.warn(SettingOverridden(sentence))
     return settings
 
 

@@ -118,24 +118,31 @@ def test_fixture_beats_ini_and_marker_beats_fixture(project: pytest.Pytester) ->
     project.makeini("[pytest]\nharness_record_mode = once\n")
     result = project.runpytest("-s")
     assert _settings(result) == ["all marker", "new_episodes fixture"]
-    assert "HarnessWarning" not in result.stdout.str()
+    assert "SettingOverridden" not in result.stdout.str()
 
 
 def test_cli_beats_everything_and_warns_about_the_marker(project: pytest.Pytester) -> None:
     project.makeconftest(CONFTEST_FIXTURE)
     project.makeini("[pytest]\nharness_record_mode = once\n")
-    warn = ("-W", "always::harness.HarnessWarning")  # the inner run inherits "error"
+    warn = ("-W", "always::harness.SettingOverridden")  # the inner run inherits "error"
     result = project.runpytest("-s", *warn, "--harness-record-mode=new_episodes")
     assert _settings(result) == ["new_episodes cli", "new_episodes cli"]
     result.stdout.fnmatch_lines(
         [
-            "*HarnessWarning: --harness-record-mode=new_episodes overrides "
+            "*SettingOverridden: --harness-record-mode=new_episodes overrides "
             "harness_cassette(record_mode='all') for this run*"
         ]
     )
-    assert result.stdout.str().count("HarnessWarning") == 1  # only the marked test
+    assert result.stdout.str().count("SettingOverridden:") == 1  # only the marked test
     same = project.runpytest("-s", *warn, "--harness-record-mode=all")
-    assert "HarnessWarning" not in same.stdout.str()  # the CLI agrees with the marker
+    assert "SettingOverridden" not in same.stdout.str()  # the CLI agrees with the marker
+    # under filterwarnings = error (inherited here) the warning fails the test, unless ignored
+    strict = project.runpytest("-s", "--harness-record-mode=new_episodes")
+    strict.assert_outcomes(passed=1, errors=1)
+    ignored = project.runpytest(
+        "-s", "-W", "ignore::harness.SettingOverridden", "--harness-record-mode=new_episodes"
+    )
+    ignored.assert_outcomes(passed=2)
 
 
 def test_cassette_dir_and_other_settings(pytester: pytest.Pytester) -> None:

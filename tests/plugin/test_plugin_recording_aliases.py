@@ -30,7 +30,7 @@ def test_typo():
 """
 
 
-WARN = ("-p", "no:cacheprovider", "-W", "always::harness.HarnessWarning")
+WARN = ("-p", "no:cacheprovider", "-W", "always::harness.SettingOverridden")
 """Inner runs inherit this suite's ``filterwarnings = error``: show the warning instead."""
 
 
