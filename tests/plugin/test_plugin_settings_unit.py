@@ -144,3 +144,25 @@ def test_rewrite_records_the_cassette_from_scratch(tmp_path: Path) -> None:
     assert "second" in text and "first" not in text
     assert text.count("uri:") == 1
     assert [p.name for p in tmp_path.iterdir()] == ["case.yaml"]
+
+
+class PluginManager:
+    def __init__(self, blocked: set[str]) -> None:
+        self.blocked = blocked
+
+    def is_blocked(self, name: str) -> bool:
+        return name in self.blocked
+
+
+def test_pytest_recording_counts_as_active_only_when_installed_and_not_blocked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    found = {"pytest_recording": object()}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: found.get(name))
+    assert opts.pytest_recording_active(PluginManager(set())) is True
+    assert opts.pytest_recording_active(PluginManager({"recording"})) is False  # -p no:recording
+    found.clear()
+    assert opts.pytest_recording_active(PluginManager(set())) is False
+    assert opts.RECORDING_ALIASES == ("--record-mode", "--disable-recording")
