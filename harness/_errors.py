@@ -60,6 +60,7 @@ __all__ = [
     "RunLimitError",
     "ScenarioError",
     "ScriptError",
+    "SettingOverridden",
     "StaticToolsChanged",
     "StrategyError",
     "ToolDefinitionError",
@@ -200,9 +201,12 @@ class ToolNotFound(ModelBehaviorError):
     def __init__(self, name: str, offered: Sequence[str]) -> None:
         self.name = name
         self.offered = tuple(offered)
-        shown = ", ".join(self.offered[:50]) or "(none)"
-        more = f" and {len(self.offered) - 50} more" if len(self.offered) > 50 else ""
-        super().__init__(f"the model called unknown tool {name!r}; offered tools: {shown}{more}")
+        from harness._validation import did_you_mean, format_names  # imports this module
+
+        super().__init__(
+            f"the model called unknown tool {name!r}{did_you_mean(name, self.offered)}; "
+            f"offered tools: {format_names(self.offered, quote=False)}"
+        )
 
 
 class OutputValidationError(ModelBehaviorError):
@@ -282,6 +286,14 @@ class HarnessWarning(UserWarning):
 
 class UnreachableStateWarning(HarnessWarning):
     """A state machine has states that no transition leads to from the initial state."""
+
+
+class SettingOverridden(HarnessWarning):
+    """The command line overrode a setting a test's marker set, for this run (pytest plugin).
+
+    Intended when re-recording (``--harness-record-mode=all``); under
+    ``filterwarnings = error`` silence it with ``ignore::harness.SettingOverridden``.
+    """
 
 
 class StaticToolsChanged(ProviderError):

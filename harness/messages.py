@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from harness._errors import UsageError
+from harness._validation import assert_never
 
 __all__ = [
     "AssistantMessage",
@@ -102,26 +103,30 @@ _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 
 def to_openai(message: Message) -> dict[str, Any]:
     """Return the Chat Completions dict for ``message``."""
-    if isinstance(message, AssistantMessage):
-        out: dict[str, Any] = {"role": "assistant", "content": message.content}
-        if message.tool_calls:
-            out["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                }
-                for call in message.tool_calls
-            ]
-        if message.refusal is not None:
-            out["refusal"] = message.refusal
-        return out
-    if isinstance(message, ToolMessage):
-        out = {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
-        if message.name is not None:
-            out["name"] = message.name
-        return out
-    return {"role": message.role, "content": message.content}
+    match message:
+        case AssistantMessage():
+            out: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if message.tool_calls:
+                out["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                    for call in message.tool_calls
+                ]
+            if message.refusal is not None:
+                out["refusal"] = message.refusal
+            return out
+        case ToolMessage():
+            out = {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+            if message.name is not None:
+                out["name"] = message.name
+            return out
+        case SystemMessage() | UserMessage():
+            return {"role": message.role, "content": message.content}
+        case _:  # pragma: no cover - the union is closed
+            assert_never(message)
 
 
 def from_openai(data: Mapping[str, Any]) -> Message:

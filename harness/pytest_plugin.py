@@ -5,19 +5,25 @@ installing the package does not slow down unrelated test suites; the loop, the
 ``openai`` SDK, vcrpy and friends are imported inside the hooks and fixtures that
 need them.
 
-Precedence of settings, strongest first: command line > ini file > the
-``harness_config`` fixture > the test's marker > built-in default.
+Precedence of settings, the most specific first: command line > the test's marker >
+the ``harness_config`` fixture > ini file > built-in default (``harness.testing._config``).
+
+Autouse fixtures do one job each: ``_harness_network`` refuses real network,
+``_harness_cassette_guard`` activates a marked test's cassette; both read the
+resolved ``harness_settings``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from harness._plugin import _options as _opts, _sink
+from harness._validation import format_names
 
 if TYPE_CHECKING:
     import openai
@@ -39,15 +45,17 @@ _HOW_TO_ALLOW = (
     "(ini: harness_network = allow, or HarnessConfig(network='allow') from a conftest "
     "harness_config fixture)."
 )
-_SETTINGS_FIXTURES = frozenset({"harness_config", "harness_settings"})
+_SETTINGS_FIXTURES = frozenset({"harness_config", "harness_settings", "harness_cassette_path"})
 _SCENARIO_FAILURE = pytest.StashKey[str]()
+_ALIASES = pytest.StashKey[bool]()
+"""Whether the harness handles pytest-recording's names (it is not installed)."""
 
 
 # -- configuration ---------------------------------------------------------------------
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    _opts.add_options(parser)
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _opts.add_options(parser, aliases=not _opts.pytest_recording_active(pluginmanager))
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -57,15 +65,39 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    aliases = not _opts.pytest_recording_active(config.pluginmanager)
+    config.stash[_ALIASES] = aliases
     for line in _opts.MARKERS:
         config.addinivalue_line("markers", line)
+    if aliases:
+        config.addinivalue_line("markers", _opts.VCR_MARKER)
+        from harness._plugin import _vcr_alias
+
+        config.pluginmanager.register(_vcr_alias, "harness-vcr-alias")
     for opt in _opts.OPTIONS:
         if not opt.is_flag:
             _opts.cli_or_ini(config, opt)  # a bad ini value fails the session at once
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.stash.get(_ALIASES, True):
+        return None
+    return (
+        "harness: pytest-recording is active, so --record-mode, --disable-recording, the vcr "
+        "marker and vcr_config are its own; harness cassettes follow harness_cassette, "
+        "harness_config and --harness-record-mode"
+    )
+
+
+def _cassette_markers(item: pytest.Item) -> list[pytest.Mark]:
+    """The test's cassette markers, weakest first: ``vcr`` (when ours), ``harness_cassette``."""
+    aliases = item.config.stash.get(_ALIASES, True)
+    names = ("vcr", "harness_cassette") if aliases else ("harness_cassette",)
+    return [m for m in (item.get_closest_marker(n) for n in names) if m is not None]
+
+
 def _uses_harness(item: pytest.Item) -> bool:
-    if item.get_closest_marker("harness_cassette") or item.get_closest_marker("harness_scenario"):
+    if _cassette_markers(item) or item.get_closest_marker("harness_scenario"):
         return True
     names = getattr(item, "fixturenames", ())
     return any(n.startswith("harness_") and n not in _SETTINGS_FIXTURES for n in names)
@@ -217,31 +249,32 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _harness_guard(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Refuse real network per ``--harness-network``; start a marked test's cassette."""
+def _harness_network(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Refuse real network per the resolved ``network`` setting (one job: the guard)."""
     item = request.node
-    network = _opts.cli_or_ini(request.config, _opts.NETWORK)
-    if network is None:
-        harness_config = request.getfixturevalue("harness_config")
-        network = getattr(harness_config, "network", None) or "deny"
-    uses = _uses_harness(item)
-    if network == "deny-all" or (network == "deny" and uses):
+    network = _opts.cli_value(request.config, _opts.NETWORK)
+    if network is None:  # only then the per-test layers can matter
+        network = request.getfixturevalue("harness_settings").network
+    if network == "deny-all" or (network == "deny" and _uses_harness(item)):
         from harness.testing._network import deny_network
 
         with deny_network(item.nodeid, _HOW_TO_ALLOW):
-            if item.get_closest_marker("harness_cassette") is not None:
-                request.getfixturevalue("harness_cassette")
             yield
         return
-    if item.get_closest_marker("harness_cassette") is not None:
-        request.getfixturevalue("harness_cassette")
     yield
+
+
+@pytest.fixture(autouse=True)
+def _harness_cassette_guard(request: pytest.FixtureRequest, _harness_network: None) -> None:
+    """Activate a marked test's cassette for the whole test (one job: the cassette)."""
+    if _cassette_markers(request.node):
+        request.getfixturevalue("harness_cassette")
 
 
 @pytest.fixture
 def harness_config() -> HarnessConfig:
     """Defaults for harness fixtures; override it in a ``conftest.py`` (returns a
-    ``harness.testing.HarnessConfig``). Command-line and ini options still win."""
+    ``harness.testing.HarnessConfig``). The command line and the test's marker win."""
     from harness.testing import HarnessConfig
 
     return HarnessConfig()
@@ -249,12 +282,43 @@ def harness_config() -> HarnessConfig:
 
 @pytest.fixture
 def harness_settings(request: pytest.FixtureRequest, harness_config: HarnessConfig) -> Settings:
-    """The settings in force for this test, after the precedence rule."""
+    """The settings in force for this test, after the precedence rule
+    (CLI > marker > fixture > ini > default)."""
+    from harness._errors import SettingOverridden
     from harness.testing import resolve_settings
+    from harness.testing._config import check_marker_kwargs
 
-    marker = request.node.get_closest_marker("harness_cassette")
-    kwargs = dict(marker.kwargs) if marker is not None else None
-    return resolve_settings(request.config, harness_config, kwargs)
+    markers = _cassette_markers(request.node)
+    kwargs: dict[str, Any] = {}
+    for mark in markers:  # weakest first: harness_cassette's arguments beat vcr's
+        check_marker_kwargs(mark.name, mark.args, mark.kwargs)
+        kwargs.update({k: v for k, v in mark.kwargs.items() if v is not None})
+    aliases = request.config.stash.get(_ALIASES, True)
+    settings = resolve_settings(
+        request.config,
+        harness_config,
+        kwargs or None,
+        vcr_config=request.getfixturevalue("vcr_config") if aliases else None,
+        marker="/".join(m.name for m in markers) or "harness_cassette",
+    )
+    for sentence in settings.overridden:
+        request.node.warn(SettingOverridden(sentence))
+    return settings
+
+
+@pytest.fixture
+def harness_cassette_path(request: pytest.FixtureRequest, harness_settings: Settings) -> Path:
+    """Where the test's cassette lives: ``<cassette dir>/<test module>/<name>.yaml``, the
+    name from the marker's ``name`` (or first argument), else the test's name. Override it
+    to use another layout (e.g. pytest-recording's, next to the test module)."""
+    from harness.testing import cassette_path
+
+    name = None
+    for mark in _cassette_markers(request.node):
+        name = mark.kwargs.get("name") or (mark.args[0] if mark.args else None) or name
+    return cassette_path(
+        harness_settings.cassette_dir, request.node.path, name or request.node.name
+    )
 
 
 @pytest.fixture
@@ -331,18 +395,28 @@ def harness_model(request: pytest.FixtureRequest) -> Model:
 
 
 @pytest.fixture
-def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings) -> Iterator[Any]:
-    """The test's vcrpy cassette (``cassettes/<test module>/<test name>.yaml``), active for
-    the test; record mode and matchers follow the settings."""
-    from harness.testing import cassette_path, open_cassette
+def harness_cassette(
+    request: pytest.FixtureRequest, harness_settings: Settings, harness_cassette_path: Path
+) -> Iterator[Any]:
+    """The test's vcrpy cassette (at ``harness_cassette_path``), active for the test;
+    record mode, matchers and filters follow the settings. ``None`` under
+    ``--disable-recording``."""
+    import inspect
 
-    marker = request.node.get_closest_marker("harness_cassette")
-    name = None
-    if marker is not None:
-        name = marker.kwargs.get("name") or (marker.args[0] if marker.args else None)
-    path = cassette_path(
-        harness_settings.cassette_dir, request.node.path, name or request.node.name
-    )
+    from harness.testing import open_cassette
+
+    if harness_settings.disable_recording:
+        yield None
+        return
+    filters = {k: v for k, v in harness_settings.cassette_filters.items() if v}
+    if filters and not set(filters) <= set(inspect.signature(open_cassette).parameters):
+        from harness._errors import UsageError
+
+        raise UsageError(
+            f"{format_names(filters)} need(s) the cassette scrubber, which this version of "
+            "harness.testing.open_cassette lacks; refusing to record unscrubbed traffic "
+            "(remove the setting, or scrub with the pytest_harness_cassette_scrubbers hook)"
+        )
     hook = request.config.hook
     matchers: dict[str, Any] = {}
     for mapping in hook.pytest_harness_cassette_matchers(config=request.config):
@@ -353,18 +427,19 @@ def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings)
         for s in group or ()
     ]
     with open_cassette(
-        path,
+        harness_cassette_path,
         record_mode=harness_settings.record_mode,
         match_on=harness_settings.match_on,
         matchers=matchers,
         scrubbers=scrubbers,
+        **filters,
     ) as cassette:
         yield cassette
 
 
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Arguments for a real client replaying the cassette, or ``None`` for the fake."""
-    if request.node.get_closest_marker("harness_cassette") is None:
+    if not _cassette_markers(request.node):
         return None
     request.getfixturevalue("harness_cassette")
     harness_config = request.getfixturevalue("harness_config")

@@ -13,6 +13,7 @@ LAYERS: dict[str, int] = {
     "harness._errors": 0,
     "harness._lazy": 0,
     "harness._version": 0,
+    "harness._validation": 0,
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.loop": 1,
@@ -25,6 +26,7 @@ LAYERS: dict[str, int] = {
     "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up
     "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
     "harness._plugin._hookspecs": 5,
+    "harness._plugin._vcr_alias": 6,  # a fixture module the plugin registers
     "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
     "harness.cli": 6,
     "harness.pytest_plugin": 6,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import is_int
 from harness.assertions._verdict import Expectation, Failure
 from harness.loop import Event, Trace
 
@@ -13,7 +14,7 @@ __all__ = ["has_events", "has_injections", "has_iterations", "has_restarts"]
 
 
 def _bound(name: str, value: int | None) -> int | None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+    if value is not None and not is_int(value, minimum=0):
         raise UsageError(f"{name} must be a count >= 0, got {value!r}")
     return value
 

@@ -6,6 +6,7 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 
 from harness._errors import UsageError
+from harness._validation import is_int
 from harness.assertions._verdict import Expectation, Failure
 from harness.loop import ChangeRecord, Trace
 from harness.tools import match_names
@@ -46,7 +47,7 @@ class _Offered(Expectation):
         excludes: tuple[str, ...],
         exactly: tuple[str, ...] | None,
     ) -> None:
-        if not isinstance(at, int) or isinstance(at, bool) or at == 0:
+        if not is_int(at) or at == 0:
             raise UsageError(
                 f"offered(at=...) takes a 1-based iteration (or -1 for the last), got {at!r}"
             )
@@ -152,7 +153,7 @@ class _Changed(Expectation):
         after_call: str | None,
         strategy: str | None,
     ) -> None:
-        if at is not None and (not isinstance(at, int) or isinstance(at, bool) or at == 0):
+        if at is not None and (not is_int(at) or at == 0):
             raise UsageError(f"{kind}(at=...) takes a 1-based iteration, got {at!r}")
         self.kind, self.patterns, self.at = kind, patterns, at
         self.after_call, self.strategy = after_call, strategy

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
+from harness._validation import choice_problem
 from harness.injection._providers import (
     find_providers,
     provider_id,
@@ -57,10 +58,12 @@ class EntityDiscovery(InjectionStrategy):
             problems.append(f"max_injected_tools must be >= 0, got {max_injected_tools!r}")
         if max_depth < 1:
             problems.append(f"max_depth must be >= 1, got {max_depth!r}")
-        if collision not in ("skip", "replace", "error"):
-            problems.append(f"collision must be 'skip', 'replace' or 'error', got {collision!r}")
-        if on_limit not in ("event", "raise"):
-            problems.append(f"on_limit must be 'event' or 'raise', got {on_limit!r}")
+        for problem in (
+            choice_problem(collision, CollisionPolicy, name="collision"),
+            choice_problem(on_limit, LimitPolicy, name="on_limit"),
+        ):
+            if problem is not None:
+                problems.append(problem)
         if problems:
             raise UsageError("EntityDiscovery: " + "; ".join(problems))
         self.max_injected_tools = max_injected_tools

@@ -11,11 +11,11 @@ touched.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
+from harness._validation import check_choice, did_you_mean, format_names
 from harness.injection._stub import stub_of
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools import Tool, artifacts_in, as_tool
@@ -213,9 +213,7 @@ class Playbook(InjectionStrategy):
         mode: PlaybookMode = "gated",
         known: Iterable[str] = (),
     ) -> None:
-        if mode not in ("gated", "hidden"):
-            raise UsageError(f"Playbook mode must be 'gated' or 'hidden', got {mode!r}")
-        self.mode = mode
+        self.mode = check_choice(mode, PlaybookMode, name="Playbook mode")
         self.always = tuple(as_tool(t) for t in always)
         self.unlocks = tuple(unlocks)
         bad = [u for u in self.unlocks if not isinstance(u, Unlock)]
@@ -229,12 +227,11 @@ class Playbook(InjectionStrategy):
         for rule in self.unlocks:
             for name in rule.condition.tool_names():
                 if name not in valid:
-                    close = difflib.get_close_matches(name, sorted(valid), n=1)
-                    hint = f" (did you mean {close[0]!r}?)" if close else ""
                     raise UsageError(
                         f"Playbook: the condition {rule.condition.describe()!r} names unknown "
-                        f"tool {name!r}{hint}; known tools: {sorted(valid)}. Add the tool to the "
-                        "playbook or list it in known=[...]"
+                        f"tool {name!r}{did_you_mean(name, sorted(valid))}; known tools: "
+                        f"{format_names(sorted(valid))}. Add the tool to the playbook or list "
+                        "it in known=[...]"
                     )
 
     @property

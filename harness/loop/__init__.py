@@ -28,6 +28,7 @@ from harness.loop._model import (
     Usage,
 )
 from harness.loop._options import LoopOptions, RetryableToolError, UnknownToolPolicy
+from harness.loop._phases import Phase
 from harness.loop._result import RunResult
 from harness.loop._strategy import (
     DeclaredChanges,
@@ -61,6 +62,7 @@ __all__ = [
     "ModelSettings",
     "Observer",
     "PendingCall",
+    "Phase",
     "ProviderDiscovered",
     "RetryableToolError",
     "RunCapture",

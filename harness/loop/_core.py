@@ -3,7 +3,7 @@
 Drivers (``run``/``arun``) do the I/O::
 
     core = LoopCore(...)
-    while not core.finished:
+    while not core.finished:  # core.phase tells where it is: see harness/loop/_phases.py
         response = model.request(core.begin_iteration())
         pending = core.receive_response(response)
         if pending:
@@ -14,16 +14,18 @@ Drivers (``run``/``arun``) do the I/O::
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import uuid
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from harness._errors import (
     HarnessError,
     MaxIterationsExceeded,
     OutputValidationError,
     ToolNotFound,
+    UsageError,
 )
 from harness.loop._events import (
     Event,
@@ -48,6 +50,7 @@ from harness.loop._model import (
 )
 from harness.loop._options import LoopOptions
 from harness.loop._output import OutputParser
+from harness.loop._phases import ALLOWED, Call, Phase, refusal
 from harness.loop._result import RunResult
 from harness.loop._strategy import (
     InjectionContext,
@@ -62,6 +65,9 @@ from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
 
 __all__ = ["LoopCore", "PendingCall"]
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 @dataclasses.dataclass(slots=True)
 class PendingCall:
@@ -71,6 +77,49 @@ class PendingCall:
     tool: Tool | None
     prepared: PreparedCall | None = None
     immediate: ToolResult | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class _OpenIteration:
+    """The iteration being built; closed into an ``IterationRecord``."""
+
+    index: int
+    offered: tuple[str, ...]
+    changes: list[ChangeRecord]
+    calls: list[CallRecord] = dataclasses.field(default_factory=list)
+    answer: str | None = None
+    finish_reason: str | None = None
+
+
+def _protocol(
+    call: Call,
+    check: Callable[..., str | None] | None = None,
+) -> Callable[[Callable[Concatenate[LoopCore, _P], _R]], Callable[Concatenate[LoopCore, _P], _R]]:
+    """Guard a protocol call: refuse it unless the phase allows it; fail the run on any error.
+
+    ``check(core, *args)`` returns why the arguments are refused (or None); a refused
+    call changes nothing.
+    """
+
+    def decorate(
+        method: Callable[Concatenate[LoopCore, _P], _R],
+    ) -> Callable[Concatenate[LoopCore, _P], _R]:
+        @functools.wraps(method)
+        def guarded(self: LoopCore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if call not in ALLOWED[self._phase]:
+                raise UsageError(refusal(call, self._phase, self._why()))
+            problem = check(self, *args, **kwargs) if check is not None else None
+            if problem is not None:
+                raise UsageError(problem)
+            try:
+                return method(self, *args, **kwargs)
+            except BaseException as exc:
+                self._enter_failed(exc)
+                raise
+
+        return guarded
+
+    return decorate
 
 
 class LoopCore:
@@ -99,10 +148,9 @@ class LoopCore:
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
         self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
-        self.finished = False
-        """True once the model gave its final answer."""
-        self.error: HarnessError | None = None
-        """The error that ended the run, if one did."""
+        self._phase = Phase.READY
+        self.error: BaseException | None = None
+        """The error that ended the run (``phase`` is ``FAILED``), if one did."""
         self.output: Any = None
         self.usage = Usage()
         self.iteration = 0
@@ -122,12 +170,42 @@ class LoopCore:
             extra=dict(options.model_settings),
         )
         self._pending: list[PendingCall] = []
-        self._awaiting_response = False
         # chains flattened once, no-op hooks dropped: one direct call per strategy per event
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = hook_strategies(strategy, "on_tool_result")
-        self._open: dict[str, Any] | None = None
+        self._open: _OpenIteration | None = None
         self._pre_changes: list[ChangeRecord] = []
+
+    # -- the phase --------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """Where the run is; ``harness.loop.Phase`` lists the calls each phase allows."""
+        return self._phase
+
+    @property
+    def finished(self) -> bool:
+        """True once the model gave its final answer (``phase`` is ``FINISHED``)."""
+        return self._phase is Phase.FINISHED
+
+    def _why(self) -> str:
+        """Why the core is in its phase, for a refusal."""
+        if self._phase is Phase.AWAITING_RESPONSE:
+            return f"iteration {self.iteration} sent its request"
+        if self._phase is Phase.AWAITING_RESULTS:
+            return f"{len(self._pending)} tool call(s) of iteration {self.iteration} are pending"
+        if self._phase is Phase.FAILED and self.error is not None:
+            return f"it ended with {type(self.error).__name__}: {self.error}"
+        return ""
+
+    def _enter_failed(self, exc: BaseException) -> None:
+        """Move to ``FAILED`` keeping ``exc`` (the first error wins), and close the trace."""
+        if self._phase is Phase.FAILED:
+            return
+        self._phase = Phase.FAILED
+        self.error = exc
+        self._pending = []
+        self.abort(exc)
 
     # -- events and records -----------------------------------------------------------
 
@@ -143,12 +221,12 @@ class LoopCore:
             return
         self.trace.iterations.append(
             IterationRecord(
-                index=open_["index"],
-                offered=open_["offered"],
-                calls=tuple(open_["calls"]),
-                changes=tuple(open_["changes"]),
-                answer=open_["answer"],
-                finish_reason=open_["finish_reason"],
+                index=open_.index,
+                offered=open_.offered,
+                calls=tuple(open_.calls),
+                changes=tuple(open_.changes),
+                answer=open_.answer,
+                finish_reason=open_.finish_reason,
             )
         )
         self._open = None
@@ -203,7 +281,7 @@ class LoopCore:
                 after_call_id=call.id if call else None,
             )
             if self._open is not None:
-                self._open["changes"].append(record)
+                self._open.changes.append(record)
             else:
                 self._pre_changes.append(record)
         if removed:
@@ -231,20 +309,9 @@ class LoopCore:
 
     # -- the protocol -----------------------------------------------------------------
 
+    @_protocol("begin_iteration")
     def begin_iteration(self) -> ModelRequest:
         """Start an iteration: run before-turn hooks and build the model request."""
-        if self.finished or self.error is not None:
-            raise HarnessError("the run is over; start a new run with a new LoopCore")
-        if self._awaiting_response:
-            raise HarnessError(
-                f"iteration {self.iteration} is waiting for the model's response: call "
-                "receive_response() before begin_iteration()"
-            )
-        if self._pending:
-            raise HarnessError(
-                f"{len(self._pending)} tool call(s) of iteration {self.iteration} are pending: "
-                "call receive_results() before begin_iteration()"
-            )
         self._close_iteration()
         if self.iteration >= self.options.max_iterations:
             message = f"max_iterations={self.options.max_iterations} reached without an answer"
@@ -266,15 +333,10 @@ class LoopCore:
             except HarnessError as exc:
                 self._fail(exc)
         offered = self.toolset.names
-        self._open = {
-            "index": self.iteration,
-            "offered": offered,
-            "calls": [],
-            "changes": self._pre_changes,
-            "answer": None,
-            "finish_reason": None,
-        }
-        self._awaiting_response = True
+        self._open = _OpenIteration(
+            index=self.iteration, offered=offered, changes=self._pre_changes
+        )
+        self._phase = Phase.AWAITING_RESPONSE
         self.emit(IterationStarted(iteration=self.iteration, offered=offered))
         return ModelRequest(
             messages=HistoryView(self.messages),
@@ -284,13 +346,9 @@ class LoopCore:
             iteration=self.iteration,
         )
 
+    @_protocol("receive_response")
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
         """Take the model's answer; return the calls to execute (empty when none)."""
-        if not self._awaiting_response:
-            raise HarnessError(
-                "the core is not waiting for a model response: call begin_iteration() first"
-            )
-        self._awaiting_response = False
         open_ = self._require_open()
         message = self._unique_ids(response.message)
         self.messages.append(message)
@@ -300,8 +358,8 @@ class LoopCore:
             or response.usage.output_tokens
         ):
             self.usage = self.usage + response.usage
-        open_["answer"] = message.content
-        open_["finish_reason"] = response.finish_reason
+        open_.answer = message.content
+        open_.finish_reason = response.finish_reason
         self.emit(
             ModelResponded(
                 iteration=self.iteration,
@@ -311,28 +369,26 @@ class LoopCore:
         )
         try:
             if not message.tool_calls:
+                self._phase = Phase.READY  # an answer to retry; _done() makes it FINISHED
                 self._finish_answer(message)
                 return []
             pending = [self._pend(call) for call in message.tool_calls]
         except HarnessError as exc:
             self._fail(exc)
         self._pending = pending
+        self._phase = Phase.AWAITING_RESULTS
         return list(pending)
 
+    @_protocol("receive_results", check=lambda core, results: core._check_results(results))
     def receive_results(self, results: Sequence[tuple[ToolResult, int]]) -> None:
         """Take ``(result, attempts)`` for each pending call, in call order.
 
         Every call is recorded and answered in the history even when a strategy
-        raises; the first strategy error is raised after that.
+        raises; the first strategy error is raised after that. Results of the wrong
+        length are refused without changing anything.
         """
-        if not self._pending:
-            raise HarnessError("no tool calls are pending: nothing to receive results for")
-        if len(results) != len(self._pending):
-            raise HarnessError(
-                f"expected {len(self._pending)} tool results (one per pending call, in call "
-                f"order), got {len(results)}"
-            )
         pending, self._pending = self._pending, []
+        self._phase = Phase.READY
         open_ = self._require_open()
         error: HarnessError | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
@@ -352,7 +408,7 @@ class LoopCore:
             content = result.content
             if notes:
                 content = "\n\n".join((content, *notes))
-            open_["calls"].append(
+            open_.calls.append(
                 CallRecord(
                     id=call.id,
                     name=call.name,
@@ -368,6 +424,14 @@ class LoopCore:
             self.messages.append(ToolMessage(tool_call_id=call.id, content=content, name=call.name))
         if error is not None:
             self._fail(error)
+
+    def _check_results(self, results: Sequence[tuple[ToolResult, int]]) -> str | None:
+        if len(results) == len(self._pending):
+            return None
+        return (
+            f"expected {len(self._pending)} tool results (one per pending call, in call "
+            f"order), got {len(results)}"
+        )
 
     def _emit_call(self, call: ToolCall, result: ToolResult) -> None:
         if not result.is_error:
@@ -395,16 +459,12 @@ class LoopCore:
 
     def _fail(self, exc: HarnessError) -> NoReturn:
         """End the run with ``exc``, attaching the trace and history to it."""
-        self.error = exc
-        self._pending = []
-        self._awaiting_response = False
-        self.abort(exc)
+        self._enter_failed(exc)
         raise exc
 
+    @_protocol("result")
     def result(self) -> RunResult:
         """The run's result once ``finished``."""
-        if not self.finished:
-            raise HarnessError("the run has not finished yet")
         self._close_iteration()
         return RunResult(
             output=self.output,
@@ -417,7 +477,15 @@ class LoopCore:
         )
 
     def abort(self, exc: BaseException) -> None:
-        """Close the trace and attach it (and the history) to ``exc``."""
+        """End the run with ``exc`` (unless it finished): close the trace, attach it to ``exc``.
+
+        Drivers call it for errors raised outside the core (the model's request,
+        a tool runner); the core calls it for its own.
+        """
+        if self._phase is not Phase.FINISHED and self._phase is not Phase.FAILED:
+            self._phase = Phase.FAILED
+            self.error = exc
+            self._pending = []
         self._close_iteration()
         if isinstance(exc, HarnessError):
             exc.attach_run(self.trace, self.messages)
@@ -430,7 +498,7 @@ class LoopCore:
 
     # -- helpers ----------------------------------------------------------------------
 
-    def _require_open(self) -> dict[str, Any]:
+    def _require_open(self) -> _OpenIteration:
         if self._open is None:
             raise HarnessError("call begin_iteration() before giving the core a response")
         return self._open
@@ -512,5 +580,5 @@ class LoopCore:
         self.messages.append(UserMessage(content=self._output.correction(problem)))
 
     def _done(self, text: str | None) -> None:
-        self.finished = True
+        self._phase = Phase.FINISHED
         self.emit(RunFinished(iteration=self.iteration, output=text))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import did_you_mean, format_names
 from harness.loop._capture import observed_run, resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
@@ -58,12 +58,10 @@ def _options_from(overrides: Mapping[str, Any]) -> LoopOptions:
     known = [f.name for f in dataclasses.fields(LoopOptions)]
     unknown = [name for name in overrides if name not in known]
     if unknown:
-        hints = []
-        for name in unknown:
-            close = difflib.get_close_matches(name, known, n=1)
-            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        hints = [f"{name!r}{did_you_mean(name, known)}" for name in unknown]
         raise UsageError(
-            f"unknown loop option(s) {', '.join(hints)}; valid options: {', '.join(known)}"
+            f"unknown loop option(s) {', '.join(hints)}; valid options: "
+            f"{format_names(known, quote=False)}"
         )
     return LoopOptions(**overrides)
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
+from harness._validation import choice_problem, int_problem, is_number
 from harness.messages import ToolCall
 
 __all__ = ["LoopOptions", "RetryableToolError", "UnknownToolPolicy"]
@@ -65,38 +66,26 @@ class LoopOptions:
         return float(self.retry_backoff * (2 ** (attempt - 1)))
 
 
-def _is_int(value: Any, minimum: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _check_numbers(options: LoopOptions) -> list[str]:
-    problems = []
-    if not _is_int(options.max_iterations, 1):
-        problems.append(f"max_iterations must be an int >= 1, got {options.max_iterations!r}")
+    problems = [
+        int_problem(options.max_iterations, name="max_iterations", minimum=1),
+        int_problem(options.tool_retries, name="tool_retries", minimum=0),
+        int_problem(options.output_retries, name="output_retries", minimum=0),
+        int_problem(options.max_workers, name="max_workers", minimum=1),
+    ]
     timeout = options.tool_timeout
-    if timeout is not None and not (_is_number(timeout) and timeout > 0):
+    if timeout is not None and not (is_number(timeout) and timeout > 0):
         problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
-    if not _is_int(options.tool_retries, 0):
-        problems.append(f"tool_retries must be an int >= 0, got {options.tool_retries!r}")
-    if not (_is_number(options.retry_backoff) and options.retry_backoff >= 0):
+    if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
         problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
-    if not _is_int(options.output_retries, 0):
-        problems.append(f"output_retries must be an int >= 0, got {options.output_retries!r}")
-    if not _is_int(options.max_workers, 1):
-        problems.append(f"max_workers must be an int >= 1, got {options.max_workers!r}")
-    return problems
+    return [p for p in problems if p is not None]
 
 
 def _check_kinds(options: LoopOptions) -> list[str]:
     problems = []
-    if options.unknown_tool not in ("error_result", "raise"):
-        problems.append(
-            f"unknown_tool must be 'error_result' or 'raise', got {options.unknown_tool!r}"
-        )
+    unknown_tool = choice_problem(options.unknown_tool, UnknownToolPolicy, name="unknown_tool")
+    if unknown_tool is not None:
+        problems.append(unknown_tool)
     retry_on = options.retry_on
     if not (
         isinstance(retry_on, tuple)

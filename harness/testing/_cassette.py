@@ -76,6 +76,17 @@ class AtomicPersister:
         atomic_write(Path(cassette_path), serialize(cassette_dict, serializer))
 
 
+class RewritePersister(AtomicPersister):
+    """Record mode ``rewrite``: start from an empty cassette; the old file is replaced
+    (atomically) only when the new recording is saved."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+
+        raise CassetteNotFoundError()
+
+
 def _chain(
     first: Callable[[Any], Any], extra: Sequence[Callable[[Any], Any]]
 ) -> Callable[[Any], Any]:
@@ -99,7 +110,11 @@ def open_cassette(
     matchers: Mapping[str, Callable[..., Any]] | None = None,
     scrubbers: Sequence[Scrubber] = (),
 ) -> Iterator[Any]:
-    """Use the cassette at ``path`` (a ``vcr.cassette.Cassette``) for the block."""
+    """Use the cassette at ``path`` (a ``vcr.cassette.Cassette``) for the block.
+
+    ``record_mode="rewrite"`` (pytest-recording's mode) records the cassette from
+    scratch, as vcrpy's ``new_episodes`` over an empty cassette.
+    """
     import vcr  # type: ignore[import-untyped]
 
     if record_mode == "none" and not path.is_file():
@@ -108,8 +123,9 @@ def open_cassette(
             "record it once with --harness-record-mode=once (and --harness-network=allow for "
             "a remote API), or fix the cassette name"
         )
+    rewrite = record_mode == "rewrite"
     recorder = vcr.VCR(
-        record_mode=record_mode,
+        record_mode="new_episodes" if rewrite else record_mode,
         decode_compressed_response=True,
         before_record_request=_chain(
             scrub_request, [s.request for s in scrubbers if s.request is not None]
@@ -118,7 +134,7 @@ def open_cassette(
             scrub_response, [s.response for s in scrubbers if s.response is not None]
         ),
     )
-    recorder.register_persister(AtomicPersister)
+    recorder.register_persister(RewritePersister if rewrite else AtomicPersister)
     for name, matcher in (matchers or {}).items():
         recorder.register_matcher(name, matcher)
     options: dict[str, Any] = {}

@@ -1,57 +1,91 @@
-"""Per-test plugin settings: the ``harness_config`` override and the precedence rule.
+"""Per-test plugin settings: the layers and the precedence rule (the most specific wins).
 
-Precedence, strongest first: command line > ini file > ``harness_config`` fixture >
-marker (``harness_cassette(record_mode=...)``) > built-in default.
+For each setting, the first layer that sets it wins:
+
+1. the command line (``--harness-record-mode``, alias ``--record-mode``, ...),
+2. the test's marker (``harness_cassette(record_mode=...)``, alias ``vcr(...)``),
+3. the ``harness_config`` fixture (and its alias, the ``vcr_config`` fixture),
+4. the ini file (``harness_record_mode = ...``),
+5. the built-in default.
+
+Within a layer the harness's own name beats its pytest-recording alias: a
+``harness_cassette`` marker argument beats the same ``vcr`` marker argument, and a
+``HarnessConfig`` field that is not ``None`` beats the same ``vcr_config`` key.
+When the command line overrides a value the marker set, ``Settings.overridden``
+says so (the plugin turns it into a warning).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _options as opts
+from harness._validation import check_choice, did_you_mean, format_names
 
-__all__ = ["HarnessConfig", "Settings", "cassette_path", "resolve_settings"]
+__all__ = [
+    "HarnessConfig",
+    "Settings",
+    "cassette_path",
+    "check_marker_kwargs",
+    "resolve_settings",
+]
+
+VCR_CONFIG_KEYS = ("record_mode", "match_on", "cassette_library_dir", *opts.FILTER_KEYS)
+"""The ``vcr_config`` keys the harness understands (``cassette_library_dir`` is its
+``cassette_dir``)."""
+
+
+def _names(owner: str, key: str, value: Any) -> tuple[str, ...] | None:
+    """A list of names (``match_on``, the filters), checked: never a bare string."""
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise UsageError(
+            f"{owner}({key}={value!r}) must be a list of names, e.g. {key}=[{value!r}]"
+            if isinstance(value, str)
+            else f"{owner}({key}={value!r}) must be a list of names (strings)"
+        )
+    return tuple(value)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class HarnessConfig:
     """Defaults for the tests that see this fixture; override ``harness_config`` in a
     ``conftest.py`` to change them for a folder. ``None`` leaves a setting to the
-    layers below (markers, then built-in defaults). Command line and ini win."""
+    layers below (the ini file, then built-in defaults). The command line and the
+    test's marker win."""
 
     record_mode: str | None = None
-    """Cassette record mode: ``none``, ``once``, ``new_episodes`` or ``all``."""
+    """Cassette record mode: ``none``, ``once``, ``new_episodes``, ``all`` or ``rewrite``."""
     cassette_dir: str | Path | None = None
     """Cassette folder (relative paths are relative to the rootdir)."""
     network: str | None = None
     """``deny``, ``deny-all`` or ``allow``."""
     match_on: Sequence[str] | None = None
     """vcrpy matchers for requests (default: vcrpy's method, scheme, host, port, path, query)."""
+    filter_headers: Sequence[str] | None = None
+    """Header names to scrub from recorded requests (declarative cassette filter)."""
+    filter_query_parameters: Sequence[str] | None = None
+    """Query parameter names to scrub from recorded requests."""
+    filter_post_data_parameters: Sequence[str] | None = None
+    """Form (post data) parameter names to scrub from recorded requests."""
     openai_base_url: str = "https://api.openai.com/v1"
     """Base URL of the ``harness_openai`` client when it replays or records a cassette."""
     openai_api_key: str = "sk-harness-test"
     """API key the ``harness_openai`` client sends (scrubbed from cassettes)."""
 
     def __post_init__(self) -> None:
-        checks = (
-            ("record_mode", self.record_mode, opts.RECORD_MODES),
-            ("network", self.network, opts.NETWORK_MODES),
-        )
-        for name, value, choices in checks:
-            if value is not None and value not in choices:
-                raise UsageError(
-                    f"HarnessConfig({name}={value!r}) is not valid; choose one of "
-                    f"{', '.join(choices)} or None"
-                )
-        if isinstance(self.match_on, str):
-            raise UsageError(
-                f"HarnessConfig(match_on={self.match_on!r}) must be a list of matcher names"
-            )
+        if self.record_mode is not None:
+            check_choice(self.record_mode, opts.RecordMode, name="HarnessConfig(record_mode=...)")
+        if self.network is not None:
+            check_choice(self.network, opts.NetworkMode, name="HarnessConfig(network=...)")
+        for key in ("match_on", *opts.FILTER_KEYS):
+            _names("HarnessConfig", key, getattr(self, key))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -64,53 +98,142 @@ class Settings:
     timeline: str
     update_snapshots: bool
     match_on: tuple[str, ...] | None
+    filter_headers: tuple[str, ...] = ()
+    """Header names the cassette scrubber removes (passed to ``open_cassette``)."""
+    filter_query_parameters: tuple[str, ...] = ()
+    """Query parameter names the cassette scrubber removes."""
+    filter_post_data_parameters: tuple[str, ...] = ()
+    """Form parameter names the cassette scrubber removes."""
+    disable_recording: bool = False
+    """``--disable-recording``: marked tests open no cassette."""
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
-    """For each setting: ``cli``, ``ini``, ``fixture``, ``marker`` or ``default``."""
+    """For each setting: ``cli``, ``marker``, ``fixture``, ``ini`` or ``default``."""
+    overridden: tuple[str, ...] = ()
+    """One sentence per marker value the command line overrode for this run."""
+
+    @property
+    def cassette_filters(self) -> dict[str, tuple[str, ...]]:
+        """The declarative filters, as ``open_cassette`` keyword arguments."""
+        return {key: getattr(self, key) for key in opts.FILTER_KEYS}
 
 
-def _pick(config: Any, opt: opts.Option, fixture_value: Any, marker_value: Any) -> tuple[Any, str]:
-    value = getattr(config.option, opt.dest, None)
-    if value is not None:
-        return value, "cli"
-    value = opts.cli_or_ini(config, opt)
-    if value is not None:
-        return value, "ini"
-    if fixture_value is not None:
-        return fixture_value, "fixture"
-    if marker_value is not None:
-        return marker_value, "marker"
-    return opt.default, "default"
+def check_marker_kwargs(marker: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """Refuse a cassette marker's unknown or misspelled arguments, with a "did you mean"."""
+    known = opts.CASSETTE_MARKER_ARGS
+    for key in kwargs:
+        if key not in known:
+            raise UsageError(
+                f"{marker}() got an unknown argument {key!r}{did_you_mean(key, known)}; "
+                f"it accepts {format_names(known)}"
+            )
+    if marker == "vcr" and args:
+        raise UsageError(
+            f"vcr({format_names(str(a) for a in args)}): pytest-recording's extra cassettes are "
+            "not supported; the harness uses one cassette per test: name it with "
+            "@pytest.mark.harness_cassette(name=...)"
+        )
+    if len(args) > 1:
+        raise UsageError(f"{marker}() takes at most one positional argument (the name)")
+    if "record_mode" in kwargs and kwargs["record_mode"] is not None:
+        check_choice(kwargs["record_mode"], opts.RecordMode, name=f"{marker}(record_mode=...)")
+    for key in ("match_on", *opts.FILTER_KEYS):
+        _names(marker, key, kwargs.get(key))
+
+
+def _from_vcr_config(vcr_config: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not vcr_config:
+        return {}
+    if not isinstance(vcr_config, Mapping):
+        raise UsageError(f"the vcr_config fixture must return a dict, got {vcr_config!r}")
+    values: dict[str, Any] = {}
+    for key, value in vcr_config.items():
+        if key not in VCR_CONFIG_KEYS:
+            raise UsageError(
+                f"vcr_config key {key!r} is not supported by the harness"
+                f"{did_you_mean(key, VCR_CONFIG_KEYS)}; it understands "
+                f"{format_names(VCR_CONFIG_KEYS)} (see docs/migrating-from-pytest-recording.md)"
+            )
+        if key == "record_mode":
+            check_choice(value, opts.RecordMode, name="vcr_config['record_mode']")
+        elif key != "cassette_library_dir":
+            _names("vcr_config", key, value)
+        values["cassette_dir" if key == "cassette_library_dir" else key] = value
+    return values
+
+
+def _fixture_layer(
+    fixture: HarnessConfig | None, vcr_config: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    values = _from_vcr_config(vcr_config)
+    fixture = fixture or HarnessConfig()
+    for key in ("record_mode", "cassette_dir", "network", "match_on", *opts.FILTER_KEYS):
+        value = getattr(fixture, key)
+        if value is not None:
+            values[key] = value
+    return values
+
+
+_OPTIONS: dict[str, opts.Option] = {
+    "record_mode": opts.RECORD_MODE,
+    "cassette_dir": opts.CASSETTE_DIR,
+    "network": opts.NETWORK,
+    "timeline": opts.TIMELINE,
+    "update_snapshots": opts.UPDATE_SNAPSHOTS,
+    "disable_recording": opts.DISABLE_RECORDING,
+}
+_KEYS = (*_OPTIONS, "match_on", *opts.FILTER_KEYS)
+
+
+def _ini(config: Any, key: str) -> Any:
+    if key in _OPTIONS:
+        return opts.ini_value(config, _OPTIONS[key])
+    if key in opts.FILTER_INIS:
+        return config.getini(opts.FILTER_INIS[key]) or None
+    return None
 
 
 def resolve_settings(
-    config: Any, fixture: HarnessConfig | None, marker_kwargs: dict[str, Any] | None
+    config: Any,
+    fixture: HarnessConfig | None,
+    marker_kwargs: Mapping[str, Any] | None,
+    *,
+    vcr_config: Mapping[str, Any] | None = None,
+    marker: str = "harness_cassette",
 ) -> Settings:
-    """Apply the precedence rule to one test."""
-    fixture = fixture or HarnessConfig()
-    marker = marker_kwargs or {}
-    record_mode = marker.get("record_mode")
-    if record_mode is not None and record_mode not in opts.RECORD_MODES:
-        raise UsageError(
-            f"harness_cassette(record_mode={record_mode!r}) is not valid; choose one of "
-            f"{', '.join(opts.RECORD_MODES)}"
-        )
+    """Apply the precedence rule (CLI > marker > fixture > ini > default) to one test.
+
+    ``marker_kwargs`` are the (merged) cassette marker arguments, ``marker`` names the
+    marker in messages; ``vcr_config`` is the pytest-recording-style config fixture.
+    """
+    marker_values = dict(marker_kwargs or {})
+    check_marker_kwargs(marker, (), marker_values)
+    fixture_values = _fixture_layer(fixture, vcr_config)
     sources: dict[str, str] = {}
     values: dict[str, Any] = {}
-    for key, opt, fix, mark in (
-        ("record_mode", opts.RECORD_MODE, fixture.record_mode, record_mode),
-        ("cassette_dir", opts.CASSETTE_DIR, fixture.cassette_dir, None),
-        ("network", opts.NETWORK, fixture.network, None),
-        ("timeline", opts.TIMELINE, None, None),
-        ("update_snapshots", opts.UPDATE_SNAPSHOTS, None, None),
-    ):
-        values[key], sources[key] = _pick(config, opt, fix, mark)
+    overridden: list[str] = []
+    for key in _KEYS:
+        option = _OPTIONS.get(key)
+        cli = opts.cli_value(config, option) if option is not None else None
+        marked = marker_values.get(key)
+        layers = (
+            ("cli", cli),
+            ("marker", marked),
+            ("fixture", fixture_values.get(key)),
+            ("ini", _ini(config, key)),
+        )
+        values[key], sources[key] = next(
+            ((v, src) for src, v in layers if v is not None),
+            (option.default if option is not None else None, "default"),
+        )
+        if cli is not None and marked is not None and marked != cli and option is not None:
+            overridden.append(
+                f"{option.flag}={cli} overrides {marker}({key}={marked!r}) for this run"
+            )
     root = Path(str(config.rootpath))
     cassette_dir = Path(values["cassette_dir"] or root / "cassettes")
     if not cassette_dir.is_absolute():
         cassette_dir = root / cassette_dir
-    match_on = marker.get("match_on") or fixture.match_on
-    if isinstance(match_on, str):
-        match_on = [match_on]
+    match_on = values["match_on"]
     return Settings(
         record_mode=values["record_mode"],
         cassette_dir=cassette_dir,
@@ -118,7 +241,12 @@ def resolve_settings(
         timeline=values["timeline"],
         update_snapshots=values["update_snapshots"] in (True, "true", "1", "yes"),
         match_on=tuple(match_on) if match_on else None,
+        filter_headers=tuple(values["filter_headers"] or ()),
+        filter_query_parameters=tuple(values["filter_query_parameters"] or ()),
+        filter_post_data_parameters=tuple(values["filter_post_data_parameters"] or ()),
+        disable_recording=values["disable_recording"] in (True, "true", "1", "yes"),
         sources=sources,
+        overridden=tuple(overridden),
     )
 
 

@@ -531,8 +531,11 @@ def test_injected_events_name_the_strategy_and_cause() -> None:
     [
         ({"max_injected_tools": -1}, "max_injected_tools must be >= 0, got -1"),
         ({"max_depth": 0}, "max_depth must be >= 1, got 0"),
-        ({"collision": "merge"}, "collision must be 'skip', 'replace' or 'error', got 'merge'"),
-        ({"on_limit": "ignore"}, "on_limit must be 'event' or 'raise', got 'ignore'"),
+        (
+            {"collision": "merge"},
+            "collision must be one of 'skip', 'replace', 'error', got 'merge'",
+        ),
+        ({"on_limit": "ignore"}, "on_limit must be one of 'event', 'raise', got 'ignore'"),
     ],
 )
 def test_invalid_settings(kwargs: dict[str, Any], match: str) -> None:

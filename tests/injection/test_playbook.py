@@ -242,7 +242,7 @@ def test_parallel_calls_unlock_after_the_turn_order() -> None:
             lambda: Playbook(unlocks=[unlock(locked_tool, when=called_any("x", "search"))]),
             "names unknown tool 'x'",
         ),
-        (lambda: Playbook(mode="visible"), "mode must be 'gated' or 'hidden'"),  # type: ignore[arg-type]
+        (lambda: Playbook(mode="visible"), "mode must be one of 'gated', 'hidden', got 'visible'"),  # type: ignore[arg-type]
         (lambda: Playbook(unlocks=[locked_tool]), "must be unlock"),  # type: ignore[list-item]
         (lambda: Playbook(always=[search, search]), "appear more than once"),
         (lambda: unlock(when="x"), "needs one or more tools"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from loop_helpers import InjectAfter, Recorder, add, assert_history_well_formed, echo, extra
 
-from harness import HarnessError
+from harness import ToolNotFound, UsageError
 from harness.loop import (
     LoopCore,
     LoopOptions,
     ModelResponse,
+    Phase,
     RunResult,
     StrategyChain,
     ToolsetChange,
@@ -214,25 +215,91 @@ def test_core_returns_prepared_calls_and_takes_results_in_order() -> None:
 
 def test_core_rejects_protocol_misuse() -> None:
     core = _core([add])
-    with pytest.raises(HarnessError, match="begin_iteration"):
+    assert core.phase is Phase.READY
+    with pytest.raises(
+        UsageError,
+        match=r"can't receive_response\(\) while the run is ready; "
+        r"call begin_iteration\(\) next",
+    ):
         core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
-    with pytest.raises(HarnessError, match="no tool calls are pending"):
+    with pytest.raises(UsageError, match=r"can't receive_results\(\) while the run is ready"):
         core.receive_results([])
-    with pytest.raises(HarnessError, match="has not finished"):
+    with pytest.raises(UsageError, match=r"can't result\(\) while the run is ready"):
         core.result()
+    assert core.phase is Phase.READY  # a refused call changes nothing
     core.begin_iteration()
-    with pytest.raises(HarnessError, match="receive_response"):
+    with pytest.raises(UsageError, match=r"awaiting a response .*call receive_response\(\)"):
         core.begin_iteration()
     core.receive_response(_assistant(("a", "add", '{"a": 1, "b": 1}')))
-    with pytest.raises(HarnessError, match="receive_results"):
+    assert core.phase is Phase.AWAITING_RESULTS
+    with pytest.raises(UsageError, match=r"1 tool call\(s\) of iteration 1 are pending"):
         core.begin_iteration()
-    with pytest.raises(HarnessError, match="expected 1 tool results"):
+    with pytest.raises(UsageError, match="expected 1 tool results"):
         core.receive_results([])
+    assert core.phase is Phase.AWAITING_RESULTS
     core.receive_results([(ToolResult.ok(2), 1)])
     core.begin_iteration()
     core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
-    with pytest.raises(HarnessError, match="run is over"):
+    assert core.phase is Phase.FINISHED and core.finished
+    with pytest.raises(UsageError, match=r"while the run is finished; call result\(\) next"):
         core.begin_iteration()
+    assert core.result().output == "x"
+
+
+def test_after_a_failure_every_call_gives_the_same_advice() -> None:
+    core = _core([add], unknown_tool="raise")
+    core.begin_iteration()
+    with pytest.raises(ToolNotFound) as info:
+        core.receive_response(_assistant(("a", "ghost", "{}")))
+    assert core.phase is Phase.FAILED and core.error is info.value
+    for attempt in (
+        core.begin_iteration,
+        lambda: core.receive_response(ModelResponse(message=AssistantMessage(content="x"))),
+        lambda: core.receive_results([]),
+        core.result,
+    ):
+        with pytest.raises(UsageError) as refused:
+            attempt()
+        message = str(refused.value)
+        assert "while the run is failed (it ended with ToolNotFound" in message
+        assert "start a new run with a new LoopCore" in message
+
+
+def test_an_observer_raising_moves_the_run_to_failed_and_keeps_the_error() -> None:
+    boom = RuntimeError("observer broke")
+
+    def observer(event: object) -> None:
+        if type(event).__name__ == "ModelResponded":
+            raise boom
+
+    core = LoopCore(
+        messages=[UserMessage(content="go")],
+        toolset=Toolset([add]),
+        strategy=StrategyChain(()),
+        options=LoopOptions(),
+        observers=[observer],
+    )
+    core.begin_iteration()
+    with pytest.raises(RuntimeError, match="observer broke"):
+        core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
+    assert core.phase is Phase.FAILED and core.error is boom
+    assert boom.harness_trace is core.trace  # type: ignore[attr-defined]
+    assert len(core.trace.iterations) == 1  # the open iteration was closed into the trace
+    with pytest.raises(UsageError, match="RuntimeError: observer broke"):
+        core.result()
+
+
+def test_abort_from_a_driver_fails_an_unfinished_run_but_not_a_finished_one() -> None:
+    core = _core([add])
+    core.begin_iteration()
+    exc = ConnectionError("model unreachable")
+    core.abort(exc)
+    assert core.phase is Phase.FAILED and core.error is exc
+    done = _core([add])
+    done.begin_iteration()
+    done.receive_response(ModelResponse(message=AssistantMessage(content="x")))
+    done.abort(RuntimeError("end_run failed"))
+    assert done.phase is Phase.FINISHED and done.error is None
 
 
 def test_core_generates_ids_for_calls_without_one() -> None:

@@ -34,7 +34,11 @@ from harness.tools import CallContext, llm_tool
         ("retry_backoff", -0.5, "retry_backoff must be a number >= 0, got -0.5"),
         ("retry_on", ValueError, "retry_on must be a tuple of exception classes"),
         ("retry_on", (int,), "retry_on must be a tuple of exception classes"),
-        ("unknown_tool", "ignore", "unknown_tool must be 'error_result' or 'raise', got 'ignore'"),
+        (
+            "unknown_tool",
+            "ignore",
+            "unknown_tool must be one of 'error_result', 'raise', got 'ignore'",
+        ),
         ("output_type", 42, "output_type must be a type pydantic can validate"),
         ("output_retries", -1, "output_retries must be an int >= 0, got -1"),
         ("max_workers", 0, "max_workers must be an int >= 1, got 0"),
@@ -128,7 +132,13 @@ def test_unknown_tool_raise_policy(driver: str) -> None:
 
 def test_tool_not_found_lists_many_tools_briefly() -> None:
     exc = ToolNotFound("x", [f"t{i}" for i in range(60)])
-    assert "t49" in str(exc) and "t50" not in str(exc) and "and 10 more" in str(exc)
+    assert "t19" in str(exc) and "t20" not in str(exc) and "t19 and 40 more" in str(exc)
+
+
+def test_tool_not_found_suggests_the_closest_offered_tool() -> None:
+    exc = ToolNotFound("serch_customer", ["search_customer", "list_orders"])
+    assert "unknown tool 'serch_customer' (did you mean 'search_customer'?)" in str(exc)
+    assert "did you mean" not in str(ToolNotFound("zzz", ["search_customer"]))
 
 
 # -- structured output ----------------------------------------------------------------

@@ -242,9 +242,23 @@ def test_long_offered_lists_are_shortened_in_messages() -> None:
     names = tuple(f"tool_{i}" for i in range(35))
     with pytest.raises(ScriptError) as info:
         ScriptedModel([call("nothing_*")]).request(_request(names))
-    assert "tool_29 ... and 5 more" in str(info.value) and "tool_30" not in str(info.value)
+    assert "tool_19 and 15 more" in str(info.value) and "tool_20" not in str(info.value)
     with pytest.raises(ScriptError, match=r"Offered: \(none\)"):
         ScriptedModel([call("x")]).request(_request(()))
+
+
+def test_a_missed_name_or_glob_suggests_the_closest_offered_tool() -> None:
+    names = ("search_customer", "list_orders")
+    with pytest.raises(
+        ScriptError,
+        match=r"'serch_customer' matches no offered tool \(did you mean 'search_customer'\?\)",
+    ):
+        ScriptedModel([call("serch_customer")]).request(_request(names))
+    with pytest.raises(
+        ScriptError,
+        match=r"glob 'list_ordr\*' matches no offered tool \(did you mean 'list_orders'",
+    ):
+        ScriptedModel([call("list_ordr*")]).request(_request(names))
 
 
 def test_an_object_that_is_no_step_is_a_script_error() -> None:

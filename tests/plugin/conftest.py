@@ -13,5 +13,7 @@ import vcr  # type: ignore[import-untyped]  # noqa: F401
 import harness.assertions
 import harness.models
 import harness.testing
+import harness.testing._cassette
+import harness.testing._config
 import harness.testing._items
 import harness.testing._report  # noqa: F401

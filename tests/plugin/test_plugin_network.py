@@ -97,8 +97,9 @@ def test_fixture_override_and_ini_choose_the_mode(pytester: pytest.Pytester) -> 
     )
     pytester.runpytest().assert_outcomes(passed=1)
     pytester.makeini("[pytest]\nharness_network = allow\n")
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=1)  # ini beats the fixture: no guard
+    pytester.runpytest().assert_outcomes(passed=1)  # the fixture beats the ini
+    result = pytester.runpytest("--harness-network=allow")
+    result.assert_outcomes(failed=1)  # the command line beats the fixture: no guard
 
 
 def test_refusal_happens_before_any_connect() -> None:

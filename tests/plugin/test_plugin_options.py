@@ -1,4 +1,4 @@
-"""Options, ini twins, markers and the precedence rule: CLI > ini > fixture > marker."""
+"""Options, ini twins, markers and the precedence rule: CLI > marker > fixture > ini > default."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_markers_are_registered_for_strict_markers(pytester: pytest.Pytester) ->
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(
         [
-            "@pytest.mark.harness_cassette(name=None, record_mode=None, match_on=None)*",
+            "@pytest.mark.harness_cassette(name=None, record_mode=None, match_on=None, *",
             "@pytest.mark.harness_scenario(path, check=True)*",
         ]
     )
@@ -96,7 +96,7 @@ def test_bad_ini_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*harness_record_mode = 'sometimes' is not valid; choose one of none, once*"]
+        ["*harness_record_mode = 'sometimes' is not valid; choose one of*none*once*"]
     )
 
 
@@ -107,24 +107,42 @@ def test_default_then_marker(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2)
 
 
-def test_fixture_beats_marker(project: pytest.Pytester) -> None:
-    project.makeconftest(CONFTEST_FIXTURE)
+def test_ini_beats_the_default(project: pytest.Pytester) -> None:
+    project.makeini("[pytest]\nharness_record_mode = once\n")
     result = project.runpytest("-s")
-    assert _settings(result) == ["new_episodes fixture", "new_episodes fixture"]
+    assert _settings(result) == ["all marker", "once ini"]
 
 
-def test_ini_beats_fixture(project: pytest.Pytester) -> None:
+def test_fixture_beats_ini_and_marker_beats_fixture(project: pytest.Pytester) -> None:
     project.makeconftest(CONFTEST_FIXTURE)
     project.makeini("[pytest]\nharness_record_mode = once\n")
     result = project.runpytest("-s")
-    assert _settings(result) == ["once ini", "once ini"]
+    assert _settings(result) == ["all marker", "new_episodes fixture"]
+    assert "SettingOverridden" not in result.stdout.str()
 
 
-def test_cli_beats_ini(project: pytest.Pytester) -> None:
+def test_cli_beats_everything_and_warns_about_the_marker(project: pytest.Pytester) -> None:
     project.makeconftest(CONFTEST_FIXTURE)
     project.makeini("[pytest]\nharness_record_mode = once\n")
-    result = project.runpytest("-s", "--harness-record-mode=all")
-    assert _settings(result) == ["all cli", "all cli"]
+    warn = ("-W", "always::harness.SettingOverridden")  # the inner run inherits "error"
+    result = project.runpytest("-s", *warn, "--harness-record-mode=new_episodes")
+    assert _settings(result) == ["new_episodes cli", "new_episodes cli"]
+    result.stdout.fnmatch_lines(
+        [
+            "*SettingOverridden: --harness-record-mode=new_episodes overrides "
+            "harness_cassette(record_mode='all') for this run*"
+        ]
+    )
+    assert result.stdout.str().count("SettingOverridden:") == 1  # only the marked test
+    same = project.runpytest("-s", *warn, "--harness-record-mode=all")
+    assert "SettingOverridden" not in same.stdout.str()  # the CLI agrees with the marker
+    # under filterwarnings = error (inherited here) the warning fails the test, unless ignored
+    strict = project.runpytest("-s", "--harness-record-mode=new_episodes")
+    strict.assert_outcomes(passed=1, errors=1)
+    ignored = project.runpytest(
+        "-s", "-W", "ignore::harness.SettingOverridden", "--harness-record-mode=new_episodes"
+    )
+    ignored.assert_outcomes(passed=2)
 
 
 def test_cassette_dir_and_other_settings(pytester: pytest.Pytester) -> None:
@@ -160,11 +178,11 @@ def test_bad_config_values_are_explained(pytester: pytest.Pytester) -> None:
         from harness.testing import HarnessConfig
 
         def test_config():
-            with pytest.raises(UsageError, match="record_mode='always'"):
+            with pytest.raises(UsageError, match="record_mode.* must be one of .*got 'always'"):
                 HarnessConfig(record_mode="always")
-            with pytest.raises(UsageError, match="network='open'"):
+            with pytest.raises(UsageError, match="network.* must be one of .*got 'open'"):
                 HarnessConfig(network="open")
-            with pytest.raises(UsageError, match="must be a list of matcher names"):
+            with pytest.raises(UsageError, match="must be a list of names"):
                 HarnessConfig(match_on="method")
 
         @pytest.mark.harness_cassette(record_mode="sometimes")
@@ -174,4 +192,6 @@ def test_bad_config_values_are_explained(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*harness_cassette(record_mode='sometimes') is not valid*"])
+    result.stdout.fnmatch_lines(
+        ["*harness_cassette(record_mode=...) must be one of 'none', 'once'*got 'sometimes'*"]
+    )

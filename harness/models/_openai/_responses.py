@@ -12,8 +12,16 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import ProviderError
+from harness._validation import assert_never
 from harness.loop import FinishReason, ModelCapabilities, ModelRequest, ModelResponse, Usage
-from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
+from harness.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 from harness.models._openai._base import OpenAIAdapter
 from harness.models._openai._common import (
     json_schema_format,
@@ -79,31 +87,33 @@ def _input(
 ) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, AssistantMessage):
-            items.extend(reasoning.get(message_key(message), ()))
-            text = message.content if message.content is not None else message.refusal
-            if text:
-                items.append({"role": "assistant", "content": text})
-            for call in message.tool_calls:
+        match message:
+            case AssistantMessage():
+                items.extend(reasoning.get(message_key(message), ()))
+                text = message.content if message.content is not None else message.refusal
+                if text:
+                    items.append({"role": "assistant", "content": text})
+                for call in message.tool_calls:
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": call.id,
+                            "name": call.name,
+                            "arguments": call.arguments,
+                        }
+                    )
+            case ToolMessage():
                 items.append(
                     {
-                        "type": "function_call",
-                        "call_id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments,
+                        "type": "function_call_output",
+                        "call_id": message.tool_call_id,
+                        "output": message.content,
                     }
                 )
-        elif isinstance(message, ToolMessage):
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.tool_call_id,
-                    "output": message.content,
-                }
-            )
-        else:
-            role = "system" if isinstance(message, SystemMessage) else "user"
-            items.append({"role": role, "content": message.content})
+            case SystemMessage() | UserMessage():
+                items.append({"role": message.role, "content": message.content})
+            case _:  # pragma: no cover - the union is closed
+                assert_never(message)
     return items
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import int_problem
 from harness.loop import FinishReason, Model, ModelRequest, ModelResponse
 from harness.messages import ToolCall
 from harness.models._personas._record import Decision, ReplayModel
@@ -81,8 +82,8 @@ class Persona(Model):
     @staticmethod
     def _validate(*, seed: Any, weak: Any, arguments: Any) -> list[str]:
         problems = []
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            problems.append(f"seed must be an int, got {seed!r}")
+        if (problem := int_problem(seed, name="seed")) is not None:
+            problems.append(problem)
         if weak is not None and not isinstance(weak, WeakBehavior):
             problems.append(
                 f"weak must be a WeakBehavior(...) with rates, got {weak!r}; "

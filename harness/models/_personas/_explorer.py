@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import is_int
 from harness.loop import ModelRequest
 from harness.models._personas._base import ArgumentOverrides, Persona, Plan
 from harness.models._personas._state import RunState
@@ -75,4 +76,4 @@ class Explorer(Persona):
 
 
 def _positive(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return is_int(value, minimum=1)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from harness._errors import UsageError
+from harness._validation import int_problem
 from harness.loop import ModelRequest
 from harness.models._personas._base import ArgumentOverrides, Persona, Plan
 from harness.models._personas._state import RunState
@@ -66,8 +67,8 @@ class GoalDirected(Persona):
             )
         if isinstance(hints, str) or not all(isinstance(h, str) and h for h in hints):
             problems.append(f"hints must be a list of non-empty strings, got {hints!r}")
-        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
-            problems.append(f"max_steps must be an int >= 1, got {max_steps!r}")
+        if (problem := int_problem(max_steps, name="max_steps", minimum=1)) is not None:
+            problems.append(problem)
         if problems:
             raise UsageError("GoalDirected: " + "; ".join(problems))
         super().__init__(seed=seed, weak=weak, arguments=arguments, name=name)

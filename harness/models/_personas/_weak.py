@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import is_number
 from harness.messages import ToolCall
 from harness.models._personas._state import RunState
 from harness.models._personas._values import SchemaValues, wrong_type_value
@@ -54,8 +55,7 @@ class WeakBehavior:
         bad = []
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if not ok or not 0.0 <= value <= 1.0:
+            if not is_number(value) or not 0.0 <= value <= 1.0:
                 bad.append(f"{field.name}={value!r}")
         if bad:
             raise UsageError(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from harness._errors import ScriptError
+from harness._validation import assert_never, did_you_mean, format_names
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
 from harness.models._scripted._steps import (
@@ -25,7 +26,7 @@ from harness.tools import match_names
 __all__ = ["ScriptedModel"]
 
 _NO_USAGE = Usage()
-_STEP_TYPES = (CallStep, CallsStep, ReplyStep, OutputStep, ExpectOffered, RefuseStep, RaiseStep)
+_STEP_TYPES: tuple[type, ...] = get_args(Step)
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -37,10 +38,7 @@ def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> li
 
 
 def _show(names: Sequence[str]) -> str:
-    if not names:
-        return "(none)"
-    shown = ", ".join(names[:30])
-    return shown + (f" ... and {len(names) - 30} more" if len(names) > 30 else "")
+    return format_names(names, quote=False)
 
 
 class ScriptedModel(Model):
@@ -161,8 +159,9 @@ class ScriptedModel(Model):
             return step.name
         kind = "glob" if _GLOB_CHARS.intersection(step.name) else "tool"
         raise ScriptError(
-            f"{self._where()}: {kind} {step.name!r} matches no offered tool "
-            f"(a real model could not call it). Offered: {_show(names)}"
+            f"{self._where()}: {kind} {step.name!r} matches no offered tool"
+            f"{did_you_mean(step.name, names)} (a real model could not call it). "
+            f"Offered: {_show(names)}"
         )
 
     def _arguments(self, step: CallStep, request: ModelRequest) -> str:
@@ -181,28 +180,32 @@ class ScriptedModel(Model):
 
     def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
         names = request.tool_names
-        if isinstance(step, CallStep):  # the common case first
-            return self._calls_response((step,), step, names, request)
-        if isinstance(step, CallsStep):
-            return self._calls_response(step.calls, step, names, request)
-        if isinstance(step, RaiseStep):
-            raise step.error()
-        if isinstance(step, RefuseStep):
-            return ModelResponse(
-                message=AssistantMessage(refusal=step.text),
-                finish_reason="stop",
-                usage=step.usage or _NO_USAGE,
-                model_name=self.name,
-            )
-        if isinstance(step, (ReplyStep, OutputStep)):
-            text = step.text if isinstance(step, ReplyStep) else step.text()
-            return ModelResponse(
-                message=AssistantMessage(content=text),
-                finish_reason=step.finish_reason or "stop",
-                usage=step.usage or _NO_USAGE,
-                model_name=self.name,
-            )
-        raise AssertionError(f"unreachable: {step!r}")  # pragma: no cover - checked in __init__
+        match step:
+            case CallStep():  # the common case first
+                return self._calls_response((step,), step, names, request)
+            case CallsStep():
+                return self._calls_response(step.calls, step, names, request)
+            case RaiseStep():
+                raise step.error()
+            case RefuseStep():
+                return ModelResponse(
+                    message=AssistantMessage(refusal=step.text),
+                    finish_reason="stop",
+                    usage=step.usage or _NO_USAGE,
+                    model_name=self.name,
+                )
+            case ReplyStep() | OutputStep():
+                text = step.text if isinstance(step, ReplyStep) else step.text()
+                return ModelResponse(
+                    message=AssistantMessage(content=text),
+                    finish_reason=step.finish_reason or "stop",
+                    usage=step.usage or _NO_USAGE,
+                    model_name=self.name,
+                )
+            case ExpectOffered():  # pragma: no cover - request() checks these, never responds
+                raise AssertionError(f"{step!r} is a check, not a response")
+            case _:  # pragma: no cover - every step type is checked in __init__
+                assert_never(step)
 
     def _calls_response(
         self,

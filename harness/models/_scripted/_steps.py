@@ -15,6 +15,7 @@ from harness._errors import (
     RateLimited,
     ScriptError,
 )
+from harness._validation import choice_problem, did_you_mean, format_names, is_int, is_number
 from harness.loop import FinishReason, Usage
 
 __all__ = [
@@ -214,7 +215,7 @@ def parse_usage(value: UsageLike, where: str = "usage") -> Usage | None:
         )
     allowed = {"input_tokens", "output_tokens", "total_tokens"}
     unknown = set(value) - allowed
-    bad = {k: v for k, v in value.items() if not isinstance(v, int) or isinstance(v, bool) or v < 0}
+    bad = {k: v for k, v in value.items() if not is_int(v, minimum=0)}
     if unknown or bad:
         raise ScriptError(
             f"{where}: expected non-negative int token counts with keys {sorted(allowed)}, "
@@ -230,7 +231,10 @@ def parse_finish(value: Any, allowed: Sequence[str], where: str) -> FinishReason
     if value is None:
         return None
     if value not in allowed:
-        raise ScriptError(f"{where}: finish_reason must be one of {list(allowed)}, got {value!r}")
+        raise ScriptError(
+            f"{where}: finish_reason must be one of {format_names(allowed)}, got {value!r}"
+            + (did_you_mean(value, allowed) if isinstance(value, str) else "")
+        )
     return value  # type: ignore[no-any-return]
 
 
@@ -331,17 +335,11 @@ def raise_error(
     fields default to what the provider sends for that kind.
     """
     problems = []
-    if kind is not None and kind not in _ERROR_DEFAULTS:
-        problems.append(f"kind must be one of {list(_ERROR_DEFAULTS)}, got {kind!r}")
-    if status is not None and (
-        not isinstance(status, int) or isinstance(status, bool) or not 400 <= status <= 599
-    ):
+    if kind is not None and (problem := choice_problem(kind, ErrorKind, name="kind")):
+        problems.append(problem)
+    if status is not None and not (is_int(status) and 400 <= status <= 599):
         problems.append(f"status must be an HTTP error status (400-599), got {status!r}")
-    if retry_after is not None and (
-        not isinstance(retry_after, (int, float))
-        or isinstance(retry_after, bool)
-        or retry_after < 0
-    ):
+    if retry_after is not None and not (is_number(retry_after) and retry_after >= 0):
         problems.append(f"retry_after must be a number of seconds >= 0, got {retry_after!r}")
     if kind is None and status is None:
         problems.append("give a kind (e.g. 'rate_limit') or a status (e.g. status=429)")

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import ScriptError
+from harness._validation import is_int
 from harness.models._scripted._steps import (
     CALL_FINISH_REASONS,
     TEXT_FINISH_REASONS,
@@ -66,7 +67,7 @@ def _call_from_data(data: Any, where: str, *, inner: bool = False) -> CallStep:
 def _raise_from_data(spec: Any, where: str) -> RaiseStep:
     if isinstance(spec, str):
         spec = {"kind": spec}
-    elif isinstance(spec, int) and not isinstance(spec, bool):
+    elif is_int(spec):
         spec = {"status": spec}
     if not isinstance(spec, Mapping):
         raise ScriptError(

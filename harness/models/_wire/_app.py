@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ProviderError, UsageError
+from harness._validation import check_choice
 from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
 from harness.models._wire._common import IdSource, WireRequest, now
@@ -73,8 +74,7 @@ class WireApp:
     def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
         if not isinstance(model, Model):
             raise UsageError(f"the fake server serves a harness Model, got {model!r}")
-        if profile not in ("default", "strict"):
-            raise UsageError(f"profile must be 'default' or 'strict', got {profile!r}")
+        check_choice(profile, Profile, name="profile")
         self.model = model
         self.profile: Profile = profile
         self.chunk_chars = max(1, int(chunk_chars))

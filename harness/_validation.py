@@ -1,0 +1,147 @@
+"""Shared argument checks and name-list wording (private, layer 0).
+
+One place for the checks every layer repeats: a value that must be one of a
+``Literal`` alias's strings (``check_choice``), an int that must not be a bool
+(``check_int``, ``is_int``), how a long list of names is shortened in a message
+(``format_names``) and the "did you mean" hint (``close_matches``, ``did_you_mean``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any, NoReturn, TypeVar, get_args
+
+from harness._errors import UsageError
+
+__all__ = [
+    "assert_never",
+    "check_choice",
+    "check_int",
+    "choice_problem",
+    "choices_of",
+    "close_matches",
+    "did_you_mean",
+    "format_names",
+    "int_problem",
+    "is_int",
+    "is_number",
+]
+
+T = TypeVar("T")
+
+NAMES_SHOWN = 20
+"""How many names a message lists before it says "and N more"."""
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """The end of an exhaustive ``match``: mypy fails if a case of the union is missing
+    (``typing.assert_never`` is 3.11+; this works on 3.10)."""
+    raise AssertionError(f"unhandled case: {value!r}")
+
+
+def choices_of(alias: Any) -> tuple[str, ...]:
+    """The strings of a ``Literal[...]`` alias (or of a union of them), in order."""
+    found: list[str] = []
+    for arg in get_args(alias):
+        if isinstance(arg, str):
+            found.append(arg)
+        else:  # a nested Literal or a union member
+            found.extend(choices_of(arg))
+    if not found:
+        raise TypeError(f"{alias!r} is not a Literal of strings")
+    return tuple(found)
+
+
+def format_names(
+    names: Iterable[str], *, limit: int = NAMES_SHOWN, quote: bool = True, empty: str = "(none)"
+) -> str:
+    """``'a', 'b', 'c' and 4 more``: the one way a message lists names."""
+    items = list(names)
+    if not items:
+        return empty
+    shown = [repr(n) if quote else n for n in items[:limit]]
+    text = ", ".join(shown)
+    if len(items) > limit:
+        text += f" and {len(items) - limit} more"
+    return text
+
+
+def close_matches(name: str, candidates: Iterable[str], *, n: int = 3) -> list[str]:
+    """The candidates closest to ``name`` (best first; case-insensitive), at most ``n``."""
+    pool = list(dict.fromkeys(candidates))
+    by_lower: dict[str, str] = {}
+    for candidate in pool:
+        by_lower.setdefault(candidate.lower(), candidate)
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    return [by_lower[match] for match in found]
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or ``""`` when none is close."""
+    found = close_matches(name, candidates)
+    if not found:
+        return ""
+    return f" (did you mean {found[0]!r}?)"
+
+
+def choice_problem(value: object, alias: Any, *, name: str) -> str | None:
+    """Why ``value`` is not one of the ``Literal`` ``alias``'s strings, or ``None``.
+
+    For checks that collect every problem before raising once.
+    """
+    choices = choices_of(alias)
+    if isinstance(value, str) and value in choices:
+        return None
+    hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+    return f"{name} must be one of {format_names(choices)}, got {value!r}{hint}"
+
+
+def check_choice(
+    value: object,
+    alias: Any,
+    *,
+    name: str,
+    error: type[Exception] = UsageError,
+) -> str:
+    """``value`` if it is one of the strings of the ``Literal`` ``alias``, else ``error``."""
+    problem = choice_problem(value, alias, name=name)
+    if problem is not None:
+        raise error(problem)
+    assert isinstance(value, str)
+    return value
+
+
+def is_int(value: object, *, minimum: int | None = None) -> bool:
+    """True for an ``int`` that is not a ``bool`` (and at least ``minimum`` when given)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return minimum is None or value >= minimum
+
+
+def is_number(value: object) -> bool:
+    """True for an ``int`` or ``float`` that is not a ``bool``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def int_problem(value: object, *, name: str, minimum: int | None = None) -> str | None:
+    """Why ``value`` is not an ``int`` (not a ``bool``) of at least ``minimum``, or ``None``."""
+    if is_int(value, minimum=minimum):
+        return None
+    wanted = "an int" if minimum is None else f"an int >= {minimum}"
+    return f"{name} must be {wanted}, got {value!r}"
+
+
+def check_int(
+    value: object,
+    *,
+    name: str,
+    minimum: int | None = None,
+    error: type[Exception] = UsageError,
+) -> int:
+    """``value`` if it is an ``int`` (not a ``bool``) of at least ``minimum``, else ``error``."""
+    problem = int_problem(value, name=name, minimum=minimum)
+    if problem is not None:
+        raise error(problem)
+    assert isinstance(value, int)
+    return value
