@@ -51,10 +51,25 @@ def _settle(
         delay = options.retry_delay(attempt, exc)
         if delay is not None:
             return delay
-        if pending.prepared is not None:
-            return pending.prepared.error_result(exc)  # scrubs context and preset values
-        return tool.error_result(exc)
+        try:
+            if pending.prepared is not None:
+                return pending.prepared.error_result(exc)  # scrubs context and preset values
+            return tool.error_result(exc)
+        except Exception as describing:  # e.g. the exception's __str__ raises
+            return _undescribable_result(pending, exc, describing)
     return tool.to_result(value)
+
+
+def _undescribable_result(
+    pending: PendingCall, exc: BaseException, describing: BaseException
+) -> ToolResult:
+    """The error result for a tool whose exception cannot be turned into text."""
+    return ToolResult.error(
+        f"Tool {pending.call.name!r} failed: {type(exc).__name__} (its message could not be "
+        f"read: {type(describing).__name__} while formatting it).",
+        kind="exception",
+        exception=exc,
+    )
 
 
 def _loop_running() -> bool:
