@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from harness._errors import HarnessError
+from harness._errors import HarnessError, ScenarioError
 from harness.scenarios import (
     ScenarioOutcome,
     discover_scenarios,
@@ -106,7 +106,7 @@ def run_command(
                 outcome = run_scenario(scenario)
             except HarnessError as exc:
                 outcome = ScenarioOutcome(
-                    scenario=scenario, passed=False, rows=[], problem=str(exc)
+                    scenario=scenario, passed=False, rows=[], problem=str(exc), error=exc
                 )
             outcomes.append(outcome)
             progress.advance(task)
@@ -117,6 +117,9 @@ def run_command(
         f"\n{len(outcomes) - failed} passed, {failed} failed",
         style="bold red" if failed else "bold green",
     )
+    # a scenario whose tools, strategies or model cannot be built is a broken file: 2
+    if any(isinstance(o.error, ScenarioError) and not o.passed for o in outcomes):
+        raise typer.Exit(2)
     if failed:
         raise typer.Exit(1)
 
