@@ -12,7 +12,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
-from harness.loop._execution import execute_async, execute_sync
+from harness.loop._execution import abandoned_events, execute_async, execute_sync
 from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions
 from harness.loop._result import RunResult
@@ -159,7 +159,10 @@ def run(
             response = model.request(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
-                core.receive_results(execute_sync(pending, core.options, pool))
+                outcomes = execute_sync(pending, core.options, pool)
+                for event in abandoned_events(pending, outcomes, core.iteration):
+                    core.emit(event)
+                core.receive_results(outcomes)
         result = core.result()
         model.end_run(completed=True)
     return result
@@ -194,7 +197,10 @@ async def arun(
             response = await model.arequest(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
-                core.receive_results(await execute_async(pending, core.options))
+                outcomes = await execute_async(pending, core.options)
+                for event in abandoned_events(pending, outcomes, core.iteration):
+                    core.emit(event)
+                core.receive_results(outcomes)
         result = core.result()
         model.end_run(completed=True)
     return result
