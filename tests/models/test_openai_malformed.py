@@ -14,7 +14,13 @@ from wire_helpers import model_request
 from harness import ProviderError
 from harness.loop import run
 from harness.messages import UserMessage
-from harness.models import OpenAIChatModel, chat_response_from_chunks, chat_response_from_completion
+from harness.models import (
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    chat_response_from_chunks,
+    chat_response_from_completion,
+    responses_response_from_response,
+)
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 
@@ -166,3 +172,72 @@ def test_a_malformed_stream_chunk_is_a_provider_error(chunk: Any, message: str) 
     with pytest.raises(ProviderError, match="malformed") as info:
         chat_response_from_chunks([chunk])
     assert message in str(info.value)
+
+
+# -- the Responses API adapter -----------------------------------------------------------
+
+
+def _response(*output: Any, **extra: Any) -> dict[str, Any]:
+    return {"id": "resp_1", "object": "response", "model": "m", "output": list(output), **extra}
+
+
+FUNCTION_CALL = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+RESPONSES_CASES: list[tuple[str, Any, str]] = [
+    ("list body", [1], "the response body must be a JSON object, got an array"),
+    ("output string", _response() | {"output": "x"}, "output must be an array, got a string"),
+    ("item string", _response("x"), "output[0] must be an object, got a string"),
+    (
+        "arguments object",
+        _response({**FUNCTION_CALL, "arguments": {"a": 1}}),
+        "output[0].arguments must be a string (JSON text), got an object",
+    ),
+    (
+        "arguments null",
+        _response({**FUNCTION_CALL, "arguments": None}),
+        "output[0].arguments must be a string (JSON text), got null",
+    ),
+    ("name null", _response({**FUNCTION_CALL, "name": None}), "output[0].name must be a string"),
+    (
+        "call_id null",
+        _response({**FUNCTION_CALL, "call_id": None}),
+        "output[0].call_id must be a string",
+    ),
+    (
+        "content string",
+        _response({"type": "message", "content": "hi"}),
+        "output[0].content must be an array",
+    ),
+    (
+        "text null",
+        _response({"type": "message", "content": [{"type": "output_text", "text": None}]}),
+        "output[0].content[0].text must be a string",
+    ),
+    ("usage string", _response(usage="lots"), "usage must be an object or null"),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"), [c[1:] for c in RESPONSES_CASES], ids=[c[0] for c in RESPONSES_CASES]
+)
+def test_malformed_responses_name_the_field(body: Any, message: str) -> None:
+    with pytest.raises(ProviderError) as info:
+        responses_response_from_response(body)
+    assert message in str(info.value)
+    assert info.value.code == "malformed_response"
+
+
+def test_a_well_formed_response_still_reads() -> None:
+    text = {"type": "message", "content": [{"type": "output_text", "text": "hi"}]}
+    response = responses_response_from_response(
+        _response(text, FUNCTION_CALL, usage={"input_tokens": 2, "output_tokens": 1})
+    )
+    assert response.message.content == "hi"
+    assert response.message.tool_calls[0].name == "f"
+    assert (response.usage.input_tokens, response.finish_reason) == (2, "tool_calls")
+
+
+def test_the_responses_adapter_reports_a_non_json_body() -> None:
+    request = model_request([UserMessage(content="hi")])
+    with pytest.raises(ProviderError, match="the body is not valid JSON") as info:
+        OpenAIResponsesModel(_client(b"<html>oops</html>"), model="m").request(request)
+    assert info.value.code == "malformed_response"
