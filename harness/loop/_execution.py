@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -223,7 +224,8 @@ def _in_daemon_thread(function: Callable[[], Any]) -> asyncio.Future[Any]:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
             loop.call_soon_threadsafe(deliver, value, exc)
 
-    threading.Thread(target=target, daemon=True, name="harness-tool").start()
+    context = contextvars.copy_context()  # like asyncio.to_thread: the tool sees contextvars
+    threading.Thread(target=context.run, args=(target,), daemon=True, name="harness-tool").start()
     return future
 
 

@@ -170,3 +170,24 @@ def test_the_process_exits_without_waiting_for_the_runaway_thread(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "timeout"
     assert elapsed < 10  # the tool sleeps 20 s; asyncio.run() used to wait for it
+
+
+def test_a_timed_sync_tool_under_arun_sees_the_callers_contextvars() -> None:
+    import contextvars
+
+    request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id")
+
+    @llm_tool
+    def whoami() -> str:
+        """Reads a context variable."""
+        return request_id.get("unset")
+
+    async def main() -> str:
+        request_id.set("req-42")
+        model = ScriptedModel([call("whoami"), reply("done")])
+        from harness.loop import arun
+
+        result = await arun(model, "go", tools=[whoami], tool_timeout=5)
+        return str(result.trace.calls[0].content)
+
+    assert asyncio.run(main()) == "req-42"
