@@ -172,3 +172,22 @@ def test_limits_are_validated(bad: Any) -> None:
         _server(max_body_bytes=bad)
     with pytest.raises(UsageError, match="max_connections must be a positive int"):
         _server(max_connections=bad)
+
+
+def test_a_tool_schema_too_deep_to_validate_is_a_400() -> None:
+    from harness.models._wire._app import WireApp
+
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(300):
+        schema = {"type": "object", "properties": {"a": schema}}
+    chat_tool = {"type": "function", "function": {"name": "f", "parameters": schema}}
+    flat_tool = {"type": "function", "name": "f", "parameters": schema}
+    bodies = {
+        PATH: {"model": "m", "messages": USER, "tools": [chat_tool]},
+        "/v1/responses": {"model": "m", "input": "hi", "tools": [flat_tool]},
+    }
+    app = WireApp(ScriptedModel([reply("ok")]))
+    for path, body in bodies.items():
+        answer = app.handle("POST", path, json.dumps(body).encode())
+        assert answer.status == 400, answer.body[:200]
+        assert b"nested too deeply to validate" in answer.body

@@ -131,6 +131,15 @@ class WireApp:
             return parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
             return self._error(exc)
+        except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
+            return self._error(
+                WireError(
+                    400,
+                    "The request is nested too deeply to validate (e.g. a tool's parameters "
+                    "schema). Send fewer nested levels.",
+                    code="invalid_request",
+                )
+            )
 
     def _render(self, wire: WireRequest, response: ModelResponse, path: str) -> WireReply:
         if not isinstance(response, ModelResponse):
