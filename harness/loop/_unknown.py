@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import functools
 from collections.abc import Sequence
 
 from harness.messages import ToolCall
@@ -21,12 +20,20 @@ LIST_ALL = 30
 """Up to this many offered tools, the message lists them all."""
 CLOSEST = 8
 """Otherwise it lists at most this many of the closest names."""
-_POOL = 64  # difflib compares at most this many names
+_POOL = 24  # difflib compares at most this many names (~1 ms)
 
 
-@functools.lru_cache(maxsize=8)
-def _sorted(names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(sorted(names))
+_last_sorted: list[tuple[Sequence[str], tuple[str, ...]]] = []
+
+
+def _sorted(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` sorted; the last result is reused for the same (cached) names object."""
+    last = _last_sorted[:1]
+    if last and last[0][0] is names:
+        return last[0][1]
+    ordered = tuple(sorted(names))
+    _last_sorted[:] = [(names, ordered)]
+    return ordered
 
 
 def closest_names(name: str, names: Sequence[str], n: int = CLOSEST) -> list[str]:
@@ -39,7 +46,7 @@ def closest_names(name: str, names: Sequence[str], n: int = CLOSEST) -> list[str
     """
     pool: Sequence[str] = names
     if len(names) > _POOL:
-        ordered = _sorted(tuple(names))
+        ordered = _sorted(names)
         at = bisect.bisect_left(ordered, name)
         pool = ordered[max(0, at - _POOL // 2) : at + _POOL // 2]
     return difflib.get_close_matches(name, pool, n=n, cutoff=0.5)
