@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from harness._errors import HarnessError
+from harness._errors import HarnessError, ScenarioError
 from harness.scenarios import (
     ScenarioOutcome,
     discover_scenarios,
@@ -126,7 +126,7 @@ def run_command(
                 outcome = run_scenario(scenario)
             except HarnessError as exc:
                 outcome = ScenarioOutcome(
-                    scenario=scenario, passed=False, rows=[], problem=str(exc)
+                    scenario=scenario, passed=False, rows=[], problem=str(exc), error=exc
                 )
             outcomes.append(outcome)
             progress.advance(task)
@@ -137,6 +137,9 @@ def run_command(
         f"\n{len(outcomes) - failed} passed, {failed} failed",
         style="bold red" if failed else "bold green",
     )
+    # a scenario whose tools, strategies or model cannot be built is a broken file: 2
+    if any(isinstance(o.error, ScenarioError) and not o.passed for o in outcomes):
+        raise typer.Exit(2)
     if failed:
         raise typer.Exit(1)
 

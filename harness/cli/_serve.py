@@ -31,6 +31,12 @@ def serve_command(
         "--mcp-server",
         help="With --mcp: serve this fake server of the scenario's mcp_servers.",
     ),
+    max_body_bytes: int = typer.Option(
+        4 * 1024 * 1024, "--max-body-bytes", help="Largest request body; larger ones get a 413."
+    ),
+    max_connections: int = typer.Option(
+        64, "--max-connections", help="Most connections served at once; more get a 503."
+    ),
 ) -> None:
     """Serve a scenario's model (or, with --mcp, its tools) on 127.0.0.1; stop with Ctrl-C."""
     if mcp or mcp_server is not None:
@@ -42,7 +48,13 @@ def serve_command(
     console = Console(highlight=False)
     try:
         model = load_scenario(scenario).build_model()
-        server = WireServer(model, port=port, profile="strict" if strict else "default").bind()
+        server = WireServer(
+            model,
+            port=port,
+            profile="strict" if strict else "default",
+            max_body_bytes=max_body_bytes,
+            max_connections=max_connections,
+        ).bind()
     except (HarnessError, OSError) as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None

@@ -17,10 +17,25 @@ from harness._errors import HarnessError, UsageError
 from harness.loop import InjectionStrategy, LoopOptions, Model, run
 from harness.tools import CallContext, Tool, ToolResult, as_tool, serialize_for_model
 
-__all__ = ["DEPTH_KEY", "AgentOutcome", "agent_tool"]
+__all__ = ["DEPTH_KEY", "MAX_AGENT_DEPTH", "AgentOutcome", "agent_tool"]
 
 DEPTH_KEY = "harness_agent_depth"
 """Call-context value holding how deep the current run is nested (0 at the top)."""
+MAX_AGENT_DEPTH = 32
+"""Largest ``max_depth``: each nested agent is a nested Python call (about five frames),
+so thousands of levels would end in ``RecursionError`` rather than a clean stop."""
+
+
+def _depth(context: CallContext) -> int:
+    """The current nesting depth; a value set by hand cannot go below zero."""
+    value = context.get(DEPTH_KEY, 0)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(
+            f"call context {DEPTH_KEY!r}={value!r} must be a non-negative int (the harness sets "
+            "it for nested agents; do not set it yourself)"
+        )
+    return max(0, value)
+
 
 _TASK_SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -80,15 +95,22 @@ def agent_tool(
     options = options or LoopOptions()
     if not isinstance(options, LoopOptions):
         raise UsageError(f"options must be a LoopOptions, got {options!r}")
-    if not isinstance(max_depth, int) or max_depth < 1:
-        raise UsageError(f"max_depth must be an int >= 1, got {max_depth!r}")
+    if (
+        isinstance(max_depth, bool)
+        or not isinstance(max_depth, int)
+        or not 1 <= max_depth <= MAX_AGENT_DEPTH
+    ):
+        raise UsageError(
+            f"max_depth must be an int from 1 to {MAX_AGENT_DEPTH} (MAX_AGENT_DEPTH), got "
+            f"{max_depth!r}"
+        )
     if not (isinstance(prompt, str) or callable(prompt)):
         raise UsageError(f"prompt must be a format string or a function, got {prompt!r}")
     if not isinstance(model, Model) and not callable(model):
         raise UsageError(f"model must be a Model or a function returning one, got {model!r}")
 
     def handler(arguments: dict[str, Any], context: CallContext) -> ToolResult:
-        depth = int(context.get(DEPTH_KEY, 0))
+        depth = _depth(context)
         if depth >= max_depth:
             return ToolResult.error(
                 f"Agent {name!r} cannot run: nesting depth {depth} reached max_depth="

@@ -7,9 +7,10 @@ from typing import Any, Literal
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
 from harness._validation import choice_problem
 from harness.injection._providers import (
-    find_providers,
+    WALK_LIMIT,
     provider_id,
     provider_spec,
+    scan_providers,
     tool_names_for,
 )
 from harness.loop import (
@@ -42,6 +43,9 @@ class EntityDiscovery(InjectionStrategy):
             event), ``replace`` its tools, or ``error``.
         on_limit: ``event`` (emit ``LimitReached`` and skip) or ``raise``.
         hint: append "New tools available: ..." to the result the model reads.
+        max_walk: most objects visited when searching one result for providers; a
+            larger result is searched only that far (``LimitReached`` with
+            ``limit="max_walk"``, or ``InjectionLimitExceeded`` under ``on_limit="raise"``).
     """
 
     def __init__(
@@ -52,8 +56,11 @@ class EntityDiscovery(InjectionStrategy):
         collision: CollisionPolicy = "skip",
         on_limit: LimitPolicy = "event",
         hint: bool = False,
+        max_walk: int = WALK_LIMIT,
     ) -> None:
         problems = []
+        if isinstance(max_walk, bool) or not isinstance(max_walk, int) or max_walk < 1:
+            problems.append(f"max_walk must be an int >= 1, got {max_walk!r}")
         if max_injected_tools < 0:
             problems.append(f"max_injected_tools must be >= 0, got {max_injected_tools!r}")
         if max_depth < 1:
@@ -71,6 +78,7 @@ class EntityDiscovery(InjectionStrategy):
         self.collision = collision
         self.on_limit = on_limit
         self.hint = hint
+        self.max_walk = max_walk
 
     def _limit(self, ctx: InjectionContext, limit: str, value: int, message: str) -> Event:
         if self.on_limit == "raise":
@@ -81,9 +89,25 @@ class EntityDiscovery(InjectionStrategy):
         result = context.result
         if result is None or result.is_error or result.value is None:
             return None
-        providers = list(find_providers(result.value))
+        providers, complete = scan_providers(result.value, limit=self.max_walk)
+        walk_events: list[Event] = []
+        if not complete:
+            source = context.call.name if context.call else "?"
+            walk_events.append(
+                self._limit(
+                    context,
+                    "max_walk",
+                    self.max_walk,
+                    f"the result of {source!r} has more than max_walk={self.max_walk} objects; "
+                    f"only those were searched for tool providers ({len(providers)} found)",
+                )
+            )
         if not providers:
-            return None
+            return (
+                ToolsetChange(reason="discovery walk stopped", events=tuple(walk_events))
+                if walk_events
+                else None
+            )
         state = context.state_for(self)
         instances: dict[str, Any] = state.setdefault("instances", {})
         skipped: dict[str, list[Any]] = state.setdefault("skipped", {})
@@ -94,7 +118,7 @@ class EntityDiscovery(InjectionStrategy):
         source = context.call.name if context.call else "?"
         add: list[Tool] = []
         remove: list[str] = []
-        events: list[Event] = []
+        events: list[Event] = walk_events
         found: list[str] = []
         pending_names: set[str] = set()
         for instance in providers:

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from harness._errors import InvalidToolProvider
-from harness.tools import ToolSpec, make_name, sanitize_part, tool_methods
+from harness.tools import ToolSpec, make_name, readable_part, sanitize_part, tool_methods
 
-__all__ = ["ProviderSpec", "find_providers", "provider_id", "provider_spec", "tool_provider"]
+__all__ = [
+    "WALK_LIMIT",
+    "ProviderSpec",
+    "find_providers",
+    "provider_id",
+    "provider_spec",
+    "scan_providers",
+    "tool_provider",
+]
 
 C = TypeVar("C", bound=type)
 _SCALARS = (str, bytes, int, float, bool)
 _MARK = "__tool_provider__"
+WALK_LIMIT = 10_000
+"""Most objects one discovery walk visits in a tool result."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,35 +91,59 @@ def provider_id(instance: Any, spec: ProviderSpec) -> str:
             f"{type(instance).__qualname__} instance has no attribute {spec.id_attr!r} to use as "
             f"its id; add it, or pass id_attr='<attribute>' to @tool_provider"
         ) from None
-    text = str(value)
-    if value is None or not sanitize_part(text):
+    where = f"{type(instance).__qualname__}.{spec.id_attr}"
+    if value is None:
+        raise InvalidToolProvider(f"{where}=None cannot name tools: give the instance an id")
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (int, uuid.UUID)) and not isinstance(value, bool):
+        text = str(value)
+    else:
         raise InvalidToolProvider(
-            f"{type(instance).__qualname__}.{spec.id_attr}={value!r} cannot name tools: it needs "
-            "at least one letter or digit"
+            f"{where} is a {type(value).__name__} ({_short(value)}); an id must be a str, "
+            "int or UUID so tool names are stable and readable: store a string id there, "
+            "or pass id_attr='<attribute>' to @tool_provider"
         )
+    if not text.strip():
+        raise InvalidToolProvider(f"{where}={value!r} cannot name tools: the id is empty")
     return text
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real problem
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def tool_names_for(spec: ProviderSpec, instance_id: str) -> list[tuple[str, str]]:
     """``(attribute, tool name)`` pairs for one instance."""
-    return [(attr, make_name(spec.prefix, instance_id, ms.name)) for attr, ms in spec.methods]
+    part = readable_part(instance_id)
+    return [(attr, make_name(spec.prefix, part, ms.name)) for attr, ms in spec.methods]
 
 
-def find_providers(value: Any, *, limit: int = 10_000) -> Iterator[Any]:
+def find_providers(value: Any, *, limit: int = WALK_LIMIT) -> Iterator[Any]:
     """Provider instances in ``value``: itself, in lists/tuples/sets/dicts, or in model fields."""
+    return iter(scan_providers(value, limit=limit)[0])
+
+
+def scan_providers(value: Any, *, limit: int = WALK_LIMIT) -> tuple[list[Any], bool]:
+    """``(providers found, complete)``: the walk visits each object once (cycles are
+    fine) and stops after ``limit`` objects, in which case ``complete`` is False."""
     if value is None or isinstance(value, _SCALARS):
-        return iter(())
+        return [], True
     seen: set[int] = set()
     stack = [value]
     visited = 0
-    found = []
-    while stack and visited < limit:
+    found: list[Any] = []
+    while stack:
         item = stack.pop()
+        if item is None or isinstance(item, _SCALARS) or id(item) in seen:
+            continue
+        if visited >= limit:
+            return found, False
         visited += 1
-        if item is None or isinstance(item, _SCALARS):
-            continue
-        if id(item) in seen:
-            continue
         seen.add(id(item))
         if provider_spec(item) is not None and not isinstance(item, type):
             found.append(item)
@@ -121,4 +156,4 @@ def find_providers(value: Any, *, limit: int = 10_000) -> Iterator[Any]:
             stack.extend(reversed([getattr(item, f) for f in type(item).model_fields]))
         elif dataclasses.is_dataclass(item) and not isinstance(item, type):
             stack.extend(reversed([getattr(item, f.name) for f in dataclasses.fields(item)]))
-    return iter(found)
+    return found, True

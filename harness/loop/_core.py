@@ -60,6 +60,7 @@ from harness.loop._strategy import (
     hook_strategies,
 )
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
+from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
 
@@ -374,6 +375,8 @@ class LoopCore:
                 return []
             pending = [self._pend(call) for call in message.tool_calls]
         except HarnessError as exc:
+            if message.tool_calls:  # keep the history well formed: every call gets a result
+                self._answer_not_run(message.tool_calls, exc)
             self._fail(exc)
         self._pending = pending
         self._phase = Phase.AWAITING_RESULTS
@@ -455,6 +458,26 @@ class LoopCore:
                     error_kind=result.error_kind or "error",
                     message=result.content,
                 )
+            )
+
+    def _answer_not_run(self, calls: Sequence[ToolCall], exc: HarnessError) -> None:
+        """Answer ``calls`` with error results saying the run ended before they ran."""
+        open_ = self._require_open()
+        for call in calls:
+            result = not_run_result(call, exc)
+            open_.calls.append(
+                CallRecord(
+                    id=call.id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    content=result.content,
+                    is_error=True,
+                    error_kind=result.error_kind,
+                    attempts=0,
+                )
+            )
+            self.messages.append(
+                ToolMessage(tool_call_id=call.id, content=result.content, name=call.name)
             )
 
     def _fail(self, exc: HarnessError) -> NoReturn:
@@ -541,14 +564,11 @@ class LoopCore:
         if tool is None:
             if self.options.unknown_tool == "raise":
                 raise ToolNotFound(call.name, self.toolset.names)
-            offered = ", ".join(self.toolset.names) or "(no tools are offered)"
             return PendingCall(
                 call=call,
                 tool=None,
                 immediate=ToolResult.error(
-                    f"Tool {call.name!r} is not available. Available tools: {offered}. "
-                    "Call one of these, or answer without a tool.",
-                    kind="unknown_tool",
+                    unknown_tool_message(call.name, self.toolset.names), kind="unknown_tool"
                 ),
             )
         values = self.options.call_context(call) if self.options.call_context else None

@@ -13,7 +13,7 @@ from harness._validation import did_you_mean, format_names
 from harness.loop._capture import observed_run, resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
-from harness.loop._execution import execute_async, execute_sync
+from harness.loop._execution import abandoned_events, execute_async, execute_sync
 from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions
 from harness.loop._result import RunResult
@@ -164,7 +164,10 @@ def run(
             response = model.request(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
-                core.receive_results(execute_sync(pending, core.options, pool))
+                outcomes = execute_sync(pending, core.options, pool)
+                for event in abandoned_events(pending, outcomes, core.iteration):
+                    core.emit(event)
+                core.receive_results(outcomes)
         result = core.result()
         model.end_run(completed=True)
         finished(result)
@@ -204,7 +207,10 @@ async def arun(
             response = await model.arequest(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
-                core.receive_results(await execute_async(pending, core.options))
+                outcomes = await execute_async(pending, core.options)
+                for event in abandoned_events(pending, outcomes, core.iteration):
+                    core.emit(event)
+                core.receive_results(outcomes)
         result = core.result()
         model.end_run(completed=True)
         finished(result)

@@ -15,6 +15,7 @@ __all__ = [
     "ProviderDiscovered",
     "RunFinished",
     "StrategyWarning",
+    "ToolAbandoned",
     "ToolCalled",
     "ToolFailed",
     "ToolsInjected",
@@ -80,6 +81,27 @@ class ToolFailed(Event):
     """``invalid_arguments``, ``exception``, ``timeout``, ``unknown_tool``, ..."""
     message: str
     """What the model was told."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ToolAbandoned(Event):
+    """A tool missed its ``tool_timeout``: its timeout result was delivered without it.
+
+    The run never waits for it: a sync tool (or any tool under ``run``) keeps running in
+    a daemon thread, an async tool that ignored cancellation keeps running as a task on
+    the event loop, and an async tool that blocked the event loop (``time.sleep``) could
+    only be noticed once it let the loop run again.
+    """
+
+    call_id: str
+    name: str
+    timeout: float
+    """The configured ``tool_timeout`` in seconds."""
+    still_running: str | None
+    """``"thread"``, ``"task"``, or ``None`` when it has stopped."""
+    blocked_loop_seconds: float | None = None
+    """For an async tool that blocked the event loop: how long the call took."""
+    message: str = ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

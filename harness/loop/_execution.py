@@ -2,12 +2,23 @@
 
 The decision of what an outcome means (``_settle``) is written once; the two
 runners only differ in how they wait.
+
+The timeout guarantee (``tool_timeout=T``): the call's timeout result arrives T seconds
+after the call started (plus at most ``CANCEL_GRACE`` for an async tool to honour its
+cancellation), and the run never waits for a tool that missed its deadline. A sync tool
+(any tool under ``run``) runs in a daemon thread that is left running; it neither
+delays ``arun``'s return, nor ``asyncio.run()``'s shutdown, nor interpreter exit. An
+async tool is cancelled; if it swallows the cancellation it is left running as a task.
+An async tool that blocks the event loop (``time.sleep``) cannot be interrupted by
+anything on that loop: its result is replaced by the timeout result once it returns.
+Each case emits ``ToolAbandoned``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -15,24 +26,71 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.loop._core import PendingCall
+from harness.loop._events import ToolAbandoned
 from harness.loop._options import LoopOptions
 from harness.tools import ToolResult
 
-__all__ = ["execute_async", "execute_sync"]
+__all__ = ["CANCEL_GRACE", "ToolTimedOut", "abandoned_events", "execute_async", "execute_sync"]
 
 Outcome = tuple[ToolResult, int]
 
+CANCEL_GRACE = 0.25
+"""Seconds an async tool gets to finish after its timeout cancelled it."""
 
-class _TimedOut(Exception):
-    pass
+
+class ToolTimedOut(Exception):
+    """Kept as ``exception`` of a timeout result: how the call missed its deadline."""
+
+    def __init__(
+        self,
+        timeout: float,
+        *,
+        still_running: str | None = None,
+        blocked_loop_seconds: float | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self.still_running = still_running
+        """``"thread"`` or ``"task"`` when the tool was left running, else ``None``."""
+        self.blocked_loop_seconds = blocked_loop_seconds
+        """Set when an async tool blocked the event loop past the deadline."""
+        if blocked_loop_seconds is not None:
+            detail = f"it blocked the event loop for {blocked_loop_seconds:.2f}s"
+        elif still_running is not None:
+            detail = f"it was left running in a {still_running}"
+        else:
+            detail = "it was cancelled"
+        super().__init__(f"the tool missed its {timeout:g}s timeout; {detail}")
 
 
-def _timeout_result(pending: PendingCall, timeout: float | None) -> ToolResult:
+def _timeout_result(pending: PendingCall, exc: ToolTimedOut) -> ToolResult:
     return ToolResult.error(
-        f"Tool {pending.call.name!r} timed out after {timeout:g}s. "
+        f"Tool {pending.call.name!r} timed out after {exc.timeout:g}s. "
         "Try again with a smaller request or use another tool.",
         kind="timeout",
+        exception=exc,
     )
+
+
+def abandoned_events(
+    pending: Sequence[PendingCall], outcomes: Sequence[Outcome], iteration: int
+) -> list[ToolAbandoned]:
+    """A ``ToolAbandoned`` event for each call that missed its deadline."""
+    events = []
+    for item, (result, _) in zip(pending, outcomes, strict=True):
+        exc = result.exception
+        if result.error_kind == "timeout" and isinstance(exc, ToolTimedOut):
+            events.append(
+                ToolAbandoned(
+                    iteration=iteration,
+                    call_id=item.call.id,
+                    name=item.call.name,
+                    timeout=exc.timeout,
+                    still_running=exc.still_running,
+                    blocked_loop_seconds=exc.blocked_loop_seconds,
+                    message=str(exc),
+                )
+            )
+    return events
 
 
 def _settle(
@@ -45,16 +103,31 @@ def _settle(
     """The result of an attempt, or the delay before retrying it."""
     tool = pending.tool
     assert tool is not None
-    if isinstance(exc, _TimedOut):
-        return _timeout_result(pending, options.tool_timeout)
+    if isinstance(exc, ToolTimedOut):
+        return _timeout_result(pending, exc)
     if exc is not None:
         delay = options.retry_delay(attempt, exc)
         if delay is not None:
             return delay
-        if pending.prepared is not None:
-            return pending.prepared.error_result(exc)  # scrubs context and preset values
-        return tool.error_result(exc)
+        try:
+            if pending.prepared is not None:
+                return pending.prepared.error_result(exc)  # scrubs context and preset values
+            return tool.error_result(exc)
+        except Exception as describing:  # e.g. the exception's __str__ raises
+            return _undescribable_result(pending, exc, describing)
     return tool.to_result(value)
+
+
+def _undescribable_result(
+    pending: PendingCall, exc: BaseException, describing: BaseException
+) -> ToolResult:
+    """The error result for a tool whose exception cannot be turned into text."""
+    return ToolResult.error(
+        f"Tool {pending.call.name!r} failed: {type(exc).__name__} (its message could not be "
+        f"read: {type(describing).__name__} while formatting it).",
+        kind="exception",
+        exception=exc,
+    )
 
 
 def _loop_running() -> bool:
@@ -67,7 +140,8 @@ def _loop_running() -> bool:
 
 
 def _call_with_timeout(function: Callable[[], Any], timeout: float | None) -> Any:
-    """Run ``function`` in a daemon thread; raise ``_TimedOut`` if it does not finish in time."""
+    """Run ``function`` in a daemon thread; raise ``ToolTimedOut`` if it does not finish in
+    time (the thread is left running: daemon threads never delay the interpreter's exit)."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -80,7 +154,8 @@ def _call_with_timeout(function: Callable[[], Any], timeout: float | None) -> An
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        raise _TimedOut()
+        assert timeout is not None
+        raise ToolTimedOut(timeout, still_running="thread")
     if "exc" in box:
         raise box["exc"]
     return box.get("value")
@@ -124,16 +199,63 @@ def execute_sync(
     return [_execute_one_sync(p, options) for p in pending]
 
 
-async def _await_with_timeout(awaitable: Awaitable[Any], timeout: float) -> Any:
+def _in_daemon_thread(function: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Run ``function`` in a daemon thread; its outcome resolves the returned future.
+
+    Unlike ``asyncio.to_thread`` (the loop's default executor), a thread left running
+    after a timeout does not hold up ``asyncio.run()``'s executor shutdown.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def deliver(value: Any, exc: BaseException | None) -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    def target() -> None:
+        try:
+            value, exc = function(), None
+        except BaseException as error:  # delivered to the awaiting coroutine
+            value, exc = None, error
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(deliver, value, exc)
+
+    context = contextvars.copy_context()  # like asyncio.to_thread: the tool sees contextvars
+    threading.Thread(target=context.run, args=(target,), daemon=True, name="harness-tool").start()
+    return future
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: no "exception was never retrieved" warning
+
+
+async def _await_with_timeout(awaitable: Awaitable[Any], timeout: float, threaded: bool) -> Any:
     """Await with a deadline; a ``TimeoutError`` raised by the tool itself stays an exception."""
     task = asyncio.ensure_future(awaitable)
+    started = time.monotonic()
     done, _ = await asyncio.wait({task}, timeout=timeout)
-    if not done:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-        raise _TimedOut()
-    return task.result()
+    if done:
+        elapsed = time.monotonic() - started
+        if not threaded and elapsed > timeout + CANCEL_GRACE:
+            # the loop could not fire the deadline: the tool blocked it (time.sleep)
+            _consume(task)
+            raise ToolTimedOut(timeout, blocked_loop_seconds=elapsed)
+        return task.result()
+    task.cancel()
+    if threaded:  # a thread cannot be cancelled: leave it, never wait for it
+        task.add_done_callback(_consume)
+        raise ToolTimedOut(timeout, still_running="thread")
+    done, _ = await asyncio.wait({task}, timeout=CANCEL_GRACE)
+    if not done:  # it swallowed the cancellation: leave it running on the loop
+        task.add_done_callback(_consume)
+        raise ToolTimedOut(timeout, still_running="task")
+    _consume(task)
+    raise ToolTimedOut(timeout)
 
 
 async def _execute_one_async(pending: PendingCall, options: LoopOptions, threaded: bool) -> Outcome:
@@ -141,20 +263,22 @@ async def _execute_one_async(pending: PendingCall, options: LoopOptions, threade
         assert pending.immediate is not None
         return pending.immediate, 0
     prepared = pending.prepared
+    timeout = options.tool_timeout
     attempt = 0
     while True:
         attempt += 1
         try:
-            if prepared.is_async:
-                awaitable = prepared.run_async()
-            elif threaded or options.tool_timeout is not None:
-                awaitable = asyncio.to_thread(prepared.run_sync)
+            in_thread = not prepared.is_async and (threaded or timeout is not None)
+            if prepared.is_async or not in_thread:
+                awaitable: Awaitable[Any] = prepared.run_async()
+            elif timeout is not None:
+                awaitable = _in_daemon_thread(prepared.run_sync)
             else:
-                awaitable = prepared.run_async()
-            if options.tool_timeout is None:
+                awaitable = asyncio.to_thread(prepared.run_sync)
+            if timeout is None:
                 value = await awaitable
             else:
-                value = await _await_with_timeout(awaitable, options.tool_timeout)
+                value = await _await_with_timeout(awaitable, timeout, in_thread)
         except Exception as exc:
             outcome = _settle(pending, options, attempt, exc=exc)
         else:

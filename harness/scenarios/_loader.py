@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError
@@ -18,14 +17,17 @@ from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._mcp import McpParts, build_mcp
+from harness.scenarios._safe_yaml import read_yaml
 from harness.scenarios._spec import ScenarioSpec
 from harness.tools import Tool, Toolset, as_tool
 
 __all__ = [
     "STRATEGIES",
     "Scenario",
+    "call_factory",
     "discover_scenarios",
     "load_scenario",
+    "project_root",
     "register_strategy",
     "resolve_import",
 ]
@@ -42,19 +44,30 @@ def register_strategy(name: str, factory: Callable[..., InjectionStrategy]) -> N
     STRATEGIES[name] = factory
 
 
-def resolve_import(path: str, *, where: str = "") -> Any:
-    """Import ``module:attr`` (``module:attr()`` calls it with no arguments)."""
+def resolve_import(path: str, *, where: str = "", root: Path | None = None) -> Any:
+    """Import ``module:attr`` (``module:attr()`` calls it with no arguments).
+
+    ``root`` (a scenario's project folder) is appended to ``sys.path`` first when it is
+    not there yet. Anything the import or the call raises, ``SystemExit`` included,
+    becomes a ``ScenarioError``.
+    """
     call = path.endswith("()")
     target = path[:-2] if call else path
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise ScenarioError(f"{where}{path!r} is not an import path; write 'package.module:name'")
+    if root is not None and str(root) not in sys.path:
+        sys.path.append(str(root))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ScenarioError(
             f"{where}cannot import module {module_name!r} for {path!r}: {exc}. "
             "Run from the project root or put the module on sys.path."
+        ) from None
+    except (Exception, SystemExit) as exc:
+        raise ScenarioError(
+            f"{where}importing module {module_name!r} for {path!r} raised {_describe(exc)}"
         ) from None
     obj: Any = module
     for part in attr.split("."):
@@ -67,8 +80,27 @@ def resolve_import(path: str, *, where: str = "") -> Any:
     if call:
         if not callable(obj):
             raise ScenarioError(f"{where}{target!r} is not callable, remove the '()'")
-        obj = obj()
+        obj = call_factory(obj, where=f"{where}{path!r}: ")
     return obj
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): a factory must return a value, not exit the process"
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:  # an exception whose __str__ raises
+        return type(exc).__name__
+
+
+def call_factory(factory: Callable[..., Any], *args: Any, where: str = "", **kwargs: Any) -> Any:
+    """Call a scenario's factory; an exception or ``SystemExit`` becomes a ``ScenarioError``."""
+    try:
+        return factory(*args, **kwargs)
+    except HarnessError:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise ScenarioError(f"{where}the factory raised {_describe(exc)}") from None
 
 
 def _tools_from(obj: Any, where: str) -> list[Tool]:
@@ -93,6 +125,11 @@ class Scenario:
         """The scenario's name."""
         return self.spec.name
 
+    @property
+    def root(self) -> Path | None:
+        """The folder its import paths are resolved from (see ``project_root``)."""
+        return project_root(self.path) if self.path is not None else None
+
     def _where(self) -> str:
         return (
             f"scenario {self.spec.name!r} ({self.path}): "
@@ -104,7 +141,8 @@ class Scenario:
         """The scenario's tools (factories are called again on each build)."""
         tools: list[Tool] = []
         for entry in self.spec.tools:
-            tools.extend(_tools_from(resolve_import(entry, where=self._where()), self._where()))
+            obj = resolve_import(entry, where=self._where(), root=self.root)
+            tools.extend(_tools_from(obj, self._where()))
         return tools
 
     def build_strategies(self) -> list[InjectionStrategy]:
@@ -125,9 +163,9 @@ class Scenario:
 
     def _strategy(self, name: str, options: Mapping[str, Any]) -> Iterable[InjectionStrategy]:
         if ":" in name:
-            obj = resolve_import(name, where=self._where())
+            obj = resolve_import(name, where=self._where(), root=self.root)
             if callable(obj) and not isinstance(obj, InjectionStrategy):
-                obj = obj(**options)
+                obj = call_factory(obj, where=f"{self._where()}strategy {name!r}: ", **options)
             items = obj if isinstance(obj, (list, tuple)) else [obj]
             for item in items:
                 if not isinstance(item, InjectionStrategy):
@@ -167,8 +205,17 @@ class Scenario:
         except HarnessError as exc:
             raise ScenarioError(f"{self._where()}model steps: {exc}") from None
         if model_spec.factory:
-            factory = resolve_import(model_spec.factory, where=self._where())
-            model = factory(steps, model_spec.lenient)
+            factory = resolve_import(model_spec.factory, where=self._where(), root=self.root)
+            if not callable(factory):
+                raise ScenarioError(
+                    f"{self._where()}model factory {model_spec.factory!r} is not callable"
+                )
+            model = call_factory(
+                factory,
+                steps,
+                model_spec.lenient,
+                where=f"{self._where()}model factory {model_spec.factory!r}: ",
+            )
             if not isinstance(model, Model):
                 raise ScenarioError(f"{self._where()}model factory returned {model!r}, not a Model")
             return model
@@ -183,7 +230,7 @@ class Scenario:
         return self.spec.prompt
 
 
-def _project_root(path: Path) -> Path:
+def project_root(path: Path) -> Path:
     """The folder above ``scenarios/`` (so ``fixtures.*`` imports work), else the file's folder."""
     for parent in path.resolve().parents:
         if parent.name == "scenarios":
@@ -192,14 +239,14 @@ def _project_root(path: Path) -> Path:
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate one scenario file."""
+    """Read and validate one scenario file (no imports, no change to ``sys.path``).
+
+    The file must be UTF-8, at most ``MAX_FILE_BYTES`` long, nested at most
+    ``MAX_DEPTH`` levels, and expand to at most ``MAX_NODES`` values once YAML aliases
+    are followed; anything else is a ``ScenarioError``.
+    """
     file = Path(path)
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScenarioError(f"cannot read scenario file {str(file)!r}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise ScenarioError(f"scenario file {str(file)!r} is not valid YAML: {exc}") from None
+    data = read_yaml(file, what="scenario file")
     if not isinstance(data, dict):
         raise ScenarioError(
             f"scenario file {str(file)!r} must hold a mapping, got {type(data).__name__}"
@@ -213,9 +260,6 @@ def load_scenario(path: str | Path) -> Scenario:
             for e in exc.errors(include_url=False)
         )
         raise ScenarioError(f"scenario file {str(file)!r} is invalid: {problems}") from None
-    root = str(_project_root(file))
-    if root not in sys.path:
-        sys.path.insert(0, root)
     return Scenario(spec=spec, path=file)
 
 

@@ -14,6 +14,7 @@ from harness.tools._names import (
     is_valid_name,
     make_name,
     match_names,
+    readable_part,
     sanitize_part,
     validate_name,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "make_name",
     "match_names",
     "one_shot",
+    "readable_part",
     "sanitize_part",
     "serialize_for_model",
     "sink_artifacts",

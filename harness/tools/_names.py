@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from harness._errors import InvalidToolName
@@ -14,6 +15,7 @@ __all__ = [
     "is_valid_name",
     "make_name",
     "match_names",
+    "readable_part",
     "sanitize_part",
     "validate_name",
 ]
@@ -38,6 +40,32 @@ def validate_name(name: str) -> str:
 def sanitize_part(text: str) -> str:
     """Keep only letters, digits and underscores (``c-123`` -> ``c123``)."""
     return _NOT_WORD.sub("", text)
+
+
+def readable_part(text: str) -> str:
+    """A stable, readable name part for any text (e.g. an object id).
+
+    ASCII letters, digits and underscores are kept; other letters are transliterated
+    (``'café'`` -> ``'cafe'``); characters with no ASCII form (``'日本'``) are replaced by
+    ``_`` plus 8 hex digits of the SHA-256 of ``text``, as is text with nothing left
+    (``'---'`` -> ``'id_…'``). The same text always gives the same part.
+    """
+    part = sanitize_part(text)
+    if text.isascii():
+        return part or "id_" + _digest(text)
+    folded = unicodedata.normalize("NFKD", text)
+    ascii_part = sanitize_part(folded.encode("ascii", "ignore").decode())
+    lost = any(
+        not ch.isascii() and unicodedata.category(ch) != "Mn" and (ch.isalnum() or ch == "_")
+        for ch in folded
+    )
+    if not lost and ascii_part:
+        return ascii_part
+    return f"{ascii_part or 'id'}_{_digest(text)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def make_name(*parts: str) -> str:

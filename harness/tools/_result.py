@@ -19,15 +19,70 @@ def _fallback(value: Any) -> Any:
     return str(value)
 
 
+def clean_text(text: str) -> str:
+    """``text`` safe to encode as UTF-8: lone surrogates (e.g. from ``"\\ud800"`` in JSON)
+    become U+FFFD, and a surrogate pair written as two code points becomes its character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def serialize_for_model(value: Any) -> str:
     """Text for the model: strings pass through unchanged, anything else becomes JSON."""
     if isinstance(value, str):
         return value
     if value is None:
         return "null"
-    if isinstance(value, BaseModel):
-        return value.model_dump_json(fallback=_fallback)  # e.g. a provider in a field
-    return pydantic_core.to_json(value, fallback=_fallback).decode()
+    try:
+        if isinstance(value, BaseModel):
+            return value.model_dump_json(fallback=_fallback)  # e.g. a provider in a field
+        return pydantic_core.to_json(value, fallback=_fallback).decode()
+    except ValueError as exc:
+        if "Circular reference" not in str(exc):
+            raise
+    # a back-reference (order.customer.orders[0] is order): serialise a tree in which an
+    # object met again on its own path becomes a short marker
+    return pydantic_core.to_json(_acyclic(value, set()), fallback=str).decode()
+
+
+_MAX_TREE_DEPTH = 200
+
+
+def _reference(value: Any) -> str:
+    ident = getattr(value, "id", None)
+    shown = (
+        f" id={ident!r}" if isinstance(ident, (str, int)) and not isinstance(ident, bool) else ""
+    )
+    return f"<{type(value).__name__}{shown} (reference)>"
+
+
+def _acyclic(value: Any, path: set[int]) -> Any:
+    """``value`` as plain JSON data; an object already on the path becomes a marker."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if id(value) in path or len(path) >= _MAX_TREE_DEPTH:
+        return _reference(value)
+    path.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {str(k): _acyclic(v, path) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [_acyclic(v, path) for v in value]
+        if isinstance(value, BaseModel):
+            fields = type(value).model_fields
+            return {name: _acyclic(getattr(value, name), path) for name in fields}
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {
+                f.name: _acyclic(getattr(value, f.name), path) for f in dataclasses.fields(value)
+            }
+        attrs = getattr(value, "__dict__", None)
+        if isinstance(attrs, dict):
+            return {k: _acyclic(v, path) for k, v in attrs.items() if not k.startswith("_")}
+        return pydantic_core.to_jsonable_python(value, fallback=str)  # dates, UUIDs, enums
+    finally:
+        path.discard(id(value))
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +113,13 @@ class ToolResult:
     child_traces: tuple[Any, ...] = ()
     """Traces of nested runs this call made (agentic tools); the loop appends them to
     ``Trace.children``."""
+
+    def __post_init__(self) -> None:
+        # a lone surrogate would make the next request fail to encode (UnicodeEncodeError)
+        if isinstance(self.content, str) and not self.content.isascii():
+            object.__setattr__(self, "content", clean_text(self.content))
+        if self.user_content is not None and not self.user_content.isascii():
+            object.__setattr__(self, "user_content", clean_text(self.user_content))
 
     @classmethod
     def ok(cls, value: Any, *, user_content: str | None = None, silent: bool = False) -> ToolResult:

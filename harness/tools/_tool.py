@@ -343,14 +343,20 @@ class Tool:
     def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
         try:
             parsed = json.loads(raw)
+            validator = self.validator or Draft202012Validator(dict(self.parameters))
+            errors = sorted(validator.iter_errors(parsed), key=lambda e: list(e.absolute_path))
         except json.JSONDecodeError as exc:
             return ToolResult.error(
                 f"Tool {self.name!r}: the arguments are not valid JSON ({exc.msg} at "
                 f"position {exc.pos}). Send a JSON object matching the tool's parameters.",
                 kind="invalid_arguments",
             )
-        validator = self.validator or Draft202012Validator(dict(self.parameters))
-        errors = sorted(validator.iter_errors(parsed), key=lambda e: list(e.absolute_path))
+        except RecursionError:
+            return ToolResult.error(
+                f"Tool {self.name!r}: the arguments are nested too deeply to read. "
+                "Send a flatter JSON object matching the tool's parameters.",
+                kind="invalid_arguments",
+            )
         if errors:
             parts = []
             for err in errors:

@@ -84,12 +84,12 @@ def test_empty_folder_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no scenario files" in result.output
 
 
-def test_scenario_that_fails_to_build_is_a_failure(tmp_path: Path) -> None:
+def test_scenario_that_fails_to_build_is_a_broken_file(tmp_path: Path) -> None:
     broken = FAILING.replace("fixtures.customers:search_customer", "fixtures.customers:missing")
     path = tmp_path / "broken.yaml"
     path.write_text(broken, encoding="utf-8")
     result = runner.invoke(app, ["run", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "has no attribute 'missing'" in result.output
 
 

@@ -110,3 +110,20 @@ def test_serve_reports_a_port_in_use() -> None:
         )
     assert result.exit_code == 2
     assert "error:" in result.output
+
+
+def test_serve_passes_its_limits_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, int] = {}
+
+    def interrupted(self: WireServer) -> None:
+        seen.update(body=self.max_body_bytes, connections=self.max_connections)
+        self.stop()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(WireServer, "serve_forever", interrupted)
+    args = ["serve", "-s", str(SCENARIO), "--max-body-bytes", "1000", "--max-connections", "3"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert seen == {"body": 1000, "connections": 3}
+    bad = CliRunner().invoke(app, ["serve", "-s", str(SCENARIO), "--max-connections", "0"])
+    assert bad.exit_code == 2 and "max_connections must be a positive int" in bad.output

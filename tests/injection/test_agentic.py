@@ -176,7 +176,7 @@ def test_an_agentic_tool_works_under_the_async_driver() -> None:
     ("kwargs", "message"),
     [
         ({"options": {"max_iterations": 3}}, "options must be a LoopOptions"),
-        ({"max_depth": 0}, "max_depth must be an int >= 1"),
+        ({"max_depth": 0}, "max_depth must be an int from 1 to 32"),
         ({"prompt": 3}, "prompt must be a format string or a function"),
         ({"model": "gpt"}, "model must be a Model or a function"),
     ],

@@ -412,13 +412,13 @@ def test_missing_id_attribute_is_a_clear_invalid_tool_provider() -> None:
     assert info.value.trace.calls[0].name == "product"
 
 
-def test_an_unusable_id_value() -> None:
+def test_an_empty_id_value_is_refused() -> None:
     @llm_tool
     def nameless() -> Customer:
-        """A customer whose id is punctuation."""
-        return Customer("--", "x")
+        """A customer whose id is blank."""
+        return Customer("  ", "x")
 
-    with pytest.raises(InvalidToolProvider, match=r"Customer.id='--' cannot name tools"):
+    with pytest.raises(InvalidToolProvider, match=r"Customer.id='  ' cannot name tools"):
         run(
             ScriptedModel([call("nameless"), reply("x")]),
             "go",

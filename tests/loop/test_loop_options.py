@@ -126,8 +126,12 @@ def test_unknown_tool_raise_policy(driver: str) -> None:
     assert exc.trace is not None and len(exc.trace.iterations) == 2
     assert exc.trace.calls[0].content == "a"
     assert exc.messages is not None
-    last = exc.messages[-1]
-    assert isinstance(last, AssistantMessage) and last.tool_calls[0].name == "nope"
+    # the history stays complete: the unknown call is answered before the error is raised
+    asked, answer = exc.messages[-2:]
+    assert isinstance(asked, AssistantMessage) and asked.tool_calls[0].name == "nope"
+    assert answer.role == "tool" and answer.tool_call_id == asked.tool_calls[0].id  # type: ignore[union-attr]
+    assert answer.content == "Tool 'nope' was not run: the run ended with ToolNotFound."
+    assert exc.trace.calls[-1].error_kind == "not_run"
 
 
 def test_tool_not_found_lists_many_tools_briefly() -> None:

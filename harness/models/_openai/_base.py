@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from harness._errors import UsageError
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._openai._common import client_kind, map_openai_error, secrets_of
+from harness.models._openai._read import not_json
 
 if TYPE_CHECKING:
     import openai
@@ -77,6 +79,8 @@ class OpenAIAdapter(Model):
             return self._read(self._create(self.client)(**params))
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+        except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
+            raise not_json(exc) from None
 
     async def arequest(self, request: ModelRequest) -> ModelResponse:
         if self._kind == "sync":
@@ -92,3 +96,5 @@ class OpenAIAdapter(Model):
             return self._read(await self._create(self.client)(**params))
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
+        except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
+            raise not_json(exc) from None

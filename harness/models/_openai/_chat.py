@@ -19,6 +19,15 @@ from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )
+from harness.models._openai._read import (
+    MALFORMED,
+    error_body_message,
+    field,
+    is_object,
+    malformed,
+    optional_int,
+    optional_str,
+)
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -85,37 +94,90 @@ def chat_params(
 
 
 def chat_response_from_completion(completion: ChatCompletion | Mapping[str, Any]) -> ModelResponse:
-    """The harness response for a ``ChatCompletion`` (an SDK object or its JSON)."""
-    from openai.types.chat import ChatCompletion
+    """The harness response for a ``ChatCompletion`` (an SDK object or its JSON).
 
-    if isinstance(completion, Mapping):  # leniently, like the SDK reads responses
-        completion = ChatCompletion.model_construct(**completion)
-    if not completion.choices:
+    Every field used is checked: a body that is not a completion (a list, an error
+    body, a tool call whose ``arguments`` is not a string) is a ``ProviderError`` with
+    ``code="malformed_response"`` naming the field.
+    """
+    what = "chat completion"
+    if not is_object(completion):
+        raise malformed(what, "the response body", "a JSON object", completion)
+    choices = field(completion, "choices")
+    error = error_body_message(completion)
+    if error is not None and not choices:
         raise ProviderError(
-            f"the completion {completion.id!r} has no choices; expected one choice",
+            f"the response is an error body, not a chat completion: {error}", code="error_body"
+        )
+    if choices is None:
+        choices = []
+    if not isinstance(choices, (list, tuple)):
+        raise malformed(what, "choices", "an array", choices)
+    if not choices:
+        raise ProviderError(
+            f"the completion {field(completion, 'id')!r} has no choices; expected one choice",
             code="empty_response",
         )
-    choice = completion.choices[0]
-    message = choice.message
-    calls = tuple(
-        ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments)
-        for call in message.tool_calls or ()
-        if call.type == "function"
-    )
-    usage = Usage()
-    if completion.usage is not None:
-        usage = Usage(
-            input_tokens=completion.usage.prompt_tokens,
-            output_tokens=completion.usage.completion_tokens,
-            total_tokens=completion.usage.total_tokens,
-        )
+    choice = choices[0]
+    if not is_object(choice):
+        raise malformed(what, "choices[0]", "an object", choice)
+    message = field(choice, "message")
+    if not is_object(message):
+        raise malformed(what, "choices[0].message", "an object", message)
+    where = "choices[0].message"
+    content = optional_str(message, "content", where, what)
+    refusal = optional_str(message, "refusal", where, what)
+    finish = optional_str(choice, "finish_reason", "choices[0]", what)
     return ModelResponse(
         message=AssistantMessage(
-            content=message.content, tool_calls=calls, refusal=message.refusal
+            content=content, tool_calls=_read_calls(message, where, what), refusal=refusal
         ),
-        finish_reason=_FINISH.get(choice.finish_reason or "stop", "stop"),
-        usage=usage,
-        model_name=completion.model,
+        finish_reason=_FINISH.get(finish or "stop", "stop"),
+        usage=_read_usage(field(completion, "usage"), what),
+        model_name=optional_str(completion, "model", "completion", what),
+    )
+
+
+def _read_calls(message: Any, where: str, what: str) -> tuple[ToolCall, ...]:
+    raw = field(message, "tool_calls")
+    if raw is None:
+        return ()
+    if not isinstance(raw, (list, tuple)):
+        raise malformed(what, f"{where}.tool_calls", "an array or null", raw)
+    calls = []
+    for index, call in enumerate(raw):
+        path = f"{where}.tool_calls[{index}]"
+        if not is_object(call):
+            raise malformed(what, path, "an object", call)
+        if field(call, "type") not in (None, "function"):
+            continue  # custom tools: not harness tools
+        function = field(call, "function")
+        if not is_object(function):
+            raise malformed(what, f"{path}.function", "an object", function)
+        call_id, name, arguments = (
+            field(call, "id"),
+            field(function, "name"),
+            field(function, "arguments"),
+        )
+        if not isinstance(call_id, str):
+            raise malformed(what, f"{path}.id", "a string", call_id)
+        if not isinstance(name, str):
+            raise malformed(what, f"{path}.function.name", "a string", name)
+        if not isinstance(arguments, str):
+            raise malformed(what, f"{path}.function.arguments", "a string (JSON text)", arguments)
+        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+    return tuple(calls)
+
+
+def _read_usage(usage: Any, what: str) -> Usage:
+    if usage is None:
+        return Usage()
+    if not is_object(usage):
+        raise malformed(what, "usage", "an object or null", usage)
+    return Usage(
+        input_tokens=optional_int(usage, "prompt_tokens", "usage", what),
+        output_tokens=optional_int(usage, "completion_tokens", "usage", what),
+        total_tokens=optional_int(usage, "total_tokens", "usage", what),
     )
 
 
@@ -128,15 +190,40 @@ def chat_response_from_chunks(
 
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     seen = False
-    for chunk in chunks:
+    for index, chunk in enumerate(chunks):
+        _check_chunk(chunk, index)
         if isinstance(chunk, Mapping):
             chunk = ChatCompletionChunk.model_construct(**chunk)
-        state.handle_chunk(chunk)
+        try:
+            state.handle_chunk(chunk)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            raise ProviderError(
+                f"malformed stream: chunk {index} could not be read ({type(exc).__name__}: {exc})",
+                code=MALFORMED,
+            ) from None
         seen = True
     if not seen:
         raise ProviderError("the stream ended before its first chunk", code="empty_response")
     # the snapshot, not get_final_completion(): that one raises on `length` / `content_filter`
     return chat_response_from_completion(state.current_completion_snapshot)
+
+
+def _check_chunk(chunk: Any, index: int) -> None:
+    """The shape the SDK's stream state relies on (it warns, then fails, on anything else)."""
+    what = f"stream chunk {index}"
+    if not is_object(chunk):
+        raise malformed(what, "the chunk", "a JSON object", chunk)
+    choices = field(chunk, "choices")
+    if choices is None:
+        return
+    if not isinstance(choices, (list, tuple)):
+        raise malformed(what, "choices", "an array", choices)
+    for n, choice in enumerate(choices):
+        if not is_object(choice):
+            raise malformed(what, f"choices[{n}]", "an object", choice)
+        delta = field(choice, "delta")
+        if delta is not None and not is_object(delta):
+            raise malformed(what, f"choices[{n}].delta", "an object", delta)
 
 
 class OpenAIChatModel(OpenAIAdapter):

@@ -27,6 +27,7 @@ from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )
+from harness.models._openai._read import field, is_object, malformed, optional_int
 
 if TYPE_CHECKING:
     import openai
@@ -155,43 +156,98 @@ def _as_response(response: Response | Mapping[str, Any]) -> Response:
 
 
 def responses_response_from_response(response: Response | Mapping[str, Any]) -> ModelResponse:
-    """The harness response for a Responses API ``Response`` (an SDK object or its JSON)."""
-    response = _as_response(response)
-    if response.error is not None:
-        raise ProviderError(
-            f"the response failed: {response.error.message}", code=str(response.error.code)
-        )
+    """The harness response for a Responses API ``Response`` (an SDK object or its JSON).
+
+    Every field used is checked: a wrongly shaped body is a ``ProviderError`` with
+    ``code="malformed_response"`` naming the field.
+    """
+    what = "Responses API response"
+    if not is_object(response):
+        raise malformed(what, "the response body", "a JSON object", response)
+    error = field(response, "error")
+    if error is not None:
+        message = field(error, "message") if is_object(error) else error
+        code = field(error, "code") if is_object(error) else None
+        raise ProviderError(f"the response failed: {message}", code=str(code))
+    output = field(response, "output")
+    if output is None:
+        output = []
+    if not isinstance(output, (list, tuple)):
+        raise malformed(what, "output", "an array", output)
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[ToolCall] = []
-    for item in response.output:
-        if item.type == "message":
-            for part in item.content:
-                if part.type == "output_text":
-                    texts.append(part.text)
-                elif part.type == "refusal":
-                    refusals.append(part.refusal)
-        elif item.type == "function_call":
-            calls.append(ToolCall(id=item.call_id, name=item.name, arguments=item.arguments))
+    for index, item in enumerate(output):
+        path = f"output[{index}]"
+        if not is_object(item):
+            raise malformed(what, path, "an object", item)
+        kind = field(item, "type")
+        if kind == "message":
+            _read_parts(item, path, texts, refusals)
+        elif kind == "function_call":
+            call_id, name, arguments = (
+                field(item, "call_id"),
+                field(item, "name"),
+                field(item, "arguments"),
+            )
+            if not isinstance(call_id, str):
+                raise malformed(what, f"{path}.call_id", "a string", call_id)
+            if not isinstance(name, str):
+                raise malformed(what, f"{path}.name", "a string", name)
+            if not isinstance(arguments, str):
+                raise malformed(what, f"{path}.arguments", "a string (JSON text)", arguments)
+            calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     finish: FinishReason = "tool_calls" if calls else "stop"
-    if response.status == "incomplete":
-        reason = response.incomplete_details.reason if response.incomplete_details else None
-        finish = _INCOMPLETE.get(reason or "", "length")
+    if field(response, "status") == "incomplete":
+        details = field(response, "incomplete_details")
+        reason = field(details, "reason") if is_object(details) else None
+        finish = _INCOMPLETE.get(reason if isinstance(reason, str) else "", "length")
     usage = Usage()
-    if response.usage is not None:
+    raw_usage = field(response, "usage")
+    if raw_usage is not None:
+        if not is_object(raw_usage):
+            raise malformed(what, "usage", "an object or null", raw_usage)
         usage = Usage(
-            input_tokens=response.usage.input_tokens,
-            output_tokens=response.usage.output_tokens,
-            total_tokens=response.usage.total_tokens,
+            input_tokens=optional_int(raw_usage, "input_tokens", "usage", what),
+            output_tokens=optional_int(raw_usage, "output_tokens", "usage", what),
+            total_tokens=optional_int(raw_usage, "total_tokens", "usage", what),
         )
     message = AssistantMessage(
         content="".join(texts) if texts else None,
         tool_calls=tuple(calls),
         refusal="".join(refusals) if refusals else None,
     )
+    model = field(response, "model")
     return ModelResponse(
-        message=message, finish_reason=finish, usage=usage, model_name=str(response.model)
+        message=message,
+        finish_reason=finish,
+        usage=usage,
+        model_name=str(model) if model is not None else None,
     )
+
+
+def _read_parts(item: Any, path: str, texts: list[str], refusals: list[str]) -> None:
+    what = "Responses API response"
+    content = field(item, "content")
+    if content is None:
+        return
+    if not isinstance(content, (list, tuple)):
+        raise malformed(what, f"{path}.content", "an array", content)
+    for index, part in enumerate(content):
+        where = f"{path}.content[{index}]"
+        if not is_object(part):
+            raise malformed(what, where, "an object", part)
+        kind = field(part, "type")
+        if kind == "output_text":
+            text = field(part, "text")
+            if not isinstance(text, str):
+                raise malformed(what, f"{where}.text", "a string", text)
+            texts.append(text)
+        elif kind == "refusal":
+            refusal = field(part, "refusal")
+            if not isinstance(refusal, str):
+                raise malformed(what, f"{where}.refusal", "a string", refusal)
+            refusals.append(refusal)
 
 
 def reasoning_items(response: Response | Mapping[str, Any]) -> list[dict[str, Any]]:

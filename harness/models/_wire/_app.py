@@ -92,11 +92,14 @@ class WireApp:
         if route.startswith("/v1/") or route == "/v1":
             route = route[3:]
         decoded: Any = None
+        too_deep = False
         if body:
             try:
                 decoded = json.loads(body)
             except (ValueError, UnicodeDecodeError):
                 decoded = None
+            except RecursionError:  # e.g. 100,000 nested arrays: the client's fault, a 400
+                decoded, too_deep = None, True
         retry = headers.get("x-stainless-retry-count")
         with self._lock:
             self.requests.append(
@@ -114,6 +117,13 @@ class WireApp:
                 return self._json(200, self._model_entry(route.removeprefix("/models/")))
             if method != "POST" or route not in ("/chat/completions", "/responses"):
                 raise WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
+            if too_deep:
+                raise WireError(
+                    400,
+                    "We could not parse the JSON body of your request: it is nested too "
+                    "deeply. Send a JSON object with fewer nested arrays or objects.",
+                    code="invalid_json",
+                )
             if not isinstance(decoded, dict):
                 raise WireError(400, _BAD_JSON)
             if route == "/chat/completions":
@@ -121,6 +131,15 @@ class WireApp:
             return parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
             return self._error(exc)
+        except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
+            return self._error(
+                WireError(
+                    400,
+                    "The request is nested too deeply to validate (e.g. a tool's parameters "
+                    "schema). Send fewer nested levels.",
+                    code="invalid_request",
+                )
+            )
 
     def _render(self, wire: WireRequest, response: ModelResponse, path: str) -> WireReply:
         if not isinstance(response, ModelResponse):

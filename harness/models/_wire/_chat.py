@@ -13,8 +13,10 @@ from harness.models._wire._common import (
     WireRequest,
     count_iteration,
     fragments,
+    invalid_type,
     now,
     require_model,
+    require_stream,
     sse,
     text_of,
     usage_chat,
@@ -112,6 +114,9 @@ def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default")
     """Validate a ``POST /v1/chat/completions`` body like the API; ``WireError`` if invalid."""
     model = require_model(body)
     raw_messages = body.get("messages")
+    if raw_messages is not None and not isinstance(raw_messages, list):
+        raise invalid_type("messages", "an array", raw_messages)
+    stream = require_stream(body)
     if not isinstance(raw_messages, list) or not raw_messages:
         raise WireError(
             400,
@@ -141,7 +146,7 @@ def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default")
             settings=_settings(body),
             iteration=count_iteration(messages),
         ),
-        stream=bool(body.get("stream")),
+        stream=stream,
         include_usage=bool(stream_options.get("include_usage")),
         body=body,
     )

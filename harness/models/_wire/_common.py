@@ -19,7 +19,10 @@ __all__ = [
     "WireRequest",
     "count_iteration",
     "fragments",
+    "invalid_type",
+    "json_type",
     "require_model",
+    "require_stream",
     "sse",
     "text_of",
     "words",
@@ -66,6 +69,45 @@ def require_model(body: Mapping[str, Any]) -> str:
     if not isinstance(model, str) or not model:
         raise WireError(400, "you must provide a model parameter")
     return model
+
+
+_JSON_TYPES = {
+    str: "a string",
+    int: "an integer",
+    float: "a decimal",
+    bool: "a boolean",
+    list: "an array",
+    dict: "an object",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    """How the API names the JSON type of ``value`` in its errors ("a string", ...)."""
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def invalid_type(param: str, expected: str, value: Any) -> WireError:
+    """The API's 400 for a field of the wrong JSON type."""
+    return WireError(
+        400,
+        f"Invalid type for '{param}': expected {expected}, but got {json_type(value)} instead.",
+        param=param,
+        code="invalid_type",
+    )
+
+
+def require_stream(body: Mapping[str, Any]) -> bool:
+    """The ``stream`` flag: a boolean or absent/null, else the API's 400 naming the field."""
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise invalid_type("stream", "a boolean", stream)
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, Mapping):
+        raise invalid_type("stream_options", "an object", options)
+    if options is not None and not isinstance(options.get("include_usage", False), bool):
+        raise invalid_type("stream_options.include_usage", "a boolean", options["include_usage"])
+    return bool(stream)
 
 
 def text_of(content: Any, where: str) -> str | None:

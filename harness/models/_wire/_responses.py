@@ -22,6 +22,7 @@ from harness.models._wire._common import (
     fragments,
     now,
     require_model,
+    require_stream,
     sse,
     text_of,
     usage_responses,
@@ -159,6 +160,7 @@ def parse_responses_request(
 ) -> WireRequest:
     """Validate a ``POST /v1/responses`` body (stateless: full input each turn)."""
     model = require_model(body)
+    stream = require_stream(body)
     messages = _messages(body)
     tools = _tools(body)
     validate_tools(tools, api="responses")
@@ -173,7 +175,7 @@ def parse_responses_request(
         settings=_settings(body),
         iteration=count_iteration(messages),
     )
-    return WireRequest(model=model, request=request, stream=bool(body.get("stream")), body=body)
+    return WireRequest(model=model, request=request, stream=stream, body=body)
 
 
 def _items(response: ModelResponse, ids: IdSource) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,7 +15,12 @@ from harness.models._wire._app import RecordedRequest, WireApp
 from harness.models._wire._errors import WireError
 from harness.models._wire._validation import Profile
 
-__all__ = ["LOOPBACK_HOSTS", "WireServer"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_CONNECTIONS", "LOOPBACK_HOSTS", "WireServer"]
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+"""Largest request body the server reads (4 MiB); larger ones get a 413."""
+DEFAULT_MAX_CONNECTIONS = 64
+"""Most connections served at once; more get a 503 with ``retry-after``."""
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 """The only hosts the server binds to: it is a test fake, never a public service."""
@@ -30,8 +36,9 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _serve(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = self._read_body()
+        if body is None:
+            return
         headers = {k.lower(): v for k, v in self.headers.items()}
         app = self.server.app
         try:
@@ -45,6 +52,47 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self._send(reply.status, reply.headers, list(reply.chunks))
+
+    def _read_body(self) -> bytes | None:
+        """The request body, or ``None`` after answering a bad length with an error."""
+        raw = self.headers.get("content-length")
+        limit = self.server.max_body_bytes
+        if raw is None:
+            if self.headers.get("transfer-encoding"):
+                self._refuse(
+                    411,
+                    "A Content-Length header is required (chunked bodies are "
+                    "not supported by this fake).",
+                    code="missing_content_length",
+                )
+                return None
+            return b""
+        text = raw.strip()
+        if not text.isascii() or not text.isdigit():
+            self._refuse(
+                400,
+                f"Invalid Content-Length header {raw[:40]!r}: expected a non-negative integer.",
+                code="invalid_content_length",
+            )
+            return None
+        length = int(text)
+        if length > limit:
+            self._refuse(
+                413,
+                f"The request body is {length} bytes, more than the limit of "
+                f"{limit} bytes (max_body_bytes). Send a smaller request.",
+                code="request_too_large",
+            )
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _refuse(self, status: int, message: str, *, code: str) -> None:
+        """Answer an unreadable request and close the connection (its body is not read)."""
+        self.close_connection = True
+        error = WireError(status, message, code=code)
+        self._send(
+            status, {"content-type": "application/json", "connection": "close"}, [error.body()]
+        )
 
     def _send(self, status: int, headers: Any, chunks: list[bytes]) -> None:
         self.send_response(status)
@@ -67,6 +115,42 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     app: WireApp
     errors: list[BaseException]
+    max_body_bytes: int
+    slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # at most max_connections connections are served at once; others get a 503 at once
+        if not self.slots.acquire(blocking=False):
+            _busy(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+def _busy(connection: socket.socket) -> None:
+    """Answer an over-limit connection with a 503 without reading its request."""
+    body = WireError(
+        503,
+        "The server is handling too many connections (max_connections); retry shortly.",
+        code="too_many_connections",
+    ).body()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n"
+    )
+    with contextlib.suppress(OSError):
+        connection.settimeout(1.0)
+        connection.sendall(head.encode() + body)
 
 
 class _Server6(_Server):
@@ -79,6 +163,10 @@ class WireServer:
     ``with WireServer(model) as server:`` starts it on a free port; point any
     OpenAI-compatible client at ``server.url``. Model calls are serialised, so a
     stateful fake (a script) sees one request at a time.
+
+    Hostile input gets the API's answers: a bad ``Content-Length`` a 400, a body over
+    ``max_body_bytes`` a 413 (unread), JSON nested too deeply a 400, and connections
+    beyond ``max_connections`` a 503; an idle connection is closed after 30 s.
     """
 
     def __init__(
@@ -89,7 +177,17 @@ class WireServer:
         port: int = 0,
         profile: Profile = "default",
         chunk_chars: int = 8,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
+        for name, value in (
+            ("max_body_bytes", max_body_bytes),
+            ("max_connections", max_connections),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name} must be a positive int, got {value!r}")
+        self.max_body_bytes = max_body_bytes
+        self.max_connections = max_connections
         if host not in LOOPBACK_HOSTS:
             raise UsageError(
                 f"the fake server only binds to loopback, got host={host!r}; "
@@ -134,6 +232,8 @@ class WireServer:
             server = server_class(self._address, _Handler)
             server.app = self.app
             server.errors = []
+            server.max_body_bytes = self.max_body_bytes
+            server.slots = threading.BoundedSemaphore(self.max_connections)
             self._server = server
         return self
 
