@@ -222,10 +222,12 @@ def test_open_cassette_in_process_records_scrubbed_and_atomically(tmp_path: Path
 def test_atomic_persister_cleans_up_on_failure(tmp_path: Path) -> None:
     from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
-    from harness.testing._cassette import AtomicPersister
+    from harness.testing._cassette import _persister
+    from harness.testing._scrub import CassetteScrubber
 
     target = tmp_path / "taken.yaml"
     target.mkdir()  # os.replace onto a directory fails
+    persister = _persister(target, CassetteScrubber.build(), None)
     with pytest.raises(OSError, match="directory"):
-        AtomicPersister.save_cassette(target, {"requests": [], "responses": []}, yamlserializer)
+        persister.save_cassette(target, {"requests": [], "responses": []}, yamlserializer)
     assert [p.name for p in tmp_path.iterdir()] == ["taken.yaml"]
