@@ -42,6 +42,7 @@ __all__ = [
     "known_secrets",
     "register_secret",
     "scrub_bytes",
+    "scrub_message",
     "scrub_text",
     "scrub_url",
     "secret_forms",
@@ -82,12 +83,13 @@ _KNOWN: set[str] = set()
 _WARNED: set[str] = set()
 
 
-def register_secret(value: Any, *, source: str = "a configured secret") -> bool:
+def register_secret(value: Any, *, source: str = "a configured secret", warn: bool = True) -> bool:
     """Remember ``value`` (by its ``str``) as a secret to scrub; ``True`` if registered.
 
     ``None`` and empty values are ignored. A string shorter than ``MIN_SECRET_LENGTH``
     warns once (``ShortSecretWarning``) and is not registered; short non-strings (a
-    preset ``limit=10``) are silently left alone.
+    preset ``limit=10``) are silently left alone, and so are short values given with
+    ``warn=False`` (a fake client's ``api_key="test"``).
     """
     if value is None or isinstance(value, bool):
         return False
@@ -96,7 +98,7 @@ def register_secret(value: Any, *, source: str = "a configured secret") -> bool:
     if not text:
         return False
     if len(text) < MIN_SECRET_LENGTH:
-        if is_text:
+        if is_text and warn:
             with _LOCK:
                 first = text not in _WARNED
                 _WARNED.add(text)
@@ -305,6 +307,26 @@ def scrub_url(url: str, extra: Iterable[Any] = ()) -> tuple[str, set[str]]:
         query = "&".join(kept)
     rebuilt = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     return scrub_text(rebuilt, [*extra, *found]), found
+
+
+_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+
+
+def scrub_message(text: str, extra: Iterable[Any] = ()) -> str:
+    """``scrub_text`` plus, in every URL the text contains, userinfo and credential
+    query parameters (``?key=...``) removed: for error messages and reports."""
+    if not isinstance(text, str) or "://" not in text:
+        return scrub_text(text, extra)
+    values = list(extra)
+    found: set[str] = set()
+
+    def clean(match: re.Match[str]) -> str:
+        cleaned, removed = scrub_url(match.group(0), values)
+        found.update(removed)
+        return cleaned
+
+    text = _URL_IN_TEXT.sub(clean, text)
+    return scrub_text(text, [*values, *(v for v in found if len(v) >= MIN_SECRET_LENGTH)])
 
 
 def scrub_mapping_repr(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -331,12 +331,22 @@ def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings)
         for group in hook.pytest_harness_cassette_scrubbers(config=request.config)
         for s in group or ()
     ]
+    harness_config = request.getfixturevalue("harness_config")
+    filters = {
+        key.removeprefix("harness_"): [
+            *request.config.getini(key),
+            *getattr(harness_config, key.removeprefix("harness_"), ()),
+        ]
+        for key in _opts.FILTER_INIS
+    }  # scrubbing adds up: the ini's names and the fixture's
     with open_cassette(
         path,
         record_mode=harness_settings.record_mode,
         match_on=harness_settings.match_on,
         matchers=matchers,
         scrubbers=scrubbers,
+        secrets=getattr(harness_config, "secrets", ()),
+        **filters,
     ) as cassette:
         yield cassette
 

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 __all__ = [
+    "FILTER_INIS",
     "MARKERS",
     "NETWORK_MODES",
     "OPTIONS",
@@ -27,6 +28,13 @@ RECORD_MODES = ("none", "once", "new_episodes", "all")
 NETWORK_MODES = ("deny", "deny-all", "allow")
 TIMELINE_MODES = ("on-failure", "always", "never")
 SCENARIO_PATHS_INI = "harness_scenario_paths"
+FILTER_INIS = (
+    "harness_filter_headers",
+    "harness_filter_query_parameters",
+    "harness_filter_post_data_parameters",
+)
+"""Ini keys (one name per line) adding headers, query parameters and body fields to scrub
+from cassettes; the suffix is the ``open_cassette``/``HarnessConfig`` keyword."""
 TIMELINE_SECTION = "harness timeline"
 """The report section holding a test's run timelines."""
 SNAPSHOT_PROPERTY = "harness_snapshot_written"
@@ -106,6 +114,14 @@ def add_options(parser: Any) -> None:
                 opt.flag, dest=opt.dest, choices=opt.choices, default=None, help=opt.help
             )
             parser.addini(opt.dest, help=opt.help, default=None)
+    for key in FILTER_INIS:
+        parser.addini(
+            key,
+            help=f"cassettes: more {key.removeprefix('harness_filter_').replace('_', ' ')} "
+            "to scrub (one name per line; credential-like names are scrubbed anyway)",
+            type="linelist",
+            default=[],
+        )
     parser.addini(
         SCENARIO_PATHS_INI,
         help="glob patterns (relative to rootdir) of scenario files to collect as tests",
@@ -130,8 +146,12 @@ def cli_or_ini(config: Any, opt: Option) -> Any:
     if opt.choices is not None and value not in opt.choices:
         import pytest
 
+        from harness._secrets import scrub_message
+
         raise pytest.UsageError(
-            f"ini option {opt.dest} = {value!r} is not valid; choose one of "
-            f"{', '.join(opt.choices)} (or pass {opt.flag}=...)"
+            scrub_message(
+                f"ini option {opt.dest} = {value!r} is not valid; choose one of "
+                f"{', '.join(opt.choices)} (or pass {opt.flag}=...)"
+            )
         )
     return value

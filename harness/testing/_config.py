@@ -14,6 +14,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _options as opts
+from harness._secrets import register_secret, scrub_message
 
 __all__ = ["HarnessConfig", "Settings", "cassette_path", "resolve_settings"]
 
@@ -34,10 +35,24 @@ class HarnessConfig:
     """vcrpy matchers for requests (default: vcrpy's method, scheme, host, port, path, query)."""
     openai_base_url: str = "https://api.openai.com/v1"
     """Base URL of the ``harness_openai`` client when it replays or records a cassette."""
-    openai_api_key: str = "sk-harness-test"
-    """API key the ``harness_openai`` client sends (scrubbed from cassettes)."""
+    openai_api_key: str = dataclasses.field(default="sk-harness-test", repr=False)
+    """API key the ``harness_openai`` client sends (scrubbed from cassettes, messages and
+    reports; never in the repr)."""
+    filter_headers: Sequence[Any] = ()
+    """More request/response headers to scrub from cassettes: names (removed) or
+    ``(name, replacement)`` pairs, as in pytest-recording. Credential-like names are
+    scrubbed anyway."""
+    filter_query_parameters: Sequence[Any] = ()
+    """More query parameters to scrub (names or ``(name, replacement)`` pairs)."""
+    filter_post_data_parameters: Sequence[Any] = ()
+    """More JSON/form body fields to scrub (names or ``(name, replacement)`` pairs)."""
+    secrets: Sequence[str] = dataclasses.field(default=(), repr=False)
+    """More secret values to scrub wherever they appear (8 characters or more)."""
 
     def __post_init__(self) -> None:
+        register_secret(self.openai_api_key, source="HarnessConfig(openai_api_key=...)")
+        for secret in self.secrets if not isinstance(self.secrets, str) else [self.secrets]:
+            register_secret(secret, source="a HarnessConfig(secrets=...) value")
         checks = (
             ("record_mode", self.record_mode, opts.RECORD_MODES),
             ("network", self.network, opts.NETWORK_MODES),
@@ -45,13 +60,21 @@ class HarnessConfig:
         for name, value, choices in checks:
             if value is not None and value not in choices:
                 raise UsageError(
-                    f"HarnessConfig({name}={value!r}) is not valid; choose one of "
-                    f"{', '.join(choices)} or None"
+                    scrub_message(
+                        f"HarnessConfig({name}={value!r}) is not valid; choose one of "
+                        f"{', '.join(choices)} or None"
+                    )
                 )
         if isinstance(self.match_on, str):
             raise UsageError(
-                f"HarnessConfig(match_on={self.match_on!r}) must be a list of matcher names"
+                scrub_message(
+                    f"HarnessConfig(match_on={self.match_on!r}) must be a list of matcher names"
+                )
             )
+        from harness.testing._scrub import normalize_filters
+
+        for name in ("filter_headers", "filter_query_parameters", "filter_post_data_parameters"):
+            normalize_filters(getattr(self, name), f"HarnessConfig({name}=...)")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
