@@ -243,7 +243,8 @@ _CREDENTIAL_WORDS = re.compile(
 _NOT_CREDENTIAL_HEADERS = re.compile(r"^x-ratelimit-|^content-|^accept", re.IGNORECASE)
 _PARAM_WORDS = re.compile(
     r"^(key|sig|signature|token|code|secret|password|passwd|pwd)$"
-    r"|api[-_]?key|apikey|access[-_]?token|(^|[-_.])auth|authoriz|token(?!s)|secret|passw"
+    r"|api[-_]?key|apikey|access[-_]?token|(^|[-_.])auth($|[-_.])|authoriz|authenticat|authtoken"
+    r"|token(?!s)|secret|passw"
     r"|credential|signature",
     re.IGNORECASE,
 )

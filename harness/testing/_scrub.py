@@ -132,8 +132,20 @@ class CassetteScrubber:
     # -- helpers -------------------------------------------------------------------------
 
     def _learn(self, values: Iterable[str]) -> None:
+        # a request can be filtered twice (vcrpy filters for matching, then to record):
+        # the replacements this engine writes are not secrets
+        placed = {REDACTED, *(r for _, r in self._replacements() if isinstance(r, str))}
         with self._lock:
-            self.secrets.update(v for v in values if len(v) >= MIN_SECRET_LENGTH)
+            self.secrets.update(
+                v for v in values if len(v) >= MIN_SECRET_LENGTH and v not in placed
+            )
+
+    def _replacements(self) -> Iterable[tuple[str, Any]]:
+        return (
+            *self.filter_headers,
+            *self.filter_query_parameters,
+            *self.filter_post_data_parameters,
+        )
 
     def _known(self) -> tuple[str, ...]:
         with self._lock:
