@@ -384,9 +384,11 @@ def test_declarative_filters_remove_or_replace(tmp_path: Path, echo_url: str) ->
     assert "x-tenant" not in headers and headers["x-region"] == ["REGION"]
     assert "acct-42" not in data["uri"] and "page=2" in data["uri"]
     assert json.loads(data["body"]) == {"customer": "CUSTOMER", "keep": "yes"}
-    with pytest.raises(UsageError, match="filter_query_parameters"):
-        with open_cassette(path, record_mode="once", filter_query_parameters=[("a", 1)]):
-            pass
+    with (
+        pytest.raises(UsageError, match="filter_query_parameters"),
+        open_cassette(path, record_mode="once", filter_query_parameters=[("a", 1)]),
+    ):
+        pass
 
 
 def test_form_bodies_and_default_scrub_request() -> None:
