@@ -160,9 +160,12 @@ def _persister(path: Path, scrubber: CassetteScrubber, loaded: list[Any] | None)
         @classmethod
         def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
             from vcr.persisters.filesystem import (  # type: ignore[import-untyped]
+                CassetteNotFoundError,
                 FilesystemPersister,
             )
 
+            if loaded is None:  # no file, or mode 'all' over an empty/junk one: record anew
+                raise CassetteNotFoundError()
             try:
                 return FilesystemPersister.load_cassette(cassette_path, serializer)
             except (TypeError, KeyError, AttributeError) as exc:

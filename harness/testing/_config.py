@@ -145,12 +145,37 @@ def resolve_settings(
     )
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]")
+_MAX_NAME_BYTES = 150
+"""Longer escaped names are shortened with a hash (most file systems allow 255 bytes)."""
+
+
+def _escape(char: str) -> str:
+    return "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+
+
+def cassette_file_name(name: str) -> str:
+    """The file name (``.yaml``) of cassette ``name``: one name, one file.
+
+    Characters outside ``[A-Za-z0-9_.-[]]`` are %-escaped (``a/b`` -> ``a%2Fb``,
+    ``a b`` -> ``a%20b``, while ``a_b`` stays), so distinct names never share a file;
+    names longer than 150 bytes once escaped keep their first 100 bytes plus a SHA-256
+    of the whole name. A trailing ``.yaml`` is the suffix, not part of the name.
+    """
+    import hashlib
+
+    if name.endswith(".yaml"):
+        name = name[: -len(".yaml")]
+    safe = _UNSAFE.sub(lambda m: _escape(m.group(0)), name)
+    if not safe or set(safe) == {"."}:
+        safe = "".join(_escape(c) for c in name) or "%EMPTY"  # never an escape's output
+    if len(safe) > _MAX_NAME_BYTES:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        safe = f"{safe[:100]}-{digest}"
+    return f"{safe}.yaml"
 
 
 def cassette_path(cassette_dir: Path, module_path: Path, name: str) -> Path:
-    """``<cassette_dir>/<test module>/<name>.yaml`` with file-system-safe parts."""
-    safe = _UNSAFE.sub("_", name).strip("_") or "cassette"
-    if safe.endswith(".yaml"):
-        safe = safe[: -len(".yaml")]
-    return cassette_dir / module_path.stem / f"{safe}.yaml"
+    """``<cassette_dir>/<test module>/<name>.yaml``, the name escaped injectively
+    (``cassette_file_name``)."""
+    return cassette_dir / module_path.stem / cassette_file_name(name)
