@@ -11,6 +11,7 @@ Precedence of settings, strongest first: command line > ini file > the
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -209,6 +210,55 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # -- fixtures ----------------------------------------------------------------------------
 
 
+def _allow_hosts(config: pytest.Config) -> list[str]:
+    value = _opts.cli_or_ini(config, _opts.ALLOW_HOSTS) or ""
+    return [h.strip() for h in str(value).replace("\n", ",").split(",") if h.strip()]
+
+
+def _phase_network(item: pytest.Item) -> str:
+    """The network mode known before fixtures run: command line or ini, else the
+    ``harness_config`` fixture when it is the built-in one or takes no arguments."""
+    network = _opts.cli_or_ini(item.config, _opts.NETWORK)
+    if network is not None:
+        return str(network)
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("harness_config") if info is not None else None
+    if defs:
+        fixturedef = defs[-1]
+        builtin = getattr(fixturedef.func, "__module__", "") == __name__
+        if not builtin and not fixturedef.argnames:
+            try:
+                return getattr(fixturedef.func(), "network", None) or "deny"
+            except Exception:
+                return "deny"
+    return "deny"
+
+
+@contextlib.contextmanager
+def _phase_guard(item: pytest.Item) -> Iterator[None]:
+    network = _phase_network(item)
+    if network == "deny-all" or (network == "deny" and _uses_harness(item)):
+        from harness.testing._network import deny_network
+
+        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=_allow_hosts(item.config)):
+            yield
+        return
+    yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """Guard fixture setup too, session- and module-scoped fixtures included."""
+    with _phase_guard(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    with _phase_guard(item):
+        return (yield)
+
+
 @pytest.fixture(autouse=True)
 def _harness_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     """Refuse real network per ``--harness-network``; start a marked test's cassette."""
@@ -221,7 +271,8 @@ def _harness_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if network == "deny-all" or (network == "deny" and uses):
         from harness.testing._network import deny_network
 
-        with deny_network(item.nodeid, _HOW_TO_ALLOW):
+        allow_hosts = _allow_hosts(request.config)
+        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=allow_hosts):
             if item.get_closest_marker("harness_cassette") is not None:
                 request.getfixturevalue("harness_cassette")
             yield

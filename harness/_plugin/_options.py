@@ -75,6 +75,12 @@ NETWORK = Option(
     help="real outbound network: deny (in tests using harness fixtures/markers, default), "
     "deny-all (in every test) or allow; loopback is always allowed",
 )
+ALLOW_HOSTS = Option(
+    dest="harness_allow_hosts",
+    flag="--harness-allow-hosts",
+    help="comma-separated hosts, addresses or CIDR networks that stay reachable while the "
+    "network is denied (loopback always is), e.g. db.internal,10.0.0.0/8",
+)
 TIMELINE = Option(
     dest="harness_timeline",
     flag="--harness-timeline",
@@ -89,7 +95,7 @@ UPDATE_SNAPSHOTS = Option(
     help="rewrite timeline snapshots that differ (or are missing) instead of failing",
 )
 
-OPTIONS = (RECORD_MODE, CASSETTE_DIR, NETWORK, TIMELINE, UPDATE_SNAPSHOTS)
+OPTIONS = (RECORD_MODE, CASSETTE_DIR, NETWORK, ALLOW_HOSTS, TIMELINE, UPDATE_SNAPSHOTS)
 """Every option, in help order."""
 
 MARKERS = (
