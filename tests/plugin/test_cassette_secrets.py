@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness import run
 from harness._errors import CassetteError, ProviderError, UsageError
-from harness._secrets import forget_secrets, known_secrets, secret_forms
+from harness._secrets import forget_secrets, known_secrets, register_secret, secret_forms
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.models import OpenAIChatModel, WireServer
@@ -160,6 +160,13 @@ HEADER_NAMES = (
 QUERY_NAMES = ("api_key", "key", "api-key", "access_token", "token", "sig")
 
 HTTP_EXAMPLES = 40
+SECRETS_PER_EXAMPLE = 5  # 250 random secrets recorded over loopback HTTP in all
+
+
+def _unrelated(values: list[str]) -> bool:
+    return all(
+        a == b or (a not in b and a.upper() not in b.upper()) for a in values for b in values
+    )
 
 
 @settings(
@@ -167,41 +174,51 @@ HTTP_EXAMPLES = 40
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(secret=secrets_st, header=st.sampled_from(HEADER_NAMES), query=st.sampled_from(QUERY_NAMES))
+@given(
+    secrets=st.lists(
+        secrets_st, min_size=SECRETS_PER_EXAMPLE, max_size=SECRETS_PER_EXAMPLE, unique=True
+    ).filter(_unrelated),
+    header=st.sampled_from(HEADER_NAMES),
+    query=st.sampled_from(QUERY_NAMES),
+)
 def test_no_secret_reaches_the_cassette_over_http(
-    wire: WireServer, echo_url: str, secret: str, header: str, query: str
+    wire: WireServer, echo_url: str, secrets: list[str], header: str, query: str
 ) -> None:
-    shown = header_safe(secret)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "c.yaml"
-        with open_cassette(path, record_mode="once"):
-            # the openai SDK: key in Authorization, secret in user/metadata/messages,
-            # echoed back in the response body
-            base = wire.url.replace(
-                "http://", f"http://user:{urllib.parse.quote(secret, safe='')}@"
-            )
-            with openai.OpenAI(
-                base_url=base,
-                api_key=shown,
-                max_retries=0,
-                default_headers={header: shown},
-                default_query={query: secret},
-            ) as client:
-                client.chat.completions.create(
-                    model="gpt-test",
-                    messages=[{"role": "user", "content": f"my key is {secret} ok"}],
-                    user=secret,
-                    metadata={"note": secret[:512]},
-                )
-            # httpx2: form body, secret echoed in response headers and a gzip body
-            with httpx2.Client() as http:
-                http.post(
-                    f"{echo_url}/v1/x?{query}={urllib.parse.quote(secret)}&page=2",
-                    headers={"x-echo": shown, header: shown},
-                    content=json.dumps({"password": secret, "note": f"<{secret}>"}),
-                )
-        assert_cassette_clean(path, secret)
-        assert "page=2" in path.read_text(encoding="utf-8")  # scrubbing is targeted
+    """Five secrets per example, each known another way and placed in several places:
+    key (Authorization + userinfo), credential header + query parameter, a configured
+    value (``secrets=``) in body fields, a registered value (as a preset would be) echoed
+    in response headers, a credential JSON field echoed in a gzip response body."""
+    key, by_name, configured, registered, field = secrets
+    register_secret(registered)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "c.yaml"
+            with open_cassette(path, record_mode="once", secrets=[configured]):
+                userinfo = f"user:{urllib.parse.quote(key, safe='')}@"
+                with openai.OpenAI(
+                    base_url=wire.url.replace("http://", f"http://{userinfo}"),
+                    api_key=header_safe(key),
+                    max_retries=0,
+                    default_headers={header: header_safe(by_name)},
+                    default_query={query: by_name},
+                ) as client:
+                    client.chat.completions.create(  # the model echoes the message back
+                        model="gpt-test",
+                        messages=[{"role": "user", "content": f"{key} | {by_name} | {configured}"}],
+                        user=configured,
+                        metadata={"note": by_name},
+                    )
+                with httpx2.Client() as http:
+                    http.post(
+                        f"{echo_url}/v1/x?{query}={urllib.parse.quote(field, safe='')}&page=2",
+                        headers={"x-echo": header_safe(registered), header: header_safe(key)},
+                        content=json.dumps({"password": field, "note": f"<{field}>"}),
+                    )
+            for secret in secrets:
+                assert_cassette_clean(path, secret)
+            assert "page=2" in path.read_text(encoding="utf-8")  # scrubbing is targeted
+    finally:
+        forget_secrets([registered])
 
 
 PURE_EXAMPLES = 600
