@@ -15,6 +15,7 @@ from harness._version import __version__
 
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness._errors import (
+        CassetteError as CassetteError,
         ContextLengthExceeded as ContextLengthExceeded,
         DuplicateToolName as DuplicateToolName,
         FacadeError as FacadeError,
@@ -42,6 +43,10 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         UnreachableStateWarning as UnreachableStateWarning,
         UsageError as UsageError,
         VisibilityExpansionRequired as VisibilityExpansionRequired,
+    )
+    from harness._secrets import (
+        Secret as Secret,
+        ShortSecretWarning as ShortSecretWarning,
     )
     from harness.injection import (
         ChainedType as ChainedType,
@@ -143,6 +148,9 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
 
 _LAZY: dict[str, str] = {
+    "CassetteError": "harness._errors",
+    "Secret": "harness._secrets",
+    "ShortSecretWarning": "harness._secrets",
     "ContextLengthExceeded": "harness._errors",
     "DuplicateToolName": "harness._errors",
     "HarnessError": "harness._errors",

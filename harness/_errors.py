@@ -9,6 +9,7 @@ HarnessError
 │   ├── InvalidToolProvider     a @tool_provider class or instance is unusable
 │   ├── FacadeError             an unfolding facade is unusable (cycle, bad selector result)
 │   ├── NetworkRefused          a test reached for the real network (pytest plugin)
+│   ├── CassetteError           a cassette file is unusable (malformed, empty, shared unsafely)
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   └── ScriptError             a scripted model's script does not fit the run
 ├── StrategyError               a strategy raised while the loop consulted it
@@ -41,6 +42,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "CassetteError",
     "ContextLengthExceeded",
     "DuplicateToolName",
     "FacadeError",
@@ -157,6 +159,17 @@ class NetworkRefused(UsageError, ConnectionRefusedError):
             f"real network access to {host!r} refused{where}: harness tests must not reach the "
             f"network (loopback is allowed). {how}"
         )
+
+
+class CassetteError(UsageError):
+    """A cassette file cannot be used: malformed or truncated, empty or junk in a record
+    mode that would silently re-record it, or shared unsafely. The message names the
+    file (``path``) and, when one is at fault, the interaction (``index``)."""
+
+    def __init__(self, message: str, *, path: str = "", index: int | None = None) -> None:
+        self.path = path
+        self.index = index
+        super().__init__(message)
 
 
 class StrategyError(HarnessError):

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, NoReturn, TypeVar, get_args
 
 from harness._errors import UsageError
+from harness._secrets import scrub_message
 
 __all__ = [
     "assert_never",
@@ -94,7 +95,8 @@ def choice_problem(value: object, alias: Any, *, name: str) -> str | None:
     if isinstance(value, str) and value in choices:
         return None
     hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-    return f"{name} must be one of {format_names(choices)}, got {value!r}{hint}"
+    # a secret pasted into the wrong setting never reaches the message
+    return scrub_message(f"{name} must be one of {format_names(choices)}, got {value!r}{hint}")
 
 
 def check_choice(

@@ -15,6 +15,7 @@ resolved ``harness_settings``.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness._plugin import _options as _opts, _sink
-from harness._validation import format_names
 
 if TYPE_CHECKING:
     import openai
@@ -248,6 +248,55 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # -- fixtures ----------------------------------------------------------------------------
 
 
+def _allow_hosts(config: pytest.Config) -> list[str]:
+    value = _opts.cli_or_ini(config, _opts.ALLOW_HOSTS) or ""
+    return [h.strip() for h in str(value).replace("\n", ",").split(",") if h.strip()]
+
+
+def _phase_network(item: pytest.Item) -> str:
+    """The network mode known before fixtures run: command line or ini, else the
+    ``harness_config`` fixture when it is the built-in one or takes no arguments."""
+    network = _opts.cli_or_ini(item.config, _opts.NETWORK)
+    if network is not None:
+        return str(network)
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("harness_config") if info is not None else None
+    if defs:
+        fixturedef = defs[-1]
+        builtin = getattr(fixturedef.func, "__module__", "") == __name__
+        if not builtin and not fixturedef.argnames:
+            try:
+                return getattr(fixturedef.func(), "network", None) or "deny"
+            except Exception:
+                return "deny"
+    return "deny"
+
+
+@contextlib.contextmanager
+def _phase_guard(item: pytest.Item) -> Iterator[None]:
+    network = _phase_network(item)
+    if network == "deny-all" or (network == "deny" and _uses_harness(item)):
+        from harness.testing._network import deny_network
+
+        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=_allow_hosts(item.config)):
+            yield
+        return
+    yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """Guard fixture setup too, session- and module-scoped fixtures included."""
+    with _phase_guard(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    with _phase_guard(item):
+        return (yield)
+
+
 @pytest.fixture(autouse=True)
 def _harness_network(request: pytest.FixtureRequest) -> Iterator[None]:
     """Refuse real network per the resolved ``network`` setting (one job: the guard)."""
@@ -258,7 +307,7 @@ def _harness_network(request: pytest.FixtureRequest) -> Iterator[None]:
     if network == "deny-all" or (network == "deny" and _uses_harness(item)):
         from harness.testing._network import deny_network
 
-        with deny_network(item.nodeid, _HOW_TO_ALLOW):
+        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=_allow_hosts(request.config)):
             yield
         return
     yield
@@ -401,22 +450,13 @@ def harness_cassette(
     """The test's vcrpy cassette (at ``harness_cassette_path``), active for the test;
     record mode, matchers and filters follow the settings. ``None`` under
     ``--disable-recording``."""
-    import inspect
 
     from harness.testing import open_cassette
 
     if harness_settings.disable_recording:
         yield None
         return
-    filters = {k: v for k, v in harness_settings.cassette_filters.items() if v}
-    if filters and not set(filters) <= set(inspect.signature(open_cassette).parameters):
-        from harness._errors import UsageError
-
-        raise UsageError(
-            f"{format_names(filters)} need(s) the cassette scrubber, which this version of "
-            "harness.testing.open_cassette lacks; refusing to record unscrubbed traffic "
-            "(remove the setting, or scrub with the pytest_harness_cassette_scrubbers hook)"
-        )
+    filters = harness_settings.cassette_filters  # the most specific layer's names
     hook = request.config.hook
     matchers: dict[str, Any] = {}
     for mapping in hook.pytest_harness_cassette_matchers(config=request.config):
@@ -426,12 +466,14 @@ def harness_cassette(
         for group in hook.pytest_harness_cassette_scrubbers(config=request.config)
         for s in group or ()
     ]
+    harness_config = request.getfixturevalue("harness_config")
     with open_cassette(
         harness_cassette_path,
         record_mode=harness_settings.record_mode,
         match_on=harness_settings.match_on,
         matchers=matchers,
         scrubbers=scrubbers,
+        secrets=getattr(harness_config, "secrets", ()),
         **filters,
     ) as cassette:
         yield cassette

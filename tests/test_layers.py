@@ -14,6 +14,7 @@ LAYERS: dict[str, int] = {
     "harness._lazy": 0,
     "harness._version": 0,
     "harness._validation": 0,
+    "harness._secrets": 0,  # known secret values and scrubbing, used by every layer
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.loop": 1,

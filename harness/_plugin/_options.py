@@ -92,6 +92,12 @@ NETWORK = Option(
     help="real outbound network: deny (in tests using harness fixtures/markers, default), "
     "deny-all (in every test) or allow; loopback is always allowed",
 )
+ALLOW_HOSTS = Option(
+    dest="harness_allow_hosts",
+    flag="--harness-allow-hosts",
+    help="comma-separated hosts, addresses or CIDR networks that stay reachable while the "
+    "network is denied (loopback always is), e.g. db.internal,10.0.0.0/8",
+)
 TIMELINE = Option(
     dest="harness_timeline",
     flag="--harness-timeline",
@@ -115,7 +121,15 @@ DISABLE_RECORDING = Option(
     "still applies)",
 )
 
-OPTIONS = (RECORD_MODE, CASSETTE_DIR, NETWORK, TIMELINE, UPDATE_SNAPSHOTS, DISABLE_RECORDING)
+OPTIONS = (
+    RECORD_MODE,
+    CASSETTE_DIR,
+    NETWORK,
+    ALLOW_HOSTS,
+    TIMELINE,
+    UPDATE_SNAPSHOTS,
+    DISABLE_RECORDING,
+)
 """Every option, in help order."""
 
 RECORDING_ALIASES = tuple(alias for opt in OPTIONS for alias in opt.aliases)
@@ -172,7 +186,8 @@ def add_options(parser: Any, *, aliases: bool = True) -> None:
     for key, ini in FILTER_INIS.items():
         parser.addini(
             ini,
-            help=f"cassette {key.replace('_', ' ')}: names to scrub from recordings, one per line",
+            help=f"cassettes: more {key.removeprefix('filter_').replace('_', ' ')} to scrub "
+            "(one name per line; credential-like names are scrubbed anyway)",
             type="linelist",
             default=[],
         )
@@ -210,10 +225,14 @@ def ini_value(config: Any, opt: Option) -> Any:
     if opt.choices is not None and value not in opt.choices:
         import pytest
 
+        from harness._secrets import scrub_message
         from harness._validation import did_you_mean, format_names
 
         raise pytest.UsageError(
-            f"ini option {opt.dest} = {value!r} is not valid{did_you_mean(value, opt.choices)}; "
-            f"choose one of {format_names(opt.choices)} (or pass {opt.flag}=...)"
+            scrub_message(
+                f"ini option {opt.dest} = {value!r} is not valid"
+                f"{did_you_mean(value, opt.choices)}; choose one of "
+                f"{format_names(opt.choices)} (or pass {opt.flag}=...)"
+            )
         )
     return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness._secrets import scrub_message
 from harness.scenarios import TimelineRow
 
 __all__ = ["render_table"]
@@ -58,7 +59,7 @@ def render_table(
         ).rstrip()
         if is_mark and expected is not None:
             text += f"    <- expected: {expected}"
-        lines.append(text)
+        lines.append(scrub_message(text))
     if window is None or mark is None:
         return lines
     kept = [lines[0]]

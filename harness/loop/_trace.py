@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from harness._secrets import scrub_text
 from harness.loop._events import Event
 
 __all__ = ["CallRecord", "ChangeRecord", "IterationRecord", "Trace"]
@@ -156,14 +157,29 @@ class Trace:
         return [e for e in self.events if isinstance(e, kind)]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form of the whole trace."""
-        return {
-            "initial_tools": list(self.initial_tools),
-            "restarts": self.restarts,
-            "iterations": [it.to_dict() for it in self.iterations],
-            "events": [_event_dict(e) for e in self.events],
-            "children": [c.to_dict() for c in self.children],
-        }
+        """JSON-friendly form of the whole trace (known secrets scrubbed from every string)."""
+        scrubbed: dict[str, Any] = _scrubbed(
+            {
+                "initial_tools": list(self.initial_tools),
+                "restarts": self.restarts,
+                "iterations": [it.to_dict() for it in self.iterations],
+                "events": [_event_dict(e) for e in self.events],
+                "children": [c.to_dict() for c in self.children],
+            }
+        )
+        return scrubbed
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_scrubbed(v) for v in value)
+    return value
 
 
 def _event_dict(event: Event) -> dict[str, Any]:

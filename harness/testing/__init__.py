@@ -14,6 +14,7 @@ from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness._errors import (
+        CassetteError as CassetteError,
         NetworkRefused as NetworkRefused,
     )
     from harness.testing._cassette import (
@@ -48,6 +49,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
 
 _LAZY: dict[str, str] = {
+    "CassetteError": "harness._errors",
     "NetworkRefused": "harness._errors",
     "SECRET_HEADERS": "harness.testing._cassette",
     "Scrubber": "harness.testing._cassette",

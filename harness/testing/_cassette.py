@@ -1,33 +1,50 @@
-"""Cassettes on vcrpy: per-test paths, record modes, credential scrubbing, atomic writes.
+"""Cassettes on vcrpy: per-test paths, record modes, scrubbing, checked loading, safe writes.
 
 ``open_cassette`` is the seam later cassette features plug into: custom matchers
 (e.g. semantic request matching) arrive through ``matchers``, extra scrubbers
-through ``scrubbers``, both usually contributed by the plugin's hooks.
+through ``scrubbers``, both usually contributed by the plugin's hooks; declarative
+scrubbing arrives as ``filter_headers``/``filter_query_parameters``/
+``filter_post_data_parameters`` (pytest-recording's names). What is scrubbed by
+default is in ``harness.testing._scrub``.
+
+Files are checked before vcrpy reads them (a malformed one is a ``CassetteError``
+naming the file and the interaction), and written under a file lock that merges
+what other pytest-xdist workers wrote to the same cassette meanwhile.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness._errors import UsageError
+from harness._errors import CassetteError, UsageError
+from harness._secrets import known_secrets
 from harness.testing._files import atomic_write
+from harness.testing._scrub import CassetteScrubber, scrub_structure
 
 __all__ = ["SECRET_HEADERS", "Scrubber", "open_cassette", "scrub_request", "scrub_response"]
 
 SECRET_HEADERS = (
     "authorization",
+    "proxy-authorization",
     "api-key",
     "x-api-key",
+    "x-goog-api-key",
+    "x-auth-token",
     "openai-organization",
     "openai-project",
+    "anthropic-organization-id",
+    "www-authenticate",
     "cookie",
     "set-cookie",
 )
-"""Headers never written to a cassette (compared case-insensitively)."""
+"""Examples of headers never written to a cassette. The rule is wider: every header
+whose name looks like a credential (``harness._secrets.is_credential_header``,
+case-insensitive: ``*auth*``, ``*token*``, ``*secret*``, ``*api-key*``, ``*-key``,
+``*cookie*``, ``*organization*`` ...)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -43,48 +60,174 @@ class Scrubber:
 
 
 def scrub_request(request: Any) -> Any:
-    """Remove credential headers from a vcrpy request."""
-    for name in list(request.headers):
-        if name.lower() in SECRET_HEADERS:
-            del request.headers[name]
-    return request
+    """Scrub a vcrpy request with the default rules (credential headers, query parameters,
+    userinfo, JSON/form fields, known secret values)."""
+    return CassetteScrubber.build().request(request)
 
 
 def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    """Remove credential headers (``set-cookie`` and friends) from a recorded response."""
-    headers = response.get("headers")
-    if isinstance(headers, dict):
-        for name in list(headers):
-            if str(name).lower() in SECRET_HEADERS:
-                del headers[name]
-    return response
+    """Scrub a recorded vcrpy response dict with the default rules."""
+    return CassetteScrubber.build().response(response)
 
 
-class AtomicPersister:
-    """vcrpy's filesystem persister, writing through a temp file and ``os.replace``."""
-
-    @classmethod
-    def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister  # type: ignore[import-untyped]
-
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
-
-    @staticmethod
-    def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
-        from vcr.serialize import serialize  # type: ignore[import-untyped]
-
-        atomic_write(Path(cassette_path), serialize(cassette_dict, serializer))
+# -- checked loading -------------------------------------------------------------------------
 
 
-class RewritePersister(AtomicPersister):
-    """Record mode ``rewrite``: start from an empty cassette; the old file is replaced
-    (atomically) only when the new recording is saved."""
+def _problem(path: Path, index: int | None, text: str) -> CassetteError:
+    where = f" interaction {index}:" if index is not None else ""
+    return CassetteError(
+        f"cassette {str(path)!r} is not a usable vcrpy cassette:{where} {text}. Fix the file, "
+        "or delete it and record it again (--harness-record-mode=once)",
+        path=str(path),
+        index=index,
+    )
 
-    @classmethod
-    def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import CassetteNotFoundError
 
-        raise CassetteNotFoundError()
+def check_cassette_data(path: Path, data: Any) -> list[Any]:
+    """The interactions of a parsed cassette; ``CassetteError`` for a wrong shape."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("interactions"), list):
+        got = type(data).__name__ if not isinstance(data, Mapping) else "no 'interactions' list"
+        raise _problem(path, None, f"expected a mapping with an 'interactions' list, got {got}")
+    for index, interaction in enumerate(data["interactions"]):
+        if not isinstance(interaction, Mapping):
+            raise _problem(path, index, f"expected a mapping, got {type(interaction).__name__}")
+        request, response = interaction.get("request"), interaction.get("response")
+        if not isinstance(request, Mapping):
+            raise _problem(path, index, "no 'request' mapping")
+        for key in ("method", "uri"):
+            if not isinstance(request.get(key), str):
+                raise _problem(path, index, f"request has no '{key}' string")
+        if "body" not in request and "parsed_body" not in request:
+            raise _problem(path, index, "request has no 'body'")
+        if not isinstance(request.get("headers", {}), Mapping):
+            raise _problem(path, index, "request 'headers' is not a mapping")
+        if not isinstance(response, Mapping):
+            raise _problem(path, index, "no 'response' mapping")
+        status = response.get("status")
+        if not (isinstance(status, Mapping) and isinstance(status.get("code"), int)):
+            raise _problem(path, index, "response has no 'status' mapping with an integer 'code'")
+        body = response.get("body")
+        if body is None and "parsed_body" not in response:
+            raise _problem(path, index, "response has no 'body'")
+        if body is not None and not (isinstance(body, Mapping) and "string" in body):
+            raise _problem(path, index, "response 'body' is not a mapping with a 'string'")
+        if not isinstance(response.get("headers", {}), Mapping):
+            raise _problem(path, index, "response 'headers' is not a mapping")
+    return list(data["interactions"])
+
+
+def load_checked(path: Path, record_mode: str) -> list[Any] | None:
+    """The interactions stored at ``path`` (``None`` when there is no file), checked."""
+    if not path.is_file():
+        return None
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _problem(path, None, f"cannot be read as UTF-8 text ({exc})") from None
+    if not text.strip():
+        if record_mode == "all":
+            return None  # 'all' records everything again anyway
+        raise CassetteError(
+            f"cassette {str(path)!r} is empty; record mode {record_mode!r} would "
+            + ("re-record it silently" if record_mode != "none" else "replay nothing")
+            + ". Delete the file to record it again, or restore it from version control",
+            path=str(path),
+        )
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        if record_mode == "all":
+            return None
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise _problem(path, None, f"invalid YAML{at} (truncated?): {exc}") from None
+    if record_mode == "all" and not isinstance(data, Mapping):
+        return None
+    return check_cassette_data(path, data)
+
+
+# -- saving: scrub once more, merge concurrent writers under a lock -----------------------------
+
+
+def _persister(
+    path: Path, scrubber: CassetteScrubber, loaded: list[Any] | None, *, merge: bool = True
+) -> type[Any]:
+    """``merge=False`` (record mode ``rewrite``): the saved file holds only this recording."""
+    baseline = list(loaded or [])
+
+    class CheckedPersister:
+        """vcrpy persister: checked loading; locked, merged, scrubbed, atomic saving."""
+
+        @classmethod
+        def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
+            from vcr.persisters.filesystem import (  # type: ignore[import-untyped]
+                CassetteNotFoundError,
+                FilesystemPersister,
+            )
+
+            if loaded is None:  # no file, or mode 'all' over an empty/junk one: record anew
+                raise CassetteNotFoundError()
+            try:
+                return FilesystemPersister.load_cassette(cassette_path, serializer)
+            except (TypeError, KeyError, AttributeError) as exc:
+                raise _problem(Path(cassette_path), None, f"{type(exc).__name__}: {exc}") from None
+
+        @staticmethod
+        def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
+            from filelock import FileLock
+            from vcr.serializers import compat  # type: ignore[import-untyped]
+
+            target = Path(cassette_path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            ours = [
+                {
+                    "request": compat.convert_to_unicode(request._to_dict()),
+                    "response": compat.convert_to_unicode(response),
+                }
+                for request, response in zip(
+                    cassette_dict["requests"], cassette_dict["responses"], strict=False
+                )
+            ]
+            with FileLock(str(lock_path(target)), timeout=120):
+                interactions = _merge(target, ours, baseline) if merge else ours
+                data: dict[str, Any] = {"version": 1, "interactions": interactions}
+                if cassette_dict.get("metadata"):
+                    data["metadata"] = cassette_dict["metadata"]
+                secrets = (*known_secrets(), *scrubber.secrets)
+                atomic_write(target, serializer.serialize(scrub_structure(data, secrets)))
+
+    return CheckedPersister
+
+
+def lock_path(target: Path) -> Path:
+    """The lock file guarding ``target`` (in the temp folder, so cassette folders stay
+    clean; one per absolute cassette path)."""
+    import hashlib
+    import tempfile
+
+    digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogatepass")).hexdigest()
+    folder = Path(tempfile.gettempdir()) / "harness-cassette-locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{digest[:32]}.lock"
+
+
+def _key(interaction: Any) -> str:
+    import json
+
+    return json.dumps(interaction, sort_keys=True, default=str)
+
+
+def _merge(target: Path, ours: list[Any], baseline: list[Any]) -> list[Any]:
+    """``ours`` plus the interactions another writer (an xdist worker) added to ``target``
+    since this cassette loaded it; nothing is lost when two tests share a cassette."""
+    try:
+        current = load_checked(target, "new_episodes") or []
+    except CassetteError:
+        return ours
+    seen = {_key(i) for i in baseline} | {_key(i) for i in ours}
+    return [*ours, *(i for i in current if _key(i) not in seen)]
 
 
 def _chain(
@@ -109,11 +252,22 @@ def open_cassette(
     match_on: Sequence[str] | None = None,
     matchers: Mapping[str, Callable[..., Any]] | None = None,
     scrubbers: Sequence[Scrubber] = (),
+    filter_headers: Sequence[Any] | None = None,
+    filter_query_parameters: Sequence[Any] | None = None,
+    filter_post_data_parameters: Sequence[Any] | None = None,
+    secrets: Iterable[Any] = (),
 ) -> Iterator[Any]:
     """Use the cassette at ``path`` (a ``vcr.cassette.Cassette``) for the block.
 
+    Everything recorded is scrubbed (``harness.testing._scrub``): credential headers,
+    query parameters, userinfo and body fields by name, and every known secret value
+    (the registry, ``secrets``, ``OPENAI_API_KEY``/``ANTHROPIC_API_KEY``) wherever it
+    appears. ``filter_headers``, ``filter_query_parameters`` and
+    ``filter_post_data_parameters`` add names (removed) or ``(name, replacement)``
+    pairs, as in pytest-recording. An existing file is checked first: malformed,
+    truncated or (outside mode ``all``) empty files raise ``CassetteError``.
     ``record_mode="rewrite"`` (pytest-recording's mode) records the cassette from
-    scratch, as vcrpy's ``new_episodes`` over an empty cassette.
+    scratch and replaces the old file (atomically) when the new recording is saved.
     """
     import vcr  # type: ignore[import-untyped]
 
@@ -124,17 +278,24 @@ def open_cassette(
             "a remote API), or fix the cassette name"
         )
     rewrite = record_mode == "rewrite"
+    loaded = None if rewrite else load_checked(path, record_mode)
+    engine = CassetteScrubber.build(
+        filter_headers=filter_headers,
+        filter_query_parameters=filter_query_parameters,
+        filter_post_data_parameters=filter_post_data_parameters,
+        secrets=secrets,
+    )
     recorder = vcr.VCR(
         record_mode="new_episodes" if rewrite else record_mode,
         decode_compressed_response=True,
         before_record_request=_chain(
-            scrub_request, [s.request for s in scrubbers if s.request is not None]
+            engine.request, [s.request for s in scrubbers if s.request is not None]
         ),
         before_record_response=_chain(
-            scrub_response, [s.response for s in scrubbers if s.response is not None]
+            engine.response, [s.response for s in scrubbers if s.response is not None]
         ),
     )
-    recorder.register_persister(RewritePersister if rewrite else AtomicPersister)
+    recorder.register_persister(_persister(path, engine, loaded, merge=not rewrite))
     for name, matcher in (matchers or {}).items():
         recorder.register_matcher(name, matcher)
     options: dict[str, Any] = {}

@@ -25,6 +25,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _options as opts
+from harness._secrets import register_secret
 from harness._validation import check_choice, did_you_mean, format_names
 
 __all__ = [
@@ -40,16 +41,22 @@ VCR_CONFIG_KEYS = ("record_mode", "match_on", "cassette_library_dir", *opts.FILT
 ``cassette_dir``)."""
 
 
-def _names(owner: str, key: str, value: Any) -> tuple[str, ...] | None:
-    """A list of names (``match_on``, the filters), checked: never a bare string."""
+def _names(owner: str, key: str, value: Any) -> tuple[Any, ...] | None:
+    """A checked list of names: ``match_on`` takes names only, never a bare string; the
+    filters also take ``(name, replacement)`` pairs, as in pytest-recording."""
     if value is None:
         return None
-    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+    if isinstance(value, str):
         raise UsageError(
             f"{owner}({key}={value!r}) must be a list of names, e.g. {key}=[{value!r}]"
-            if isinstance(value, str)
-            else f"{owner}({key}={value!r}) must be a list of names (strings)"
         )
+    if key in opts.FILTER_KEYS:
+        from harness.testing._scrub import normalize_filters
+
+        normalize_filters(value, f"{owner}({key}=...)")
+        return tuple(value)
+    if not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{owner}({key}={value!r}) must be a list of names (strings)")
     return tuple(value)
 
 
@@ -68,18 +75,26 @@ class HarnessConfig:
     """``deny``, ``deny-all`` or ``allow``."""
     match_on: Sequence[str] | None = None
     """vcrpy matchers for requests (default: vcrpy's method, scheme, host, port, path, query)."""
-    filter_headers: Sequence[str] | None = None
-    """Header names to scrub from recorded requests (declarative cassette filter)."""
-    filter_query_parameters: Sequence[str] | None = None
-    """Query parameter names to scrub from recorded requests."""
-    filter_post_data_parameters: Sequence[str] | None = None
-    """Form (post data) parameter names to scrub from recorded requests."""
+    filter_headers: Sequence[Any] | None = None
+    """More request/response headers to scrub from cassettes: names (removed) or
+    ``(name, replacement)`` pairs, as in pytest-recording. Credential-like names are
+    scrubbed anyway."""
+    filter_query_parameters: Sequence[Any] | None = None
+    """More query parameters to scrub (names or ``(name, replacement)`` pairs)."""
+    filter_post_data_parameters: Sequence[Any] | None = None
+    """More JSON/form body fields to scrub (names or ``(name, replacement)`` pairs)."""
     openai_base_url: str = "https://api.openai.com/v1"
     """Base URL of the ``harness_openai`` client when it replays or records a cassette."""
-    openai_api_key: str = "sk-harness-test"
-    """API key the ``harness_openai`` client sends (scrubbed from cassettes)."""
+    openai_api_key: str = dataclasses.field(default="sk-harness-test", repr=False)
+    """API key the ``harness_openai`` client sends (scrubbed from cassettes, messages and
+    reports; never in the repr)."""
+    secrets: Sequence[str] = dataclasses.field(default=(), repr=False)
+    """More secret values to scrub wherever they appear (8 characters or more)."""
 
     def __post_init__(self) -> None:
+        register_secret(self.openai_api_key, source="HarnessConfig(openai_api_key=...)")
+        for secret in self.secrets if not isinstance(self.secrets, str) else [self.secrets]:
+            register_secret(secret, source="a HarnessConfig(secrets=...) value")
         if self.record_mode is not None:
             check_choice(self.record_mode, opts.RecordMode, name="HarnessConfig(record_mode=...)")
         if self.network is not None:
@@ -98,12 +113,13 @@ class Settings:
     timeline: str
     update_snapshots: bool
     match_on: tuple[str, ...] | None
-    filter_headers: tuple[str, ...] = ()
-    """Header names the cassette scrubber removes (passed to ``open_cassette``)."""
-    filter_query_parameters: tuple[str, ...] = ()
-    """Query parameter names the cassette scrubber removes."""
-    filter_post_data_parameters: tuple[str, ...] = ()
-    """Form parameter names the cassette scrubber removes."""
+    filter_headers: tuple[Any, ...] = ()
+    """Header names (or ``(name, replacement)`` pairs) the cassette scrubber removes
+    (passed to ``open_cassette``)."""
+    filter_query_parameters: tuple[Any, ...] = ()
+    """Query parameter names (or pairs) the cassette scrubber removes."""
+    filter_post_data_parameters: tuple[Any, ...] = ()
+    """Body field names (or pairs) the cassette scrubber removes."""
     disable_recording: bool = False
     """``--disable-recording``: marked tests open no cassette."""
     sources: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -112,7 +128,7 @@ class Settings:
     """One sentence per marker value the command line overrode for this run."""
 
     @property
-    def cassette_filters(self) -> dict[str, tuple[str, ...]]:
+    def cassette_filters(self) -> dict[str, tuple[Any, ...]]:
         """The declarative filters, as ``open_cassette`` keyword arguments."""
         return {key: getattr(self, key) for key in opts.FILTER_KEYS}
 
@@ -250,12 +266,37 @@ def resolve_settings(
     )
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]")
+_MAX_NAME_BYTES = 150
+"""Longer escaped names are shortened with a hash (most file systems allow 255 bytes)."""
+
+
+def _escape(char: str) -> str:
+    return "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+
+
+def cassette_file_name(name: str) -> str:
+    """The file name (``.yaml``) of cassette ``name``: one name, one file.
+
+    Characters outside ``[A-Za-z0-9_.-[]]`` are %-escaped (``a/b`` -> ``a%2Fb``,
+    ``a b`` -> ``a%20b``, while ``a_b`` stays), so distinct names never share a file;
+    names longer than 150 bytes once escaped keep their first 100 bytes plus a SHA-256
+    of the whole name. A trailing ``.yaml`` is the suffix, not part of the name.
+    """
+    import hashlib
+
+    if name.endswith(".yaml"):
+        name = name[: -len(".yaml")]
+    safe = _UNSAFE.sub(lambda m: _escape(m.group(0)), name)
+    if not safe or set(safe) == {"."}:
+        safe = "".join(_escape(c) for c in name) or "%EMPTY"  # never an escape's output
+    if len(safe) > _MAX_NAME_BYTES:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        safe = f"{safe[:100]}-{digest}"
+    return f"{safe}.yaml"
 
 
 def cassette_path(cassette_dir: Path, module_path: Path, name: str) -> Path:
-    """``<cassette_dir>/<test module>/<name>.yaml`` with file-system-safe parts."""
-    safe = _UNSAFE.sub("_", name).strip("_") or "cassette"
-    if safe.endswith(".yaml"):
-        safe = safe[: -len(".yaml")]
-    return cassette_dir / module_path.stem / f"{safe}.yaml"
+    """``<cassette_dir>/<test module>/<name>.yaml``, the name escaped injectively
+    (``cassette_file_name``)."""
+    return cassette_dir / module_path.stem / cassette_file_name(name)

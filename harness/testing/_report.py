@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness._secrets import scrub_message
 from harness.assertions import render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
@@ -30,7 +31,7 @@ def report_text(traces: list[Trace], failures: list[Any]) -> str:
         lines = [header, *table]
         lines.extend(f"  failed: {v.description}: {v.problem}" for v in mine)
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return scrub_message("\n\n".join(blocks))
 
 
 def junit_properties(traces: list[Trace]) -> list[tuple[str, object]]:
@@ -40,7 +41,7 @@ def junit_properties(traces: list[Trace]) -> list[tuple[str, object]]:
         ("harness_runs", len(traces)),
         ("harness_iterations", sum(len(t.iterations) for t in traces)),
         ("harness_injected_tools", len(injected)),
-        ("harness_injected", ",".join(injected)),
+        ("harness_injected", scrub_message(",".join(injected))),
         ("harness_restarts", sum(t.restarts for t in traces)),
     ]
 

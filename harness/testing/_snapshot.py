@@ -18,6 +18,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _sink
+from harness._secrets import scrub_message
 from harness.assertions import as_trace
 from harness.scenarios import format_timeline, timeline_rows
 from harness.testing._files import atomic_write
@@ -33,7 +34,7 @@ def snapshot_text(subject: Any) -> str:
     text = format_timeline(timeline_rows(trace))
     if trace.restarts:
         text += f"\nrestarts={trace.restarts}"
-    return text
+    return scrub_message(text)
 
 
 def normalize(text: str) -> str:

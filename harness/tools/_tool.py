@@ -15,6 +15,7 @@ from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
+from harness._secrets import register_secret, scrub_text
 from harness.tools._context import CallContext
 from harness.tools._names import validate_name
 from harness.tools._result import ToolResult, serialize_for_model
@@ -30,6 +31,8 @@ class _Hidden:
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         self.values = dict(values)
+        for name, value in self.values.items():
+            register_secret(value, source=f"preset {name!r}")
 
     def __repr__(self) -> str:
         return f"<{len(self.values)} preset value(s) hidden>"
@@ -75,7 +78,6 @@ async def _await(value: Any) -> Any:
 
 _SHOWN_INPUT = 200
 _MIN_SCRUBBED = 4
-_SCRUBBED = "[hidden]"
 
 
 def _shown(value: Any) -> str:
@@ -397,15 +399,15 @@ class Tool:
     ) -> ToolResult:
         """The result for a tool that raised: a message for the model, the exception kept.
 
-        String preset values and ``context`` values (4 characters or longer) that the
-        exception message happens to contain are replaced by ``[hidden]``.
+        Preset values and ``context`` values (by their ``str``, 4 characters or longer)
+        and every registered secret (``harness._secrets``) that the exception message
+        contains, as is or upper-cased, URL-quoted, JSON- or ``repr``-escaped or inside a
+        bytes ``repr``, are replaced by ``[hidden]``.
         """
         message = f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}"
         return ToolResult.error(self._scrub(message, context), kind="exception", exception=exc)
 
     def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:
         values = [*self.presets.values.values(), *(context.values() if context else ())]
-        secrets = {v for v in values if isinstance(v, str) and len(v) >= _MIN_SCRUBBED}
-        for secret in sorted(secrets, key=len, reverse=True):
-            text = text.replace(secret, _SCRUBBED)
-        return text
+        shown = {str(v) for v in values if v is not None and not isinstance(v, bool)}
+        return scrub_text(text, [v for v in shown if len(v) >= _MIN_SCRUBBED])

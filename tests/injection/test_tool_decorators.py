@@ -117,10 +117,10 @@ def test_copies_keep_the_wrapper_and_update_the_inner_tool() -> None:
     assert isinstance(wrapped, Shout)
     assert wrapped.unwrap().name == "salute"
     assert wrapped.definition()["function"]["description"] == "Salute."
-    preset = Shout.wrap(greet).with_presets(name="Bob")
+    preset = Shout.wrap(greet).with_presets(name="Bobby Tables")
     assert isinstance(preset, Shout)
     assert "name" not in preset.parameters["properties"]
-    assert run_direct(preset, "{}", CallContext()).content == "HI BOB"
+    assert run_direct(preset, "{}", CallContext()).content == "HI BOBBY TABLES"
 
 
 def test_async_inner_tool_runs_in_both_drivers() -> None:

@@ -172,7 +172,7 @@ def test_the_api_key_never_appears_in_responses_or_errors() -> None:
         OpenAIChatModel(client, "m").request(model_request())
     assert info.value.status == 401 and info.value.code == "invalid_api_key"
     assert secret not in str(info.value)
-    assert "***" in str(info.value)
+    assert "[hidden]" in str(info.value)
     assert info.value.__cause__ is None  # the SDK exception (with request headers) is dropped
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from harness.models import ScriptedModel, WireServer, reply
 from harness.testing import (
@@ -190,9 +191,9 @@ def test_scrubbers_remove_every_secret_header() -> None:
 def test_cassette_paths_are_per_module_and_safe(tmp_path: Path) -> None:
     module = tmp_path / "tests" / "test_agent.py"
     assert cassette_path(tmp_path, module, "test_x") == tmp_path / "test_agent" / "test_x.yaml"
-    assert cassette_path(tmp_path, module, "test_x[a/b c]").name == "test_x[a_b_c].yaml"
+    assert cassette_path(tmp_path, module, "test_x[a/b c]").name == "test_x[a%2Fb%20c].yaml"
     assert cassette_path(tmp_path, module, "named.yaml").name == "named.yaml"
-    assert cassette_path(tmp_path, module, "///").name == "cassette.yaml"
+    assert cassette_path(tmp_path, module, "///").name == "%2F%2F%2F.yaml"
 
 
 def test_open_cassette_in_process_records_scrubbed_and_atomically(tmp_path: Path) -> None:
@@ -222,10 +223,34 @@ def test_open_cassette_in_process_records_scrubbed_and_atomically(tmp_path: Path
 def test_atomic_persister_cleans_up_on_failure(tmp_path: Path) -> None:
     from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
-    from harness.testing._cassette import AtomicPersister
+    from harness.testing._cassette import _persister
+    from harness.testing._scrub import CassetteScrubber
 
     target = tmp_path / "taken.yaml"
     target.mkdir()  # os.replace onto a directory fails
+    persister = _persister(target, CassetteScrubber.build(), None)
     with pytest.raises(OSError, match="directory"):
-        AtomicPersister.save_cassette(target, {"requests": [], "responses": []}, yamlserializer)
+        persister.save_cassette(target, {"requests": [], "responses": []}, yamlserializer)
     assert [p.name for p in tmp_path.iterdir()] == ["taken.yaml"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.text(max_size=300), b=st.text(max_size=300))
+def test_cassette_names_are_injective_and_short_enough(a: str, b: str) -> None:
+    from harness.testing._config import cassette_file_name
+
+    first, second = cassette_file_name(a + "x"), cassette_file_name(b + "x")
+    assert (first == second) == (a == b)
+    for name in (first, second):
+        assert len(name.encode("utf-8")) <= 200 and "/" not in name and name not in (".", "..")
+
+
+def test_names_that_used_to_collide_get_their_own_files(tmp_path: Path) -> None:
+    module = tmp_path / "test_m.py"
+    names = ["a/b", "a_b", "a b", "a\\b", "a:b", ".", "..", "", "a" * 300, "a" * 301]
+    paths = {cassette_path(tmp_path, module, n) for n in names}
+    assert len(paths) == len(names)
+    long = cassette_path(tmp_path, module, "t" * 300)
+    long.parent.mkdir(parents=True, exist_ok=True)
+    long.write_text("interactions: []\n")  # no "File name too long"
+    assert long.read_text() == "interactions: []\n"

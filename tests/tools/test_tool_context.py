@@ -166,7 +166,8 @@ def test_with_presets_is_a_copy() -> None:
     assert _prepare(more, '{"url": "u"}', CallContext()).run_sync() == "u|sk-|1.0"
     assert _prepare(bound, '{"url": "u"}', CallContext()).run_sync() == "u|sk-|5.0"
     # as_tool on an existing tool applies presets through with_presets
-    assert list(as_tool(original, presets={"api_key": "k"}).parameters["properties"]) == [
+    rebound = as_tool(original, presets={"api_key": "sk-abcdefgh1234"})
+    assert list(rebound.parameters["properties"]) == [
         "url",
         "timeout",
     ]

@@ -479,7 +479,7 @@ def test_unknown_preset_is_reported() -> None:
         pass
 
     with pytest.raises(ToolDefinitionError, match=r"presets \['nope'\] are not parameters"):
-        as_tool(f, presets={"api_key": "k", "nope": 1})
+        as_tool(f, presets={"api_key": "sk-abcdefgh1234", "nope": 1})
 
 
 def test_public_api_is_pinned() -> None:

@@ -38,6 +38,7 @@ class OpenAIAdapter(Model):
         if not isinstance(model, str) or not model:
             raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
         self.client = client
+        secrets_of(client)  # registers the client's credentials for scrubbing
         self.model = model
         self.stream = stream
         self.defaults = dict(defaults or {})

@@ -15,6 +15,7 @@ from harness._errors import (
     RateLimited,
     UsageError,
 )
+from harness._secrets import is_credential_header, register_secret, scrub_message, scrub_url
 from harness.loop import ModelRequest, ModelSettings
 
 __all__ = [
@@ -46,20 +47,34 @@ def client_kind(client: Any, adapter: str) -> str:
 
 
 def secrets_of(client: Any) -> tuple[str, ...]:
-    """Credentials a client holds, to scrub from error messages."""
-    values = []
-    for attr in ("api_key", "admin_api_key", "webhook_secret"):
+    """Credentials a client holds, to scrub from error messages: its keys, organization,
+    project, credential-named default headers and query parameters, and base-URL
+    userinfo. Values of 8 characters or more are registered (``harness._secrets``) so
+    cassettes and reports scrub them too."""
+    values: list[str] = []
+    for attr in ("api_key", "admin_api_key", "webhook_secret", "organization", "project"):
         value = getattr(client, attr, None)
-        if isinstance(value, str) and len(value) >= 4:
+        if isinstance(value, str):
             values.append(value)
-    return tuple(values)
+    for attr, rule in (("_custom_headers", is_credential_header), ("_custom_query", None)):
+        mapping = getattr(client, attr, None)
+        if isinstance(mapping, Mapping):
+            for name, value in mapping.items():
+                if isinstance(value, str) and (rule is None or rule(str(name))):
+                    values.append(value)
+    base_url = getattr(client, "base_url", None)
+    if base_url is not None:
+        values.extend(scrub_url(str(base_url))[1])
+    kept = tuple(dict.fromkeys(v for v in values if len(v) >= 4))
+    for value in kept:
+        register_secret(value, source="an OpenAI client credential", warn=False)
+    return kept
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret replaced by ``***``."""
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
+    """``text`` with every secret (and every registered one, in any escaped form) and
+    URL credentials (userinfo, ``?key=...``) replaced by ``[hidden]``."""
+    return scrub_message(text, secrets)
 
 
 def output_format_name(name: str | None) -> str:

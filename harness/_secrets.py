@@ -1,0 +1,335 @@
+"""Known secret values and scrubbing them from text (layer 0: every layer may use it).
+
+A secret is known when it is configured: an API key given to an adapter or to
+``HarnessConfig``, a tool's preset parameter, a call-context value wrapped in
+:class:`Secret`, ``OPENAI_API_KEY``/``ANTHROPIC_API_KEY`` from the environment when
+a cassette records, and any value a cassette saw in a credential header, query
+parameter or URL userinfo. ``scrub_text`` replaces every known value, and the forms
+it takes when quoted or escaped (upper-cased, URL-quoted, JSON-escaped,
+``repr``-escaped, inside a bytes ``repr``), by :data:`REDACTED`.
+
+Values shorter than :data:`MIN_SECRET_LENGTH` characters cannot be scrubbed by value
+without mangling unrelated text (``"10"`` is everywhere), so they are not
+registered; configuring one warns once (``ShortSecretWarning``).
+
+The credential *name* rules (``is_credential_header``, ``is_credential_param``,
+``is_credential_field``) live here too, so cassettes, error messages and the wire
+server agree on what a credential is called.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.parse
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from harness._errors import HarnessWarning
+
+__all__ = [
+    "ENV_SECRETS",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "Secret",
+    "ShortSecretWarning",
+    "forget_secrets",
+    "is_credential_field",
+    "is_credential_header",
+    "is_credential_param",
+    "known_secrets",
+    "register_secret",
+    "scrub_bytes",
+    "scrub_message",
+    "scrub_text",
+    "scrub_url",
+    "secret_forms",
+]
+
+REDACTED = "[hidden]"
+"""What a scrubbed value is replaced by."""
+MIN_SECRET_LENGTH = 8
+"""Shorter values are not scrubbed by value (they would match unrelated text)."""
+ENV_SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY")
+"""Environment variables whose values are secrets when a cassette records."""
+
+
+class ShortSecretWarning(HarnessWarning):
+    """A secret shorter than ``MIN_SECRET_LENGTH`` cannot be scrubbed reliably by value."""
+
+
+class Secret(str):
+    """A string marked secret: its ``repr`` hides it and it is scrubbed everywhere.
+
+    Use it for call-context values (``run(..., context={"token": Secret(t)})``) or any
+    value the harness must never show; it is an ordinary ``str`` to the code using it.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: object) -> Secret:
+        made = super().__new__(cls, value)
+        register_secret(made, source="a Secret(...) value")
+        return made
+
+    def __repr__(self) -> str:
+        return f"Secret({REDACTED!r})"
+
+
+_LOCK = threading.Lock()
+_KNOWN: set[str] = set()
+_WARNED: set[str] = set()
+
+
+def register_secret(value: Any, *, source: str = "a configured secret", warn: bool = True) -> bool:
+    """Remember ``value`` (by its ``str``) as a secret to scrub; ``True`` if registered.
+
+    ``None`` and empty values are ignored. A string shorter than ``MIN_SECRET_LENGTH``
+    warns once (``ShortSecretWarning``) and is not registered; short non-strings (a
+    preset ``limit=10``) are silently left alone, and so are short values given with
+    ``warn=False`` (a fake client's ``api_key="test"``).
+    """
+    if value is None or isinstance(value, bool):
+        return False
+    is_text = isinstance(value, (str, bytes))
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    if not text:
+        return False
+    if len(text) < MIN_SECRET_LENGTH:
+        if is_text and warn:
+            with _LOCK:
+                first = text not in _WARNED
+                _WARNED.add(text)
+            if first:
+                warnings.warn(
+                    f"{source} is {len(text)} characters long: secrets shorter than "
+                    f"{MIN_SECRET_LENGTH} characters cannot be scrubbed reliably by value from "
+                    "cassettes, messages and reports; use a longer value (a real key is)",
+                    ShortSecretWarning,
+                    stacklevel=3,
+                )
+        return False
+    with _LOCK:
+        _KNOWN.add(text)
+    return True
+
+
+def known_secrets() -> frozenset[str]:
+    """Every registered secret value (a snapshot)."""
+    with _LOCK:
+        return frozenset(_KNOWN)
+
+
+def forget_secrets(values: Iterable[str] | None = None) -> None:
+    """Forget ``values`` (or every registered secret): for tests of the registry."""
+    with _LOCK:
+        if values is None:
+            _KNOWN.clear()
+            _WARNED.clear()
+        else:
+            _KNOWN.difference_update(values)
+
+
+def secret_forms(secret: str) -> set[str]:
+    """The forms ``secret`` takes in text: as is, upper/lower-cased, URL-quoted,
+    JSON-escaped, ``repr``-escaped and inside a bytes ``repr``."""
+    forms = {secret, secret.upper(), secret.lower()}
+    forms.add(urllib.parse.quote(secret, safe=""))
+    forms.add(urllib.parse.quote(secret))
+    forms.add(urllib.parse.quote_plus(secret))
+    forms.add(json.dumps(secret)[1:-1])
+    forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    forms.add(repr(secret)[1:-1])
+    forms.add(ascii(secret)[1:-1])
+    encoded = secret.encode("utf-8", "surrogatepass")
+    forms.add(repr(encoded)[2:-1])
+    forms.add(encoded.decode("latin-1"))  # utf-8 bytes read as latin-1 (mojibake)
+    more = set()
+    for form in forms:
+        more.add(form.upper())
+        more.add(json.dumps(form)[1:-1])  # escaped twice (JSON inside JSON)
+    forms |= more
+    return {f for f in forms if len(f) >= min(len(secret), MIN_SECRET_LENGTH)}
+
+
+def _all(extra: Iterable[Any]) -> set[str]:
+    values = set(known_secrets())
+    for value in extra:
+        if value is None or isinstance(value, bool):
+            continue
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        if text:
+            values.add(text)
+    return values
+
+
+_PATTERN_CACHE: dict[frozenset[str], re.Pattern[str]] = {}
+
+
+def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    if not secrets:
+        return None
+    pattern = _PATTERN_CACHE.get(secrets)
+    if pattern is None:
+        forms = set().union(*(secret_forms(s) for s in secrets))
+        ordered = sorted(forms, key=len, reverse=True)
+        pattern = re.compile("|".join(re.escape(f) for f in ordered))
+        if len(_PATTERN_CACHE) > 256:
+            _PATTERN_CACHE.clear()
+        _PATTERN_CACHE[secrets] = pattern
+    return pattern
+
+
+def _marker(secrets: Iterable[str]) -> str:
+    for marker in (REDACTED, "***", "\x00"):
+        if not any(s in marker or marker in s for s in secrets):
+            return marker
+    return ""
+
+
+def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:
+    """``text`` with every known secret (and ``extra`` values, by their ``str``) in any
+    of its ``secret_forms`` replaced by :data:`REDACTED`."""
+    if not isinstance(text, str) or not text:
+        return text
+    secrets = frozenset(_all(extra))
+    pattern = _pattern(secrets)
+    if pattern is None:
+        return text
+    marker = _marker(secrets)
+    for _ in range(8):  # a replacement can complete a new occurrence; repeat until stable
+        text, count = pattern.subn(marker, text)
+        if count == 0:
+            return text
+    return pattern.sub("", text)
+
+
+def scrub_bytes(data: bytes, extra: Iterable[Any] = ()) -> bytes:
+    """``data`` with known secrets scrubbed (as UTF-8 text when it decodes, else byte-wise)."""
+    if not data:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        scrubbed = scrub_text(text, extra)
+        return data if scrubbed == text else scrubbed.encode("utf-8", "surrogatepass")
+    secrets = _all(extra)
+    marker = _marker(secrets).encode()
+    forms = sorted(
+        {f.encode("utf-8", "surrogatepass") for s in secrets for f in secret_forms(s)},
+        key=len,
+        reverse=True,
+    )
+    for _ in range(8):
+        before = data
+        for form in forms:
+            data = data.replace(form, marker)
+        if data == before:
+            break
+    return data
+
+
+# -- credential names ------------------------------------------------------------------------
+
+_CREDENTIAL_WORDS = re.compile(
+    r"auth|token|secret|passw|api[-_]?key|apikey|cookie|credential|session|signature"
+    r"|private[-_]?key|organization|^openai-project$|-key$|_key$|^key$|^sig$",
+    re.IGNORECASE,
+)
+_NOT_CREDENTIAL_HEADERS = re.compile(r"^x-ratelimit-|^content-|^accept", re.IGNORECASE)
+_PARAM_WORDS = re.compile(
+    r"^(key|sig|signature|token|code|secret|password|passwd|pwd)$"
+    r"|api[-_]?key|apikey|access[-_]?token|(^|[-_.])auth($|[-_.])|authoriz|authenticat|authtoken"
+    r"|token(?!s)|secret|passw"
+    r"|credential|signature",
+    re.IGNORECASE,
+)
+_FIELD_WORDS = re.compile(
+    r"^(api[-_]?key|apikey|x[-_]api[-_]key|key|token|secret|password|passwd|authorization"
+    r"|credentials?|sig|signature|cookie)$"
+    r"|api[-_]?key$|[-_]secret$|[-_]token$|^(access|refresh|id|auth|session|bearer)[-_]?token"
+    r"|password|private[-_]?key|client[-_]?secret",
+    re.IGNORECASE,
+)
+
+
+def is_credential_header(name: str) -> bool:
+    """True for header names that carry credentials (case-insensitive): ``Authorization``,
+    ``Proxy-Authorization``, ``WWW-Authenticate``, ``*api-key*``, ``*token*``, ``*secret*``,
+    ``*auth*``, ``Cookie``, ``Set-Cookie``, ``*-key``, ``*organization*``, ``OpenAI-Project``
+    ... but not ``x-ratelimit-*`` counters or ``content-*``."""
+    name = str(name).strip()
+    return bool(_CREDENTIAL_WORDS.search(name)) and not _NOT_CREDENTIAL_HEADERS.search(name)
+
+
+def is_credential_param(name: str) -> bool:
+    """True for query/form parameter names that carry credentials: ``key``, ``api-key``,
+    ``api_key``, ``access_token``, ``token``, ``sig``, ``signature``, ``code``, ``*secret*``..."""
+    return bool(_PARAM_WORDS.search(str(name).strip()))
+
+
+def is_credential_field(name: str) -> bool:
+    """True for JSON body field names that carry credentials: ``api_key``, ``token``,
+    ``client_secret``, ``password``, ``access_token``, ``*_api_key``, ``*_secret`` ...
+    (``max_tokens`` and ``prompt_tokens`` are not)."""
+    return bool(_FIELD_WORDS.search(str(name).strip()))
+
+
+def scrub_url(url: str, extra: Iterable[Any] = ()) -> tuple[str, set[str]]:
+    """``url`` without userinfo and credential query parameters, known secrets scrubbed;
+    also returns the credential values it removed (to scrub them elsewhere)."""
+    found: set[str] = set()
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return scrub_text(url, extra), found
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, netloc = netloc.rpartition("@")
+        for piece in userinfo.split(":", 1):
+            if piece:
+                found.add(urllib.parse.unquote(piece))
+                found.add(piece)
+    query = parts.query
+    if query:
+        kept = []
+        for pair in query.split("&"):
+            name, _, value = pair.partition("=")
+            if is_credential_param(urllib.parse.unquote_plus(name)):
+                if value:
+                    found.add(urllib.parse.unquote_plus(value))
+                    found.add(value)
+                continue
+            kept.append(pair)
+        query = "&".join(kept)
+    rebuilt = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return scrub_text(rebuilt, [*extra, *found]), found
+
+
+_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+
+
+def scrub_message(text: str, extra: Iterable[Any] = ()) -> str:
+    """``scrub_text`` plus, in every URL the text contains, userinfo and credential
+    query parameters (``?key=...``) removed: for error messages and reports."""
+    if not isinstance(text, str) or "://" not in text:
+        return scrub_text(text, extra)
+    values = list(extra)
+    found: set[str] = set()
+
+    def clean(match: re.Match[str]) -> str:
+        cleaned, removed = scrub_url(match.group(0), values)
+        found.update(removed)
+        return cleaned
+
+    text = _URL_IN_TEXT.sub(clean, text)
+    return scrub_text(text, [*values, *(v for v in found if len(v) >= MIN_SECRET_LENGTH)])
+
+
+def scrub_mapping_repr(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``values`` with credential-named entries hidden (for reprs and reports)."""
+    return {k: (REDACTED if is_credential_field(k) else v) for k, v in values.items()}
