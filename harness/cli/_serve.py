@@ -1,4 +1,4 @@
-"""``harness serve``: serve a scenario's model over HTTP in the OpenAI wire format."""
+"""``harness serve``: serve a scenario's model over HTTP, OpenAI and Anthropic wire formats."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def serve_command(
         False, "--strict", help="Add stricter provider rules (undeclared tools in history)."
     ),
 ) -> None:
-    """Serve a scenario's model on 127.0.0.1 for OpenAI clients; stop with Ctrl-C."""
+    """Serve a scenario's model on 127.0.0.1 for OpenAI and Anthropic clients; stop with Ctrl-C."""
     from harness.models import WireServer
     from harness.scenarios import load_scenario
 
@@ -34,6 +34,7 @@ def serve_command(
         raise typer.Exit(2) from None
     console.print(f"serving {model.name!r} from {str(scenario)!r}", soft_wrap=True)
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
+    console.print(f"ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()

@@ -24,6 +24,7 @@ SECRET_HEADERS = (
     "x-api-key",
     "openai-organization",
     "openai-project",
+    "anthropic-organization-id",
     "cookie",
     "set-cookie",
 )
