@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -122,6 +124,23 @@ def map_anthropic_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> P
     return ProviderError(scrub(f"Anthropic SDK error: {exc}", secrets))
 
 
+@functools.lru_cache(maxsize=16)
+def _sdk_keywords(method: Any) -> frozenset[str]:
+    return frozenset(inspect.signature(method).parameters)
+
+
+def sdk_call_kwargs(method: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` (a request body) as keyword arguments of an SDK method: fields the SDK
+    version does not name (``temperature`` on recent SDKs, new API fields on old ones) go
+    through ``extra_body``, so the body on the wire is exactly ``params``."""
+    known = _sdk_keywords(getattr(method, "__func__", method))
+    kwargs = {k: v for k, v in params.items() if k in known}
+    extra = {k: v for k, v in params.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = {**kwargs.get("extra_body", {}), **extra}
+    return kwargs
+
+
 class AnthropicModel(Model):
     """A real model behind the Anthropic Messages API, through the official ``anthropic`` SDK.
 
@@ -215,9 +234,11 @@ class AnthropicModel(Model):
         client: Any = self.client
         try:
             if self.stream:
-                with client.messages.stream(**params) as stream:
-                    return self._read(stream.get_final_message())
-            return self._read(client.messages.create(**params))
+                with client.messages.stream(**sdk_call_kwargs(client.messages.stream, params)) as s:
+                    return self._read(s.get_final_message())
+            return self._read(
+                client.messages.create(**sdk_call_kwargs(client.messages.create, params))
+            )
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
 
@@ -229,9 +250,11 @@ class AnthropicModel(Model):
         client: Any = self.client
         try:
             if self.stream:
-                async with client.messages.stream(**params) as stream:
-                    return self._read(await stream.get_final_message())
-            return self._read(await client.messages.create(**params))
+                kwargs = sdk_call_kwargs(client.messages.stream, params)
+                async with client.messages.stream(**kwargs) as s:
+                    return self._read(await s.get_final_message())
+            kwargs = sdk_call_kwargs(client.messages.create, params)
+            return self._read(await client.messages.create(**kwargs))
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
 
