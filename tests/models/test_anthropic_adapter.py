@@ -170,7 +170,7 @@ def test_prompt_too_long_is_context_length_exceeded() -> None:
 
 def test_construction_is_validated() -> None:
     client = fake_anthropic_client(Canned(KINDS["text"]))
-    with pytest.raises(UsageError, match="anthropic.Anthropic or anthropic.AsyncAnthropic"):
+    with pytest.raises(UsageError, match=r"anthropic\.Anthropic or anthropic\.AsyncAnthropic"):
         AnthropicModel(object(), "m")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="model must be a model name"):
         AnthropicModel(client, "")

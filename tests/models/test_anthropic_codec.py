@@ -296,15 +296,19 @@ def test_sse_has_the_apis_event_order_with_a_ping_and_json_fragments() -> None:
 
 
 def test_sse_parser_handles_padding_pings_and_comments() -> None:
+    start = {"type": "message_start", "message": _message([], stop=None)}  # type: ignore[arg-type]
+    use = {"type": "tool_use", "id": "t", "name": "f", "input": {}}
+    block = {"type": "content_block_start", "index": 0, "content_block": use}
+    empty = {"type": "input_json_delta", "partial_json": ""}
+    delta = {"type": "content_block_delta", "index": 0, "delta": empty}
+    end = {"type": "message_delta", "delta": {"stop_reason": "tool_use"}}
     text = (
-        'event: message_start\ndata: {"type":"message_start","message":'
-        + json.dumps(_message([], stop=None))
-        + "}   \n\n"  # type: ignore[arg-type]
+        f"event: message_start\ndata: {json.dumps(start)}   \n\n"
         ': a comment\n\nevent: ping\ndata: {"type": "ping"}\n\n'
-        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}\n\n'
-        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}    }\n\n'
+        f"event: content_block_start\ndata: {json.dumps(block)}\n\n"
+        f"event: content_block_delta\ndata: {json.dumps(delta)[:-1]}    }}\n\n"
         'data: {"type":"content_block_stop","index":0}\n\n'
-        'data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}\n\n'
+        f"data: {json.dumps({**end, 'usage': {'output_tokens': 9}})}\n\n"
     )
     assert [e["type"] for e in sse_events(text)][:2] == ["message_start", "ping"]
     response = response_from_sse(text.encode())

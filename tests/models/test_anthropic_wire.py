@@ -7,12 +7,13 @@ from typing import Any
 
 import anthropic
 import pytest
-from wire_helpers import KINDS, Canned, usage
+from wire_helpers import KINDS, Canned, model_request, usage
 
 from harness._errors import ProviderError, ProviderTimeout, RateLimited
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
+    AnthropicModel,
     OpenAIWireTransport,
     WireApp,
     WireServer,
@@ -246,9 +247,6 @@ def test_sse_frames_on_the_wire() -> None:
 def test_provider_errors_round_trip_through_the_sdk(
     error: ProviderError, status: int, error_type: str, cls: type[ProviderError]
 ) -> None:
-    from harness.models import AnthropicModel
-    from wire_helpers import model_request
-
     app = WireApp(Canned(error))
     _, answer = post(app, body([{"role": "user", "content": "q"}]))
     assert answer == {"type": "error", "error": {"type": error_type, "message": str(error)}}
@@ -262,9 +260,6 @@ def test_provider_errors_round_trip_through_the_sdk(
 
 
 def test_timeout_and_sdk_retries() -> None:
-    from harness.models import AnthropicModel
-    from wire_helpers import model_request
-
     with pytest.raises(ProviderTimeout):
         AnthropicModel(fake_anthropic_client(Canned(ProviderTimeout("late"))), "m").request(
             model_request()
