@@ -157,7 +157,7 @@ class AnthropicModel(Model):
     def __init__(
         self,
         client: anthropic.Anthropic | anthropic.AsyncAnthropic,
-        model: str = "claude-sonnet-4-5",
+        model: str = "claude-haiku-4-5",
         *,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         stream: bool = False,
@@ -169,7 +169,7 @@ class AnthropicModel(Model):
         self._kind = _client_kind(client)
         if not isinstance(model, str) or not model:
             raise UsageError(
-                f"model must be a model name such as 'claude-sonnet-4-5', got {model!r}"
+                f"model must be a model name such as 'claude-haiku-4-5', got {model!r}"
             )
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise UsageError(
