@@ -28,6 +28,7 @@ from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
     AnthropicModel,
     request_from_body,
+    response_from_body,
     response_from_message,
     response_from_sse,
 )
@@ -77,9 +78,13 @@ def _decoded(response: dict[str, Any]) -> bytes:
 def _direct(response: dict[str, Any]) -> ModelResponse:
     """The codec on the raw recorded body."""
     text = _decoded(response)
-    if _header(response["headers"], "content-type").startswith("text/event-stream"):
-        return response_from_sse(text)
-    return response_from_message(json.loads(text))
+    content_type = _header(response["headers"], "content-type")
+    direct = response_from_body(text, content_type=content_type)
+    if content_type.startswith("text/event-stream"):
+        assert response_from_sse(text) == direct
+    else:
+        assert response_from_message(json.loads(text)) == direct
+    return direct
 
 
 def _client(name: str) -> anthropic.Anthropic:

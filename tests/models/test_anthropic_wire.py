@@ -219,6 +219,7 @@ def test_sse_frames_on_the_wire() -> None:
         json.dumps(body([{"role": "user", "content": "q"}], stream=True)).encode(),
     )
     assert reply.headers["content-type"].startswith("text/event-stream")
+    assert reply.headers["request-id"].startswith("req_")
     frames = [c.decode() for c in reply.chunks]
     assert frames[0].startswith("event: message_start\ndata: {")
     assert frames[2] == 'event: ping\ndata: {"type":"ping"}\n\n'

@@ -36,6 +36,7 @@ __all__ = [
     "message_key",
     "messages_params",
     "request_from_body",
+    "response_from_body",
     "response_from_events",
     "response_from_message",
     "response_from_sse",
@@ -456,6 +457,16 @@ def sse_events(text: str | bytes) -> Iterator[dict[str, Any]]:
 def response_from_sse(text: str | bytes) -> ModelResponse:
     """The harness response for a whole SSE body, as recorded (padded JSON and pings fine)."""
     return response_from_events(sse_events(text))
+
+
+def response_from_body(
+    body: str | bytes, *, content_type: str = "application/json"
+) -> ModelResponse:
+    """The harness response for a recorded (already decompressed) response body: SSE when
+    ``content_type`` is ``text/event-stream``, else the message JSON."""
+    if content_type.lower().startswith("text/event-stream"):
+        return response_from_sse(body)
+    return response_from_message(json.loads(body))
 
 
 # -- responses: neutral -> body (the wire fake) -----------------------------------------

@@ -144,11 +144,14 @@ class WireApp:
             )
         chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
         if _messages(path):
+            headers = {**self._headers(), **messages_headers(self._ids)}
             if wire.stream:
-                headers = {**self._headers(), "content-type": "text/event-stream; charset=utf-8"}
+                headers["content-type"] = "text/event-stream; charset=utf-8"
                 chunks = stream_message(wire, response, self._ids, chunk_chars=self.chunk_chars)
-                return WireReply(status=200, headers=headers, chunks=tuple(chunks))
-            return self._json(200, render_message(wire, response, self._ids))
+            else:
+                headers["content-type"] = "application/json"
+                chunks = [json.dumps(render_message(wire, response, self._ids)).encode()]
+            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         if wire.stream:
             stream = stream_chat if chat else stream_response
             chunks = stream(wire, response, self._ids, chunk_chars=self.chunk_chars)
@@ -197,7 +200,6 @@ class WireApp:
             "x-request-id": self._ids.next("req_"),
             "openai-processing-ms": "0",
             "openai-version": "2020-10-01",
-            **messages_headers(self._ids),
         }
 
     def _json(self, status: int, data: Any) -> WireReply:
