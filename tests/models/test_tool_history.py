@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 from wire_helpers import TOOLS, WEATHER, model_request
 
 from fixtures.orders_fsm import Order
@@ -16,7 +17,7 @@ from harness import run
 from harness._errors import ProviderError
 from harness.injection import StateMachine
 from harness.loop import Model, ModelSettings
-from harness.messages import AssistantMessage, ToolMessage, UserMessage
+from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.models import (
     ANTHROPIC_CAPABILITIES,
     AnthropicModel,
@@ -29,8 +30,9 @@ from harness.models import (
     missing_tools,
     reply,
 )
+from harness.models._anthropic._codec import messages_params
 from harness.models._tool_history import REMOVED_MARKER, ToolMemory
-from harness.models._wire._messages_validation import NO_TOOLS_DEFINED
+from harness.models._wire._messages_validation import NO_TOOLS_DEFINED, validate_messages_body
 from harness.scenarios import Scenario, load_scenario, run_scenario
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios"
@@ -227,3 +229,53 @@ def test_the_default_anthropic_rule_accepts_scenarios_that_keep_a_tool(name: str
     wrap = lambda m: AnthropicModel(fake_anthropic_client(m), "claude-x", tool_history="off")  # noqa: E731
     outcome = run_scenario(Served(spec=scenario.spec, path=scenario.path, wrap=wrap))
     assert outcome.passed, outcome.problem
+
+
+_TEXT = st.text(min_size=1, max_size=8)
+
+
+@st.composite
+def loop_histories(draw: st.DrawFn) -> list[Message]:
+    """Histories like the loop sends: user, then turns of calls answered by their results."""
+    messages: list[Message] = [UserMessage(content=draw(_TEXT))]
+    for turn in range(draw(st.integers(0, 4))):
+        names = draw(st.lists(st.sampled_from(["get_weather", "get_time"]), min_size=1, max_size=3))
+        calls = tuple(ToolCall(id=f"c{turn}_{i}", name=n) for i, n in enumerate(names))
+        messages.append(AssistantMessage(content=draw(st.none() | _TEXT), tool_calls=calls))
+        messages.extend(ToolMessage(tool_call_id=c.id, content=draw(_TEXT)) for c in calls)
+        if draw(st.booleans()):
+            messages.append(UserMessage(content=draw(_TEXT)))
+    return messages
+
+
+PARALLEL_PARTLY_REMOVED: list[Message] = [
+    UserMessage(content="q"),
+    AssistantMessage(
+        tool_calls=(ToolCall(id="a", name="get_weather"), ToolCall(id="b", name="get_time"))
+    ),
+    ToolMessage(tool_call_id="a", content="1"),
+    ToolMessage(tool_call_id="b", content="2"),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@example(PARALLEL_PARTLY_REMOVED, {"get_time"}, "rewrite", "tools_declared")
+@given(
+    loop_histories(),
+    st.sets(st.sampled_from(["get_weather", "get_time"])),
+    st.sampled_from(["redeclare", "rewrite"]),
+    st.sampled_from(["tools_defined", "tools_declared"]),
+)
+def test_property_any_removal_is_made_acceptable(
+    history: list[Message], kept: set[str], policy: str, rule: str
+) -> None:
+    """Whatever a strategy removed, the policy yields a body the validating fake accepts."""
+    request = model_request(history, tools=[t for t in TOOLS if t["function"]["name"] in kept])
+    memory = ToolMemory()
+    memory.remember(TOOLS)
+    fixed = apply_tool_history(request, rule=rule, policy=policy, memory=memory)  # type: ignore[arg-type]
+    profile = "strict" if rule == "tools_declared" else "default"
+    validate_messages_body(messages_params(fixed, model="m"), profile=profile)
+    assert set(request.tool_names) <= set(fixed.tool_names)  # nothing offered is taken away
+    if policy == "redeclare":
+        assert list(fixed.messages) == history  # the history is kept as it is
