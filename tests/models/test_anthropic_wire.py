@@ -149,10 +149,49 @@ def test_stray_tool_result_is_refused(app: WireApp) -> None:
             body([{"role": "user", "content": [USE]}], tools=[TOOL]),
             "messages.0.content.0: tool_use blocks can only be in assistant messages",
         ),
+        (body([{"role": "user", "content": "x"}], tools={}), "tools: Input should be a valid list"),
+        (
+            body([{"role": "user", "content": "x"}], tools=["f"]),
+            "tools.0: Input should be a valid dictionary or object",
+        ),
+        (
+            body([{"role": "user", "content": "x"}], tools=[{"input_schema": {"type": "object"}}]),
+            "tools.0.custom.name: Field required",
+        ),
+        (
+            body(
+                [{"role": "user", "content": "x"}],
+                tools=[{**TOOL, "input_schema": {"type": "array"}}],
+            ),
+            "tools.0.custom.input_schema.type: Input should be 'object'",
+        ),
+        (
+            {**body([{"role": "user", "content": "x"}]), "model": 5},
+            "model: Input should be a valid string",
+        ),
+        (body("x"), "messages: Input should be a valid list"),  # type: ignore[arg-type]
+        (body(["x"]), "messages.0: Input should be a valid dictionary"),  # type: ignore[list-item]
+        (body([{"role": "user"}]), "messages.0.content: Field required"),
+        (
+            body([{"role": "assistant", "content": [RESULT]}], tools=[TOOL]),
+            "messages.0.content.0: tool_result blocks can only be in user messages",
+        ),
+        (
+            body([{"role": "user", "content": "x"}], tools=[TOOL], tool_choice={"type": "some"}),
+            "tool_choice: Input tag does not match any of the expected tags: 'auto', 'any', "
+            "'tool', 'none'",
+        ),
     ],
 )
 def test_request_validation_messages(app: WireApp, data: dict[str, Any], message: str) -> None:
     assert error_of(app, data) == message
+
+
+def test_server_tools_count_as_declared_tools(app: WireApp) -> None:
+    search = {"type": "web_search_20250305", "name": "web_search"}
+    assert post(app, body(TOOL_TURNS, tools=[search, TOOL]))[0] == 200
+    only_server = [*TOOL_TURNS[:1], {"role": "assistant", "content": "ok"}]
+    assert post(app, body(only_server, tools=[search]))[0] == 200
 
 
 def test_bad_json_is_an_anthropic_shaped_error(app: WireApp) -> None:
