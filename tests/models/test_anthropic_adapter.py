@@ -182,3 +182,25 @@ def test_construction_is_validated() -> None:
     assert model.name == "claude" and model.capabilities == ANTHROPIC_CAPABILITIES
     assert model.capabilities.tool_history == "tools_defined"
     assert repr(model) == "AnthropicModel(model='m', stream=False)"
+
+
+def test_a_failed_tool_reaches_claude_as_an_error_result() -> None:
+    import harness
+    from harness import llm_tool
+    from harness.models import ScriptedModel, call, reply
+
+    @llm_tool
+    def get_weather(city: str) -> str:
+        """Weather of a city."""
+        raise RuntimeError("weather service down")
+
+    served = ScriptedModel([call("get_weather", city="Paris"), reply("No weather today.")])
+    transport = OpenAIWireTransport(served)
+    model = AnthropicModel(fake_anthropic_client(transport), "claude-x")
+    result = harness.run(model, "Weather?", tools=[get_weather])
+    assert result.output == "No weather today."
+    block = transport.requests[1].body["messages"][2]["content"][0]
+    assert block["type"] == "tool_result" and block["is_error"] is True
+    assert "weather service down" in block["content"]
+    seen = [m for m in result.messages if isinstance(m, ToolMessage)]
+    assert seen[0].is_error is True

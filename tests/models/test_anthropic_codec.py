@@ -29,7 +29,7 @@ HISTORY = [
     UserMessage(content="Weather and time in Paris?"),
     AssistantMessage(content="Let me check.", tool_calls=(WEATHER, TIME)),
     ToolMessage(tool_call_id="call_a", content="21C"),
-    ToolMessage(tool_call_id="call_b", content="12:00"),
+    ToolMessage(tool_call_id="call_b", content="12:00", is_error=True),
     UserMessage(content="And tomorrow?"),
 ]
 
@@ -50,7 +50,13 @@ def test_history_becomes_system_and_alternating_messages_with_blocks() -> None:
     results = params["messages"][2]["content"]
     # parallel results first, in call order, then the user's text (the API's rule)
     assert [b["type"] for b in results] == ["tool_result", "tool_result", "text"]
-    assert results[1] == {"type": "tool_result", "tool_use_id": "call_b", "content": "12:00"}
+    assert results[0] == {"type": "tool_result", "tool_use_id": "call_a", "content": "21C"}
+    assert results[1] == {
+        "type": "tool_result",
+        "tool_use_id": "call_b",
+        "content": "12:00",
+        "is_error": True,
+    }
     assert params["tools"][0] == {
         "name": "get_weather",
         "description": "Weather of a city.",
@@ -173,7 +179,7 @@ def test_request_body_with_list_system_and_rich_tool_results() -> None:
     assert back.messages[2] == AssistantMessage(
         tool_calls=(ToolCall(id="t1", name="f", arguments='{"a": 1}'),)
     )
-    assert back.messages[3] == ToolMessage(tool_call_id="t1", content="boom")
+    assert back.messages[3] == ToolMessage(tool_call_id="t1", content="boom", is_error=True)
     assert back.tool_names == ("f",)  # server tools are the API's, not the loop's
     assert back.settings.extra == {"temperature": 0.1}
 
@@ -335,7 +341,10 @@ def histories(draw: st.DrawFn) -> list[object]:
             for i in range(n)
         )
         messages.append(AssistantMessage(content=draw(st.none() | _TEXT), tool_calls=calls))
-        messages.extend(ToolMessage(tool_call_id=c.id, content=draw(_TEXT)) for c in calls)
+        messages.extend(
+            ToolMessage(tool_call_id=c.id, content=draw(_TEXT), is_error=draw(st.booleans()))
+            for c in calls
+        )
     messages.append(AssistantMessage(content=draw(_TEXT)))
     return messages
 

@@ -164,8 +164,10 @@ def _messages(
         elif isinstance(message, UserMessage):
             _append(out, "user", [{"type": "text", "text": message.content}])
         elif isinstance(message, ToolMessage):
-            block = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
             block["content"] = message.content
+            if message.is_error:
+                block["is_error"] = True
             _append(out, "user", [block])
         else:
             _append(out, "assistant", _assistant_blocks(message, thinking))
@@ -254,7 +256,9 @@ def _read_message(data: Mapping[str, Any]) -> list[Message]:
         if block.get("type") == "tool_result":
             out.append(
                 ToolMessage(
-                    tool_call_id=str(block.get("tool_use_id")), content=_text(block.get("content"))
+                    tool_call_id=str(block.get("tool_use_id")),
+                    content=_text(block.get("content")),
+                    is_error=block.get("is_error") is True,
                 )
             )
         else:
