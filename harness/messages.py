@@ -2,7 +2,8 @@
 
 ``to_openai(message)`` gives the Chat Completions message dict and
 ``from_openai(d)`` reads one back; for the dicts ``to_openai`` produces,
-``to_openai(from_openai(d)) == d`` and ``from_openai(to_openai(m)) == m``.
+``to_openai(from_openai(d)) == d`` and ``from_openai(to_openai(m)) == m`` (except
+``ToolMessage.is_error``, which the format does not carry).
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ class ToolMessage(BaseModel):
     """The result text the model reads."""
     name: str | None = None
     """The tool's name (kept for traces; optional on the wire)."""
+    is_error: bool = False
+    """True when the call failed and ``content`` explains why (Anthropic sends it as
+    ``tool_result.is_error``; the OpenAI formats have no such field and drop it)."""
 
 
 Message = Annotated[

@@ -1,4 +1,4 @@
-"""``harness serve``: serve a scenario's model over HTTP in the OpenAI wire format."""
+"""``harness serve``: serve a scenario's model over HTTP, OpenAI and Anthropic wire formats."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def serve_command(
         64, "--max-connections", help="Most connections served at once; more get a 503."
     ),
 ) -> None:
-    """Serve a scenario's model (or, with --mcp, its tools) on 127.0.0.1; stop with Ctrl-C."""
+    """Serve a scenario's model on 127.0.0.1 for OpenAI and Anthropic clients (or, with
+    --mcp, its tools for MCP clients); stop with Ctrl-C."""
     if mcp or mcp_server is not None:
         _serve_mcp(scenario, port, mcp_server)
         return
@@ -60,6 +61,7 @@ def serve_command(
         raise typer.Exit(2) from None
     console.print(escape(f"serving {model.name!r} from {str(scenario)!r}"), soft_wrap=True)
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
+    console.print(f"ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()

@@ -424,7 +424,11 @@ class LoopCore:
                     attempts=attempts,
                 )
             )
-            self.messages.append(ToolMessage(tool_call_id=call.id, content=content, name=call.name))
+            self.messages.append(
+                ToolMessage(
+                    tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
+                )
+            )
         if error is not None:
             self._fail(error)
 

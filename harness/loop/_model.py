@@ -22,6 +22,9 @@ __all__ = [
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 
+ToolHistoryRule = Literal["free", "tools_defined", "tools_declared"]
+"""What a provider requires of ``tools`` once the history holds tool calls and results."""
+
 
 class HistoryView(Sequence[Message]):
     """A read-only view of the first ``length`` messages of a growing history (no copy)."""
@@ -94,14 +97,21 @@ class Usage:
     """Token usage of one response (or a sum)."""
 
     input_tokens: int = 0
+    """All input tokens, cached ones included."""
     output_tokens: int = 0
     total_tokens: int = 0
+    cache_read_tokens: int = 0
+    """Input tokens read from the provider's prompt cache (part of ``input_tokens``)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prompt cache (part of ``input_tokens``)."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -131,6 +141,12 @@ class ModelCapabilities:
     """Can stream responses."""
     structured_output: bool = True
     """Honours a JSON-schema response format."""
+    tool_history: ToolHistoryRule = "free"
+    """What the provider demands of ``tools`` when the history holds tool calls: ``free``
+    (nothing, OpenAI), ``tools_defined`` (at least one tool must be declared, Anthropic),
+    ``tools_declared`` (every tool the history called must still be declared: strict proxies
+    and some models). Adapters that honour it keep requests valid after a strategy removed
+    tools (see ``harness.models.ToolHistoryPolicy``)."""
 
 
 class Model(ABC):

@@ -2,6 +2,23 @@
 
 from harness._errors import StaticToolsChanged
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse, ModelSettings, Usage
+from harness.loop._model import ToolHistoryRule
+from harness.models._anthropic._codec import (
+    message_body,
+    message_events,
+    messages_params,
+    request_from_body,
+    response_from_body,
+    response_from_events,
+    response_from_message,
+    response_from_sse,
+    thinking_blocks,
+)
+from harness.models._anthropic._model import (
+    ANTHROPIC_CAPABILITIES,
+    AnthropicModel,
+    map_anthropic_error,
+)
 from harness.models._callback import CallbackModel, CallbackResult
 from harness.models._capabilities import CapabilitiesOverride, StaticToolsModel, with_capabilities
 from harness.models._openai._chat import (
@@ -46,6 +63,17 @@ from harness.models._scripted._steps import (
     reply,
 )
 from harness.models._scripted._steps_data import step_from_data, steps_from_data
+from harness.models._tool_history import (
+    ToolHistoryError,
+    ToolHistoryPolicy,
+    apply_tool_history,
+    missing_tools,
+)
+from harness.models._wire._anthropic_client import (
+    FAKE_ANTHROPIC_BASE_URL,
+    fake_anthropic_client,
+    fake_async_anthropic_client,
+)
 from harness.models._wire._app import RecordedRequest, WireApp, WireReply
 from harness.models._wire._server import WireServer
 from harness.models._wire._transport import (
@@ -56,10 +84,13 @@ from harness.models._wire._transport import (
 )
 
 __all__ = [
+    "ANTHROPIC_CAPABILITIES",
     "DEFAULT_HINTS",
+    "FAKE_ANTHROPIC_BASE_URL",
     "FAKE_BASE_URL",
     "OPENAI_CHAT_CAPABILITIES",
     "OPENAI_RESPONSES_CAPABILITIES",
+    "AnthropicModel",
     "ArgumentOverrides",
     "CallStep",
     "CallbackModel",
@@ -92,29 +123,46 @@ __all__ = [
     "StaticToolsChanged",
     "StaticToolsModel",
     "Step",
+    "ToolHistoryError",
+    "ToolHistoryPolicy",
+    "ToolHistoryRule",
     "Usage",
     "WeakBehavior",
     "WireApp",
     "WireReply",
     "WireServer",
+    "apply_tool_history",
     "call",
     "calls",
     "chat_params",
     "chat_response_from_chunks",
     "chat_response_from_completion",
     "expect_offered",
+    "fake_anthropic_client",
+    "fake_async_anthropic_client",
     "fake_async_openai_client",
     "fake_openai_client",
+    "map_anthropic_error",
     "map_openai_error",
+    "message_body",
+    "message_events",
+    "messages_params",
+    "missing_tools",
     "output",
     "raise_error",
     "reasoning_items",
     "refuse",
     "reply",
+    "request_from_body",
+    "response_from_body",
+    "response_from_events",
+    "response_from_message",
+    "response_from_sse",
     "responses_params",
     "responses_response_from_events",
     "responses_response_from_response",
     "step_from_data",
     "steps_from_data",
+    "thinking_blocks",
     "with_capabilities",
 ]

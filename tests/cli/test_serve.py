@@ -94,6 +94,8 @@ def test_serve_command_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(app, ["serve", "--scenario", str(SCENARIO), "--strict"])
     assert result.exit_code == 0, result.output
     assert "OPENAI_BASE_URL=http://127.0.0.1:" in result.output
+    openai_url = result.output.split("OPENAI_BASE_URL=", 1)[1].split()[0]
+    assert f"ANTHROPIC_BASE_URL={openai_url.removesuffix('/v1')}\n" in result.output
     assert "stopped" in result.output
 
 

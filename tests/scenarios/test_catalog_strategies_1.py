@@ -48,6 +48,12 @@ EXPECTED: dict[str, list[tuple[str, ...]]] = {
         *[(*FILES_READ, "write_file", "delete_file")] * 3,
     ],
     "unfolding/exclusive_file_tools": [("file_tools", "get_time"), FILES_ALL, FILES_ALL],
+    "unfolding/exclusive_after_use": [
+        ("file_tools", "get_time"),
+        ("file_tools", "get_time"),
+        FILES_ALL,
+        FILES_ALL,
+    ],
     "unfolding/nested_admin": [
         ("admin_operations", "server_status"),
         (*ADMIN_1, "user_management"),

@@ -17,6 +17,14 @@ from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
 from harness.models._wire._common import IdSource, WireRequest, now
 from harness.models._wire._errors import WireError, provider_error_to_wire
+from harness.models._wire._messages import (
+    is_messages_route,
+    messages_error,
+    messages_headers,
+    parse_messages_request,
+    render_message,
+    stream_message,
+)
 from harness.models._wire._responses import (
     parse_responses_request,
     render_response,
@@ -67,8 +75,10 @@ class WireApp:
     """Serves a harness ``Model`` in the OpenAI wire format.
 
     Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``GET /v1/models``
-    (the ``/v1`` prefix is optional). ``profile="strict"`` adds provider rules
-    stricter than OpenAI's (a history calling a tool no longer declared is rejected).
+    (the ``/v1`` prefix is optional), and the Anthropic Messages API on
+    ``POST /v1/messages`` (its validation, SSE and error shape). ``profile="strict"``
+    adds provider rules stricter than the real APIs' (a history calling a tool no
+    longer declared is rejected).
     """
 
     def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
@@ -115,6 +125,11 @@ class WireApp:
                 return self._json(200, self._models())
             if method == "GET" and route.startswith("/models/"):
                 return self._json(200, self._model_entry(route.removeprefix("/models/")))
+            if method == "POST" and is_messages_route(route):
+                try:
+                    return parse_messages_request(decoded, profile=self.profile)
+                except WireError as exc:
+                    raise messages_error(exc) from None
             if method != "POST" or route not in ("/chat/completions", "/responses"):
                 raise WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
             if too_deep:
@@ -147,6 +162,15 @@ class WireApp:
                 f"the served model must return a ModelResponse, got {type(response).__name__}"
             )
         chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
+        if _messages(path):
+            headers = {**self._headers(), **messages_headers(self._ids)}
+            if wire.stream:
+                headers["content-type"] = "text/event-stream; charset=utf-8"
+                chunks = stream_message(wire, response, self._ids, chunk_chars=self.chunk_chars)
+            else:
+                headers["content-type"] = "application/json"
+                chunks = [json.dumps(render_message(wire, response, self._ids)).encode()]
+            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         if wire.stream:
             stream = stream_chat if chat else stream_response
             chunks = stream(wire, response, self._ids, chunk_chars=self.chunk_chars)
@@ -168,7 +192,9 @@ class WireApp:
             with self._lock:
                 response = self.model.request(prepared.request)
         except ProviderError as exc:
-            return self._error(provider_error_to_wire(exc))
+            return self._error(
+                messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
+            )
         return self._render(prepared, response, path)
 
     async def ahandle(
@@ -181,7 +207,9 @@ class WireApp:
         try:
             response = await self.model.arequest(prepared.request)
         except ProviderError as exc:
-            return self._error(provider_error_to_wire(exc))
+            return self._error(
+                messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
+            )
         return self._render(prepared, response, path)
 
     # -- helpers -----------------------------------------------------------------------
@@ -208,3 +236,8 @@ class WireApp:
 
     def _models(self) -> dict[str, Any]:
         return {"object": "list", "data": [self._model_entry(self.model.name)]}
+
+
+def _messages(path: str) -> bool:
+    """Whether ``path`` is the Anthropic Messages route (``/v1`` optional, query ignored)."""
+    return is_messages_route(path.split("?", 1)[0].rstrip("/"))

@@ -1,0 +1,1 @@
+"""The Anthropic Messages codec and the adapter over the official anthropic SDK."""
