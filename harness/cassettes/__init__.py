@@ -17,6 +17,14 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         codec_for as codec_for,
         register_codec as register_codec,
     )
+    from harness.cassettes._convert import (
+        Conversation as Conversation,
+        RecordedSession as RecordedSession,
+        RecordedTools as RecordedTools,
+        conversations as conversations,
+        recorded_tools as recorded_tools,
+        scenario_data as scenario_data,
+    )
     from harness.cassettes._errors import (
         CassetteError as CassetteError,
         CassetteExhausted as CassetteExhausted,
@@ -27,6 +35,14 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         Cassette as Cassette,
         Interaction as Interaction,
         load_cassette as load_cassette,
+    )
+    from harness.cassettes._model import (
+        CassetteModel as CassetteModel,
+    )
+    from harness.cassettes._trace import (
+        trace_from_cassette as trace_from_cassette,
+        trace_from_requests as trace_from_requests,
+        trace_from_wire as trace_from_wire,
     )
     from harness.cassettes._match import (
         MATCH_MODES as MATCH_MODES,
@@ -45,6 +61,12 @@ _LAZY: dict[str, str] = {
     "ParsedRequest": "harness.cassettes._codecs",
     "codec_for": "harness.cassettes._codecs",
     "register_codec": "harness.cassettes._codecs",
+    "Conversation": "harness.cassettes._convert",
+    "RecordedSession": "harness.cassettes._convert",
+    "RecordedTools": "harness.cassettes._convert",
+    "conversations": "harness.cassettes._convert",
+    "recorded_tools": "harness.cassettes._convert",
+    "scenario_data": "harness.cassettes._convert",
     "CassetteError": "harness.cassettes._errors",
     "CassetteExhausted": "harness.cassettes._errors",
     "CassetteMismatch": "harness.cassettes._errors",
@@ -52,6 +74,10 @@ _LAZY: dict[str, str] = {
     "Cassette": "harness.cassettes._load",
     "Interaction": "harness.cassettes._load",
     "load_cassette": "harness.cassettes._load",
+    "CassetteModel": "harness.cassettes._model",
+    "trace_from_cassette": "harness.cassettes._trace",
+    "trace_from_requests": "harness.cassettes._trace",
+    "trace_from_wire": "harness.cassettes._trace",
     "MATCH_MODES": "harness.cassettes._match",
     "body_differences": "harness.cassettes._match",
     "request_differences": "harness.cassettes._match",

@@ -34,6 +34,9 @@ VOLATILE_FIELDS = frozenset(
 )
 """Body fields that ``strict`` ignores too (they change between runs, not between meanings)."""
 
+_EMPTY_ASSISTANT = {"role": "assistant"}
+"""An assistant message with no text and no calls (some clients send one): no meaning."""
+
 _COMPARED = frozenset({"model", "messages", "input", "instructions", "tools"})
 
 
@@ -114,8 +117,8 @@ def request_differences(recorded: ParsedRequest, actual: ParsedRequest, *, check
                 f"schema of tool {tool.name!r} differs: recorded {_short(json.loads(before))}, "
                 f"now {_short(json.loads(_schema(tool.parameters)))}"
             )
-    old = [_message_view(m) for m in recorded.messages]
-    new = [_message_view(m) for m in actual.messages]
+    old = [v for v in map(_message_view, recorded.messages) if v != _EMPTY_ASSISTANT]
+    new = [v for v in map(_message_view, actual.messages) if v != _EMPTY_ASSISTANT]
     for i, (a, b) in enumerate(zip(old, new)):
         if a != b:
             out.append(f"message {i} differs: recorded {_describe(a)} | now {_describe(b)}")

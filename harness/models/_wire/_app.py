@@ -80,6 +80,8 @@ class WireApp:
         self.chunk_chars = max(1, int(chunk_chars))
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (retries included)."""
+        self.responses: list[ModelResponse | None] = []
+        """The model's answer to each request of ``requests`` (``None`` when it had none)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
 
@@ -87,7 +89,7 @@ class WireApp:
 
     def _prepare(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str]
-    ) -> WireRequest | WireReply:
+    ) -> tuple[int, WireRequest | WireReply]:
         route = path.split("?", 1)[0].rstrip("/")
         if route.startswith("/v1/") or route == "/v1":
             route = route[3:]
@@ -99,6 +101,7 @@ class WireApp:
                 decoded = None
         retry = headers.get("x-stainless-retry-count")
         with self._lock:
+            index = len(self.requests)
             self.requests.append(
                 RecordedRequest(
                     method=method,
@@ -107,26 +110,31 @@ class WireApp:
                     retry_count=int(retry) if retry and retry.isdigit() else None,
                 )
             )
+            self.responses.append(None)
         try:
             if method == "GET" and route == "/models":
-                return self._json(200, self._models())
+                return index, self._json(200, self._models())
             if method == "GET" and route.startswith("/models/"):
-                return self._json(200, self._model_entry(route.removeprefix("/models/")))
+                return index, self._json(200, self._model_entry(route.removeprefix("/models/")))
             if method != "POST" or route not in ("/chat/completions", "/responses"):
                 raise WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
             if not isinstance(decoded, dict):
                 raise WireError(400, _BAD_JSON)
             if route == "/chat/completions":
-                return parse_chat_request(decoded, profile=self.profile)
-            return parse_responses_request(decoded, profile=self.profile)
+                return index, parse_chat_request(decoded, profile=self.profile)
+            return index, parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
-            return self._error(exc)
+            return index, self._error(exc)
 
-    def _render(self, wire: WireRequest, response: ModelResponse, path: str) -> WireReply:
+    def _render(
+        self, wire: WireRequest, response: ModelResponse, path: str, index: int
+    ) -> WireReply:
         if not isinstance(response, ModelResponse):
             raise TypeError(
                 f"the served model must return a ModelResponse, got {type(response).__name__}"
             )
+        with self._lock:
+            self.responses[index] = response
         chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
         if wire.stream:
             stream = stream_chat if chat else stream_response
@@ -142,7 +150,7 @@ class WireApp:
         self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
     ) -> WireReply:
         """Answer one request, calling the model synchronously (serialised by a lock)."""
-        prepared = self._prepare(method, path, body, headers or {})
+        index, prepared = self._prepare(method, path, body, headers or {})
         if isinstance(prepared, WireReply):
             return prepared
         try:
@@ -150,20 +158,20 @@ class WireApp:
                 response = self.model.request(prepared.request)
         except ProviderError as exc:
             return self._error(provider_error_to_wire(exc))
-        return self._render(prepared, response, path)
+        return self._render(prepared, response, path, index)
 
     async def ahandle(
         self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
     ) -> WireReply:
         """Answer one request, awaiting the model's ``arequest``."""
-        prepared = self._prepare(method, path, body, headers or {})
+        index, prepared = self._prepare(method, path, body, headers or {})
         if isinstance(prepared, WireReply):
             return prepared
         try:
             response = await self.model.arequest(prepared.request)
         except ProviderError as exc:
             return self._error(provider_error_to_wire(exc))
-        return self._render(prepared, response, path)
+        return self._render(prepared, response, path, index)
 
     # -- helpers -----------------------------------------------------------------------
 
