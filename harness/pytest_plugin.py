@@ -78,12 +78,29 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _sink.restore(outer)
 
 
+_CASSETTE = pytest.StashKey[Any]()
+"""The active cassette of a test and its vcrpy ``match_on``."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     failure = item.stash.get(_SCENARIO_FAILURE, None)
     if failure is not None:
         pytest.fail(failure, pytrace=False)  # the marked scenario failed: the test fails
-    return (yield)
+    try:
+        return (yield)
+    except Exception as exc:
+        # a request the cassette cannot answer: the harness's explanation (closest recorded
+        # request and diff, or the end of the cassette), not the SDK's "Connection error"
+        found = item.stash.get(_CASSETTE, None)
+        if found is None:
+            raise
+        from harness.cassettes._vcr import translate_error
+
+        error = translate_error(exc, match_on=found[1])
+        if error is None:
+            raise
+        raise error from exc
 
 
 @pytest.hookimpl(wrapper=True)
@@ -309,6 +326,13 @@ def harness_model(request: pytest.FixtureRequest) -> Model:
     )
 
 
+def cassette_match_on(match_on: Any) -> tuple[str, ...]:
+    """The vcrpy ``match_on`` list for a setting (presets expanded)."""
+    from harness.cassettes._vcr import expand_match_on
+
+    return expand_match_on(match_on)
+
+
 @pytest.fixture
 def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings) -> Iterator[Any]:
     """The test's vcrpy cassette (``cassettes/<test module>/<test name>.yaml``), active for
@@ -331,27 +355,31 @@ def harness_cassette(request: pytest.FixtureRequest, harness_settings: Settings)
         for group in hook.pytest_harness_cassette_scrubbers(config=request.config)
         for s in group or ()
     ]
+    match_on = harness_settings.match_on
+    if marker is not None and marker.kwargs.get("match") is not None:
+        match_on = (str(marker.kwargs["match"]),)  # a preset: semantic, strict, path-only
     with open_cassette(
         path,
         record_mode=harness_settings.record_mode,
-        match_on=harness_settings.match_on,
+        match_on=match_on,
         matchers=matchers,
         scrubbers=scrubbers,
+        unused=str(marker.kwargs.get("unused", "warn")) if marker is not None else "warn",
     ) as cassette:
+        request.node.stash[_CASSETTE] = (cassette, cassette_match_on(match_on))
         yield cassette
 
 
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
-    """Arguments for a real client replaying the cassette, or ``None`` for the fake."""
+    """Arguments for a real client replaying or recording the cassette, or ``None`` for the
+    fake. ``harness_config`` wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
     if request.node.get_closest_marker("harness_cassette") is None:
         return None
     request.getfixturevalue("harness_cassette")
-    harness_config = request.getfixturevalue("harness_config")
-    return {
-        "base_url": harness_config.openai_base_url,
-        "api_key": harness_config.openai_api_key,
-        "max_retries": 0,
-    }
+    from harness.testing._config import openai_client_settings
+
+    base_url, api_key = openai_client_settings(request.getfixturevalue("harness_config"))
+    return {"base_url": base_url, "api_key": api_key, "max_retries": 0}
 
 
 @pytest.fixture

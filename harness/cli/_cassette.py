@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import os
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from rich.console import Console
 
 from harness._errors import HarnessError
 from harness.loop import Model, ModelRequest, ModelResponse
+from harness.models import OpenAIChatModel
 
 __all__ = ["cassette_app", "record_command"]
 
@@ -112,9 +114,25 @@ class _ForcedChoice(Model):
         self.capabilities = inner.capabilities
 
     def request(self, request: ModelRequest) -> ModelResponse:
-        choice = self.choices[min(request.iteration, len(self.choices)) - 1]
+        choice: str | None = self.choices[min(request.iteration, len(self.choices)) - 1]
+        if choice and choice not in ("auto", "none", "required"):
+            # a tool name or glob, resolved against the tools offered on this request
+            matching = [n for n in request.tool_names if fnmatch.fnmatchcase(n, choice)]
+            choice = matching[0] if matching else "auto"
         settings = dataclasses.replace(request.settings, tool_choice=choice or None)
         return self.inner.request(dataclasses.replace(request, settings=settings))
+
+
+class _StringContentChat(OpenAIChatModel):
+    """Sends ``content: ""`` instead of ``null`` beside tool calls (llama.cpp's server
+    refuses ``null``); the semantic matcher treats both the same."""
+
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        params = super().params(request)
+        for message in params["messages"]:
+            if message.get("role") == "assistant" and message.get("content") is None:
+                message["content"] = ""
+        return params
 
 
 def record_command(
@@ -134,17 +152,23 @@ def record_command(
     tool_choice: str = typer.Option(
         None,
         "--tool-choice",
-        help="tool_choice per request, comma-separated (auto, required, none or a tool "
-        "name; the last one repeats; empty leaves the default), e.g. 'required,required,none'.",
+        help="tool_choice per request, comma-separated: auto, required, none, or a tool name "
+        "or glob resolved against the offered tools (forces that tool); the last one repeats; "
+        "empty leaves the default. E.g. 'search_customer,customer_*_get_average_spend,none'.",
     ),
     max_iterations: int = typer.Option(8, "--max-iterations", help="Stop after this many requests."),
+    string_content: bool = typer.Option(
+        False,
+        "--string-content",
+        help="Chat: send content \"\" instead of null beside tool calls (llama.cpp servers).",
+    ),
 ) -> None:
     """Run a scenario's tools against a real OpenAI-compatible endpoint, letting the real
     model decide, and write the traffic to a cassette (credentials scrubbed)."""
     import openai
 
     from harness.loop import run
-    from harness.models import OpenAIChatModel, OpenAIResponsesModel
+    from harness.models import OpenAIResponsesModel
     from harness.scenarios import load_scenario
     from harness.testing import open_cassette
 
@@ -165,7 +189,9 @@ def record_command(
     client = openai.OpenAI(
         base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or "sk-no-key", max_retries=0
     )
-    adapter_cls = OpenAIChatModel if api == "chat" else OpenAIResponsesModel
+    adapter_cls: type[Any] = OpenAIChatModel if api == "chat" else OpenAIResponsesModel
+    if api == "chat" and string_content:
+        adapter_cls = _StringContentChat
     adapter: Any = adapter_cls(client, model, stream=stream)
     if tool_choice:
         adapter = _ForcedChoice(adapter, [c.strip() for c in tool_choice.split(",")])

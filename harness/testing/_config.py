@@ -7,6 +7,7 @@ marker (``harness_cassette(record_mode=...)``) > built-in default.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +16,18 @@ from typing import Any
 from harness._errors import UsageError
 from harness._plugin import _options as opts
 
-__all__ = ["HarnessConfig", "Settings", "cassette_path", "resolve_settings"]
+__all__ = [
+    "DEFAULT_OPENAI_API_KEY",
+    "DEFAULT_OPENAI_BASE_URL",
+    "HarnessConfig",
+    "Settings",
+    "cassette_path",
+    "openai_client_settings",
+    "resolve_settings",
+]
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_OPENAI_API_KEY = "sk-harness-test"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -32,10 +44,12 @@ class HarnessConfig:
     """``deny``, ``deny-all`` or ``allow``."""
     match_on: Sequence[str] | None = None
     """vcrpy matchers for requests (default: vcrpy's method, scheme, host, port, path, query)."""
-    openai_base_url: str = "https://api.openai.com/v1"
-    """Base URL of the ``harness_openai`` client when it replays or records a cassette."""
-    openai_api_key: str = "sk-harness-test"
-    """API key the ``harness_openai`` client sends (scrubbed from cassettes)."""
+    openai_base_url: str | None = None
+    """Base URL of the ``harness_openai`` client when it replays or records a cassette
+    (``None``: ``$OPENAI_BASE_URL``, else ``https://api.openai.com/v1``)."""
+    openai_api_key: str | None = None
+    """API key the ``harness_openai`` client sends, scrubbed from cassettes (``None``:
+    ``$OPENAI_API_KEY``, else a placeholder that is fine for replaying)."""
 
     def __post_init__(self) -> None:
         checks = (
@@ -120,6 +134,17 @@ def resolve_settings(
         match_on=tuple(match_on) if match_on else None,
         sources=sources,
     )
+
+
+def openai_client_settings(config: HarnessConfig | None) -> tuple[str, str]:
+    """``(base_url, api_key)`` for the plugin's real clients: the ``harness_config`` value
+    wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, then the built-in defaults."""
+    config = config or HarnessConfig()
+    base_url = (
+        config.openai_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    )
+    api_key = config.openai_api_key or os.environ.get("OPENAI_API_KEY") or DEFAULT_OPENAI_API_KEY
+    return base_url, api_key
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
