@@ -128,7 +128,9 @@ def chat_response_from_chunks(
 
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     seen = False
+    call_ids: dict[tuple[int, int], str] = {}
     for chunk in chunks:
+        chunk = _without_repeated_call_headers(chunk, call_ids)
         if isinstance(chunk, Mapping):
             chunk = ChatCompletionChunk.model_construct(**chunk)
         state.handle_chunk(chunk)
@@ -137,6 +139,35 @@ def chat_response_from_chunks(
         raise ProviderError("the stream ended before its first chunk", code="empty_response")
     # the snapshot, not get_final_completion(): that one raises on `length` / `content_filter`
     return chat_response_from_completion(state.current_completion_snapshot)
+
+
+def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], str]) -> Any:
+    """Some OpenAI-compatible servers (llama.cpp's) repeat a tool call's ``id`` and
+    ``function.name`` in every delta; OpenAI sends them once. Drop the repeats, which
+    the SDK's accumulator would otherwise concatenate (``search_customersearch_...``)."""
+    if not isinstance(chunk, Mapping):
+        if not any(getattr(c.delta, "tool_calls", None) for c in chunk.choices or ()):
+            return chunk
+        chunk = chunk.to_dict()
+    choices = chunk.get("choices") or ()
+    if not any((c.get("delta") or {}).get("tool_calls") for c in choices):
+        return chunk
+    out = {**chunk, "choices": []}
+    for choice in choices:
+        delta = choice.get("delta") or {}
+        calls = []
+        for call in delta.get("tool_calls") or ():
+            key = (int(choice.get("index", 0)), int(call.get("index", 0)))
+            call_id = call.get("id")
+            if call_id and call_ids.get(key) == call_id:
+                function = {k: v for k, v in (call.get("function") or {}).items() if k != "name"}
+                call = {k: v for k, v in call.items() if k not in ("id", "type", "function")}
+                call["function"] = function
+            elif call_id:
+                call_ids[key] = call_id
+            calls.append(call)
+        out["choices"].append({**choice, "delta": {**delta, "tool_calls": calls or None}})
+    return out
 
 
 class OpenAIChatModel(OpenAIAdapter):
