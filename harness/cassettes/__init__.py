@@ -36,6 +36,11 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         Interaction as Interaction,
         load_cassette as load_cassette,
     )
+    from harness.cassettes._match import (
+        MATCH_MODES as MATCH_MODES,
+        body_differences as body_differences,
+        request_differences as request_differences,
+    )
     from harness.cassettes._model import (
         CassetteModel as CassetteModel,
     )
@@ -43,11 +48,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         trace_from_cassette as trace_from_cassette,
         trace_from_requests as trace_from_requests,
         trace_from_wire as trace_from_wire,
-    )
-    from harness.cassettes._match import (
-        MATCH_MODES as MATCH_MODES,
-        body_differences as body_differences,
-        request_differences as request_differences,
     )
     from harness.cassettes._vcr import (
         CassetteWarning as CassetteWarning,

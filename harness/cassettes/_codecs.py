@@ -84,7 +84,9 @@ def _error_from(status: int, body: bytes) -> ProviderError:
         raw_code = error.get("code") or error.get("type")
         code = str(raw_code) if raw_code is not None else None
     cls = RateLimited if status == 429 else ProviderError
-    return cls(f"recorded API error (status={status}, code={code!r}): {message}", status=status, code=code)
+    return cls(
+        f"recorded API error (status={status}, code={code!r}): {message}", status=status, code=code
+    )
 
 
 class Codec(ABC):
@@ -111,8 +113,11 @@ class Codec(ABC):
     @abstractmethod
     def _decode_events(self, events: list[Any]) -> ModelResponse: ...
 
-    def decode_response(self, status: int, headers: Mapping[str, str], body: bytes) -> ModelResponse:
-        """The recorded response as a ``ModelResponse``; an error status raises ``ProviderError``."""
+    def decode_response(
+        self, status: int, headers: Mapping[str, str], body: bytes
+    ) -> ModelResponse:
+        """The recorded response as a ``ModelResponse`` (an error status raises
+        ``ProviderError``)."""
         if status >= 400:
             raise _error_from(status, body)
         if headers.get("content-type", "").startswith("text/event-stream"):

@@ -318,7 +318,9 @@ def scenario_data(
         "tools": [
             {
                 "harness.cassettes:recorded_tools": {
-                    "tools": [d for d in session.definitions if d["name"] in chosen.requests[0].tool_names],
+                    "tools": [
+                        d for d in session.definitions if d["name"] in chosen.requests[0].tool_names
+                    ],
                     "results": {k: list(v) for k, v in session.results.items()},
                 }
             }

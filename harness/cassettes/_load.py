@@ -194,7 +194,9 @@ def _interaction(item: Any, index: int, name: str) -> Interaction:
         index=index,
         method=method.upper(),
         uri=uri,
-        request=HTTPExchange(headers=_headers(request.get("headers")), body=_bytes(request.get("body"))),
+        request=HTTPExchange(
+            headers=_headers(request.get("headers")), body=_bytes(request.get("body"))
+        ),
         status=code,
         response=HTTPExchange(
             headers=response_headers,
@@ -217,7 +219,9 @@ def load_cassette(source: str | Path | Mapping[str, Any]) -> Cassette:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise CassetteError(f"cannot read cassette {str(path)!r}: {exc.strerror or exc}") from None
+            raise CassetteError(
+                f"cannot read cassette {str(path)!r}: {exc.strerror or exc}"
+            ) from None
         variant = "parsed_body" if "parsed_body:" in text else "vcrpy"
         try:
             raw = deserialize(text)

@@ -62,7 +62,7 @@ def _message_view(message: Message) -> dict[str, Any]:
     data = to_openai(message)
     data.pop("name", None) if data.get("role") == "tool" else None
     calls = data.pop("tool_calls", None) or []
-    view = _canonical(data)
+    view: dict[str, Any] = _canonical(data)
     if view.get("content") in ("", None):
         view.pop("content", None)
     if calls:
@@ -98,7 +98,9 @@ def _describe(view: Mapping[str, Any]) -> str:
     return f"{role}: {'; '.join(parts) or '(empty)'}"
 
 
-def request_differences(recorded: ParsedRequest, actual: ParsedRequest, *, check_model: bool = True) -> list[str]:
+def request_differences(
+    recorded: ParsedRequest, actual: ParsedRequest, *, check_model: bool = True
+) -> list[str]:
     """What differs between two LLM requests, most telling first (empty when they match)."""
     out: list[str] = []
     if check_model and recorded.model and actual.model and recorded.model != actual.model:
@@ -119,7 +121,7 @@ def request_differences(recorded: ParsedRequest, actual: ParsedRequest, *, check
             )
     old = [v for v in map(_message_view, recorded.messages) if v != _EMPTY_ASSISTANT]
     new = [v for v in map(_message_view, actual.messages) if v != _EMPTY_ASSISTANT]
-    for i, (a, b) in enumerate(zip(old, new)):
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             out.append(f"message {i} differs: recorded {_describe(a)} | now {_describe(b)}")
             break
@@ -135,8 +137,11 @@ def request_differences(recorded: ParsedRequest, actual: ParsedRequest, *, check
 
 
 def _strict_rest(body: Mapping[str, Any]) -> dict[str, Any]:
-    rest = {k: v for k, v in body.items() if k not in _COMPARED and k not in VOLATILE_FIELDS}
-    return _canonical(rest)  # type: ignore[no-any-return]
+    return {
+        k: _canonical(v)
+        for k, v in body.items()
+        if k not in _COMPARED and k not in VOLATILE_FIELDS and v is not None
+    }
 
 
 def _decode(body: Any) -> Any:
@@ -183,7 +188,10 @@ def body_differences(
         a, b = _strict_rest(recorded), _strict_rest(actual)
         for key in sorted(set(a) | set(b)):
             if a.get(key) != b.get(key):
-                out.append(f"field {key!r} differs: recorded {_short(a.get(key))}, now {_short(b.get(key))}")
+                out.append(
+                    f"field {key!r} differs: recorded {_short(a.get(key))}, "
+                    f"now {_short(b.get(key))}"
+                )
     return out
 
 

@@ -10,7 +10,6 @@ loop no longer offers is reported as an injection regression.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from harness._errors import UsageError
 from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
@@ -51,9 +50,14 @@ class CassetteModel(Model):
         unused: str = "error",
     ) -> None:
         if match not in MATCH_MODES:
-            raise UsageError(f"CassetteModel(match={match!r}) is not valid; choose one of {', '.join(MATCH_MODES)}")
+            raise UsageError(
+                f"CassetteModel(match={match!r}) is not valid; choose one of "
+                f"{', '.join(MATCH_MODES)}"
+            )
         if unused not in ("error", "ignore"):
-            raise UsageError(f"CassetteModel(unused={unused!r}) is not valid; choose 'error' or 'ignore'")
+            raise UsageError(
+                f"CassetteModel(unused={unused!r}) is not valid; choose 'error' or 'ignore'"
+            )
         self.cassette = source if isinstance(source, Cassette) else load_cassette(source)
         self.match = match
         self.unused = unused
@@ -70,7 +74,8 @@ class CassetteModel(Model):
                 self.recorded.append(codec.parse_request(interaction.request.json() or {}))
             except ValueError as exc:
                 raise UsageError(
-                    f"cassette {self.cassette.name!r}: interaction {interaction.index + 1} is not a "
+                    f"cassette {self.cassette.name!r}: interaction {interaction.index + 1} "
+                    "is not a "
                     f"{codec.name} request the harness reads: {exc}"
                 ) from None
         self.position = 0
@@ -111,7 +116,9 @@ class CassetteModel(Model):
         problems: list[str] = []
         if self.match != "path-only":
             actual = codec.parse_request(
-                codec.encode_request(request, model=recorded.model or self.name, stream=recorded.stream)
+                codec.encode_request(
+                    request, model=recorded.model or self.name, stream=recorded.stream
+                )
             )
             problems = request_differences(recorded, actual, check_model=False)
             if self.match == "strict":
@@ -139,10 +146,15 @@ class CassetteModel(Model):
         out = []
         old = {t.name: t.description for t in recorded.tools}
         for tool in actual.tools:
-            if tool.name in old and " ".join(old[tool.name].split()) != " ".join(tool.description.split()):
+            if tool.name in old and " ".join(old[tool.name].split()) != " ".join(
+                tool.description.split()
+            ):
                 out.append(f"description of tool {tool.name!r} differs")
         if recorded.tool_choice != actual.tool_choice:
-            out.append(f"tool_choice differs: recorded {recorded.tool_choice!r}, now {actual.tool_choice!r}")
+            out.append(
+                f"tool_choice differs: recorded {recorded.tool_choice!r}, "
+                f"now {actual.tool_choice!r}"
+            )
         return out
 
     def end_run(self, *, completed: bool) -> None:
@@ -160,5 +172,3 @@ class CassetteModel(Model):
 
     def __repr__(self) -> str:
         return f"CassetteModel({self.cassette.name!r}, {self.position}/{len(self.turns)} played)"
-
-

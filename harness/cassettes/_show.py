@@ -12,9 +12,17 @@ from harness.cassettes._model import llm_turns
 
 __all__ = ["check_cassette", "show_cassette"]
 
-_SECRET_HEADERS = ("authorization", "api-key", "x-api-key", "cookie", "set-cookie", "x-goog-api-key")
+_SECRET_HEADERS = (
+    "authorization",
+    "api-key",
+    "x-api-key",
+    "cookie",
+    "set-cookie",
+    "x-goog-api-key",
+)
 _SECRET_QUERY = ("api-key", "api_key", "key", "access_token", "token", "sig")
-_PLACEHOLDER = re.compile(r"^(|<.*>|\*+|x+|redacted|fake.*|dummy.*|test.*|sk-test.*|sk-harness.*|bearer (<.*>|\*+|x+|redacted|fake.*|test.*|sk-test.*|sk-harness.*))$", re.I)
+_PLACEHOLDER_VALUE = r"(|<.*>|\*+|x+|redacted|fake.*|dummy.*|test.*|sk-test.*|sk-harness.*)"
+_PLACEHOLDER = re.compile(rf"^(bearer )?{_PLACEHOLDER_VALUE}$", re.I)
 _KEY_IN_TEXT = re.compile(r"\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,})")
 
 
@@ -35,9 +43,13 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
     found = conversations(cassette)
     for number, conversation in enumerate(found, 1):
         if len(found) > 1:
-            lines.append(f"conversation {number} (interactions {', '.join(map(str, conversation.numbers))})")
+            lines.append(
+                f"conversation {number} (interactions {', '.join(map(str, conversation.numbers))})"
+            )
         trace = conversation.trace()
-        for it, interaction, request in zip(trace, conversation.interactions, conversation.requests):
+        for it, interaction, request in zip(
+            trace, conversation.interactions, conversation.requests, strict=False
+        ):
             stream = ", streamed" if interaction.is_stream else ""
             lines.append(
                 f"request {it.index} (interaction {interaction.index + 1}, {interaction.method} "
@@ -80,23 +92,32 @@ def check_cassette(path: str | Path) -> list[str]:
         try:
             codec.parse_request(interaction.request.json() or {})
         except ValueError as exc:
-            problems.append(f"{where}: the request is not a well-formed {codec.name} request: {exc}")
+            problems.append(
+                f"{where}: the request is not a well-formed {codec.name} request: {exc}"
+            )
         if interaction.status < 400:
             try:
-                codec.decode_response(interaction.status, interaction.response.headers, interaction.response.body)
+                codec.decode_response(
+                    interaction.status, interaction.response.headers, interaction.response.body
+                )
             except Exception as exc:
-                problems.append(f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}")
+                problems.append(
+                    f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}"
+                )
     for interaction in cassette.interactions:
         where = f"interaction {interaction.index + 1}"
-        for side, exchange in (("request", interaction.request), ("response", interaction.response)):
+        for side, exchange in (
+            ("request", interaction.request),
+            ("response", interaction.response),
+        ):
             for name, value in exchange.headers.items():
                 if name in _SECRET_HEADERS and not _PLACEHOLDER.match(value.strip()):
                     problems.append(f"{where}: {side} header {name!r} holds a credential; scrub it")
             if _KEY_IN_TEXT.search(exchange.text):
-                problems.append(f"{where}: the {side} body holds something like an API key; scrub it")
+                problems.append(
+                    f"{where}: the {side} body holds something like an API key; scrub it"
+                )
         for key, value in parse_qsl(urlsplit(interaction.uri).query, keep_blank_values=True):
             if key.lower() in _SECRET_QUERY and not _PLACEHOLDER.match(value):
                 problems.append(f"{where}: query parameter {key!r} holds a credential; scrub it")
     return problems
-
-

@@ -29,7 +29,9 @@ def _results(messages: Sequence[Any]) -> dict[str, ToolMessage]:
     return {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
 
 
-def _assistant_after(request: ParsedRequest, following: ParsedRequest | None) -> AssistantMessage | None:
+def _assistant_after(
+    request: ParsedRequest, following: ParsedRequest | None
+) -> AssistantMessage | None:
     if following is None:
         return None
     rest = following.messages[len(request.messages) :]
@@ -104,7 +106,8 @@ def trace_from_requests(
 def trace_from_cassette(source: str | Path | Cassette) -> Trace:
     """The ``Trace`` of a recorded conversation (every LLM request of the cassette)."""
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    requests, responses = [], []
+    requests: list[ParsedRequest] = []
+    responses: list[ModelResponse | None] = []
     for interaction, codec in llm_turns(cassette):
         try:
             requests.append(codec.parse_request(interaction.request.json() or {}))

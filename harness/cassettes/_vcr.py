@@ -153,7 +153,7 @@ def _explain(exc: Any, match_on: Sequence[str]) -> HarnessError:
         differences = body_differences(
             request.method, request.path, recorded.body, request.body, mode=_mode_of(match_on)
         )
-        for _req, succeeded, failed in getattr(exc, "similar_requests", None) or ():
+        for _req, _succeeded, failed in getattr(exc, "similar_requests", None) or ():
             if _req is recorded and failed and not differences:
                 differences = [f"matcher {m} failed: {msg}" for m, msg in failed]
         detail = "; ".join(differences) or "differs in a field the matchers compare"
@@ -168,7 +168,9 @@ def _explain(exc: Any, match_on: Sequence[str]) -> HarnessError:
 def check_unused(cassette: Any, policy: str, *, record_mode: str) -> None:
     """Apply ``policy`` to interactions recorded but never played (replay modes only)."""
     if policy not in UNUSED_POLICIES:
-        raise UsageError(f"unused={policy!r} is not valid; choose one of {', '.join(UNUSED_POLICIES)}")
+        raise UsageError(
+            f"unused={policy!r} is not valid; choose one of {', '.join(UNUSED_POLICIES)}"
+        )
     if policy == "ignore" or record_mode not in ("none", "once") or not len(cassette):
         return
     if record_mode == "once" and cassette.dirty:
@@ -185,4 +187,3 @@ def check_unused(cassette: Any, policy: str, *, record_mode: str) -> None:
     if policy == "error":
         raise CassetteUnused(message)
     warnings.warn(message, CassetteWarning, stacklevel=3)
-

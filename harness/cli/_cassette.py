@@ -137,7 +137,10 @@ class _StringContentChat(OpenAIChatModel):
 
 def record_command(
     scenario: Path = typer.Option(  # noqa: B008
-        ..., "--scenario", "-s", help="Scenario whose prompt, tools and strategies to run.",
+        ...,
+        "--scenario",
+        "-s",
+        help="Scenario whose prompt, tools and strategies to run.",
         dir_okay=False,
     ),
     base_url: str = typer.Option(
@@ -156,11 +159,13 @@ def record_command(
         "or glob resolved against the offered tools (forces that tool); the last one repeats; "
         "empty leaves the default. E.g. 'search_customer,customer_*_get_average_spend,none'.",
     ),
-    max_iterations: int = typer.Option(8, "--max-iterations", help="Stop after this many requests."),
+    max_iterations: int = typer.Option(
+        8, "--max-iterations", help="Stop after this many requests."
+    ),
     string_content: bool = typer.Option(
         False,
         "--string-content",
-        help="Chat: send content \"\" instead of null beside tool calls (llama.cpp servers).",
+        help='Chat: send content "" instead of null beside tool calls (llama.cpp servers).',
     ),
 ) -> None:
     """Run a scenario's tools against a real OpenAI-compatible endpoint, letting the real

@@ -65,7 +65,9 @@ def serve_command(
         console.print(f"[bold red]error:[/bold red] {exc}", soft_wrap=True)
         raise typer.Exit(2) from None
     again = " (again for every new conversation)" if repeat else ""
-    console.print(f"serving {model.name!r} from {str(scenario)!r}{again}", soft_wrap=True, markup=False)
+    console.print(
+        f"serving {model.name!r} from {str(scenario)!r}{again}", soft_wrap=True, markup=False
+    )
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:

@@ -52,9 +52,12 @@ def _run(client: openai.OpenAI, *, tools=None, prompt: str = PROMPT, strategies=
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cassettes") / "discovery.yaml"
-    with WireServer(_script()) as server, open_cassette(path, record_mode="once"):
-        with openai.OpenAI(base_url=server.url, api_key="sk-live-secret", max_retries=0) as client:
-            _run(client)
+    with (
+        WireServer(_script()) as server,
+        open_cassette(path, record_mode="once"),
+        openai.OpenAI(base_url=server.url, api_key="sk-live-secret", max_retries=0) as client,
+    ):
+        _run(client)
     return path
 
 
@@ -90,9 +93,12 @@ def test_volatile_fields_and_key_order_are_ignored(recorded: Path, tmp_path: Pat
 
 
 def test_another_prompt_is_a_mismatch_naming_the_message(recorded: Path) -> None:
-    with pytest.raises(CassetteMismatch) as info:
-        with open_cassette(recorded, record_mode="none", unused="ignore"), _client() as client:
-            _run(client, prompt="What's Jane Doe's average spend?")
+    with (
+        pytest.raises(CassetteMismatch) as info,
+        open_cassette(recorded, record_mode="none", unused="ignore"),
+        _client() as client,
+    ):
+        _run(client, prompt="What's Jane Doe's average spend?")
     message = str(info.value)
     assert str(recorded) in message
     assert "request 1" in message
@@ -103,9 +109,12 @@ def test_another_prompt_is_a_mismatch_naming_the_message(recorded: Path) -> None
 
 def test_an_injection_regression_names_the_tools(recorded: Path) -> None:
     """Without the discovery strategy, request 2 offers fewer tools than recorded."""
-    with pytest.raises(CassetteMismatch) as info:
-        with open_cassette(recorded, record_mode="none", unused="ignore"), _client() as client:
-            _run(client, strategies=[])
+    with (
+        pytest.raises(CassetteMismatch) as info,
+        open_cassette(recorded, record_mode="none", unused="ignore"),
+        _client() as client,
+    ):
+        _run(client, strategies=[])
     message = str(info.value)
     assert "request 2" in message
     assert (
@@ -115,30 +124,41 @@ def test_an_injection_regression_names_the_tools(recorded: Path) -> None:
 
 
 def test_path_only_serves_whatever_was_recorded(recorded: Path) -> None:
-    with open_cassette(recorded, record_mode="none", match_on=["path-only"], unused="ignore"):
-        with _client() as client:
-            result = _run(client, prompt="Something else entirely")
+    with (
+        open_cassette(recorded, record_mode="none", match_on=["path-only"], unused="ignore"),
+        _client() as client,
+    ):
+        result = _run(client, prompt="Something else entirely")
     assert result.trace.calls[0].name == "search_customer"
 
 
 def test_strict_also_compares_other_fields(recorded: Path) -> None:
-    with pytest.raises(CassetteMismatch, match="field 'temperature' differs"):
-        with open_cassette(recorded, record_mode="none", match_on=["strict"], unused="ignore"):
-            with _client() as client:
-                run(
-                    OpenAIChatModel(client, "gpt-4o-mini", defaults={"temperature": 0.5}),
-                    PROMPT,
-                    system="You are a CRM assistant.",
-                    tools=[search_customer],
-                    strategies=[EntityDiscovery()],
-                )
+    with (
+        pytest.raises(CassetteMismatch, match="field 'temperature' differs"),
+        open_cassette(recorded, record_mode="none", match_on=["strict"], unused="ignore"),
+        _client() as client,
+    ):
+        run(
+            OpenAIChatModel(client, "gpt-4o-mini", defaults={"temperature": 0.5}),
+            PROMPT,
+            system="You are a CRM assistant.",
+            tools=[search_customer],
+            strategies=[EntityDiscovery()],
+        )
+
+
+def _twice(client: openai.OpenAI) -> None:
+    _run(client)
+    _run(client)
 
 
 def test_running_past_the_end_names_the_cassette_and_its_size(recorded: Path) -> None:
-    with pytest.raises(CassetteExhausted) as info:
-        with open_cassette(recorded, record_mode="none", unused="ignore"), _client() as client:
-            _run(client)
-            _run(client)
+    with (
+        pytest.raises(CassetteExhausted) as info,
+        open_cassette(recorded, record_mode="none", unused="ignore"),
+        _client() as client,
+    ):
+        _twice(client)
     message = str(info.value)
     assert "ran past the end" in message
     assert str(recorded) in message
@@ -149,16 +169,20 @@ def test_running_past_the_end_names_the_cassette_and_its_size(recorded: Path) ->
 def test_unused_interactions_error_or_warn(recorded: Path) -> None:
     def first_turn_only() -> None:
         with _client() as client:
-            client.chat.completions.create(**OpenAIChatModel(client, "gpt-4o-mini").params(
-                _first_request()
-            ))
+            client.chat.completions.create(
+                **OpenAIChatModel(client, "gpt-4o-mini").params(_first_request())
+            )
 
-    with pytest.raises(CassetteUnused, match="2 of 3 recorded interaction"):
-        with open_cassette(recorded, record_mode="none", unused="error"):
-            first_turn_only()
-    with pytest.warns(CassetteWarning, match="never requested: 2"):
-        with open_cassette(recorded, record_mode="none", unused="warn"):
-            first_turn_only()
+    with (
+        pytest.raises(CassetteUnused, match="2 of 3 recorded interaction"),
+        open_cassette(recorded, record_mode="none", unused="error"),
+    ):
+        first_turn_only()
+    with (
+        pytest.warns(CassetteWarning, match="never requested: 2"),
+        open_cassette(recorded, record_mode="none", unused="warn"),
+    ):
+        first_turn_only()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with open_cassette(recorded, record_mode="none", unused="ignore"):
@@ -193,7 +217,9 @@ def test_credentials_are_not_recorded(recorded: Path) -> None:
     assert "sk-live-secret" not in recorded.read_text()
 
 
-def test_a_parsed_body_cassette_replays_and_is_rewritten_stock(tmp_path: Path, recorded: Path) -> None:
+def test_a_parsed_body_cassette_replays_and_is_rewritten_stock(
+    tmp_path: Path, recorded: Path
+) -> None:
     import json
 
     data = yaml.safe_load(recorded.read_text())
@@ -206,12 +232,12 @@ def test_a_parsed_body_cassette_replays_and_is_rewritten_stock(tmp_path: Path, r
     with open_cassette(variant, record_mode="none", unused="error"), _client() as client:
         assert _run(client).output == "About 42."
     # new_episodes appends a stock interaction to a parsed_body file
-    with WireServer(ScriptedModel([reply("fresh")])) as server:
-        with open_cassette(variant, record_mode="new_episodes", unused="ignore"):
-            with openai.OpenAI(base_url=server.url, api_key="k", max_retries=0) as client:
-                client.chat.completions.create(
-                    model="m", messages=[{"role": "user", "content": "new"}]
-                )
+    with (
+        WireServer(ScriptedModel([reply("fresh")])) as server,
+        open_cassette(variant, record_mode="new_episodes", unused="ignore"),
+        openai.OpenAI(base_url=server.url, api_key="k", max_retries=0) as client,
+    ):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "new"}])
     text = variant.read_text()
     assert "parsed_body" not in text
     assert len(load_cassette(variant)) == 4
@@ -222,9 +248,13 @@ def test_presets_expand_and_unknown_names_are_refused(recorded: Path) -> None:
     assert expand_match_on(["path-only", "query"]) == ("method", "path", "query")
     from harness._errors import UsageError
 
-    with pytest.raises(UsageError, match="unknown cassette matcher"):
-        with open_cassette(recorded, record_mode="none", match_on=["fuzzy"]):
-            pass
-    with pytest.raises(UsageError, match="unused='sometimes'"):
-        with open_cassette(recorded, record_mode="none", unused="sometimes"):
-            pass
+    with (
+        pytest.raises(UsageError, match="unknown cassette matcher"),
+        open_cassette(recorded, record_mode="none", match_on=["fuzzy"]),
+    ):
+        pass
+    with (
+        pytest.raises(UsageError, match="unused='sometimes'"),
+        open_cassette(recorded, record_mode="none", unused="sometimes"),
+    ):
+        pass

@@ -54,7 +54,7 @@ def test_loads_through_the_public_path(path: Path) -> None:
     raw = raw_interactions(path)
     cassette = load_cassette(path)
     assert len(cassette) == len(raw)
-    for item, interaction in zip(raw, cassette.interactions):
+    for item, interaction in zip(raw, cassette.interactions, strict=False):
         assert interaction.uri == item["request"]["uri"]
         assert interaction.status == item["response"]["status"]["code"]
         expected_variant = "parsed_body" if "parsed_body" in item["request"] else "vcrpy"
@@ -65,9 +65,11 @@ def test_loads_through_the_public_path(path: Path) -> None:
 
 def _base_url(uri: str, path: str) -> str:
     parts = urlsplit(uri)
-    prefix = path[: path.rindex("/chat/completions")] if "/chat/completions" in path else path[
-        : path.rindex("/responses")
-    ]
+    prefix = (
+        path[: path.rindex("/chat/completions")]
+        if "/chat/completions" in path
+        else path[: path.rindex("/responses")]
+    )
     return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
@@ -100,7 +102,9 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 from openai import Stream
 
                 events = list(
-                    client.post(suffix, cast_to=object, body=body, stream=True, stream_cls=Stream[object])
+                    client.post(
+                        suffix, cast_to=object, body=body, stream=True, stream_cls=Stream[object]
+                    )
                 )
                 expected = codec.decode_response(
                     interaction.status, interaction.response.headers, interaction.response.body
@@ -125,7 +129,14 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
             request = ModelRequest(
                 messages=list(parsed.messages),
                 tools=[
-                    {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": dict(t.parameters)}}
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": dict(t.parameters),
+                        },
+                    }
                     for t in parsed.tools
                 ],
                 tool_names=parsed.tool_names,
@@ -146,7 +157,13 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
 
 def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
     return [
-        (it.offered, tuple((c.name, c.arguments) for c in it.calls), it.injected, it.removed, it.answer)
+        (
+            it.offered,
+            tuple((c.name, c.arguments) for c in it.calls),
+            it.injected,
+            it.removed,
+            it.answer,
+        )
         for it in trace
     ]
 
@@ -160,17 +177,29 @@ def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Pat
     for conversation in found:
         session = RecordedSession.of(conversation)
         model = CassetteModel(
-            Cassette(path=cassette.path, interactions=conversation.interactions, variant=cassette.variant)
+            Cassette(
+                path=cassette.path, interactions=conversation.interactions, variant=cassette.variant
+            )
         )
         expected = _shape(conversation.trace())
         last = conversation.responses[-1]
         if last is not None and last.message.tool_calls:
             # the recorded agent stopped on an output tool; the loop asks once more
             with pytest.raises(CassetteExhausted, match="ran past the end") as info:
-                run(model, list(session.messages), tools=list(session.tools), strategies=[session.strategy])
+                run(
+                    model,
+                    list(session.messages),
+                    tools=list(session.tools),
+                    strategies=[session.strategy],
+                )
             assert _shape(info.value.trace)[: len(expected)] == expected
         else:
-            result = run(model, list(session.messages), tools=list(session.tools), strategies=[session.strategy])
+            result = run(
+                model,
+                list(session.messages),
+                tools=list(session.tools),
+                strategies=[session.strategy],
+            )
             assert _shape(result.trace) == expected
             assert model.position == len(conversation.requests)
 
@@ -181,7 +210,9 @@ def test_show_prints_every_request_and_call(path: Path) -> None:
     text = "\n".join(lines)
     assert str(len(load_cassette(path))) in lines[0]
     for conversation in conversations(path):
-        for interaction, response in zip(conversation.interactions, conversation.responses):
+        for interaction, response in zip(
+            conversation.interactions, conversation.responses, strict=False
+        ):
             assert f"interaction {interaction.index + 1}," in text
             for call in response.message.tool_calls if response else ():
                 assert f"call {call.name}(" in text

@@ -87,7 +87,9 @@ def test_pydantic_ai_against_the_fake() -> None:
     assert result.output == "John Smith spends 42 on average."
     trace = trace_from_wire(transport)
     assert expect_timeline(trace, FLOW)
-    assert expect(trace, offered(at=1, exactly=["search_customer"]), offered(at=2, includes=["get_*"]))
+    assert expect(
+        trace, offered(at=1, exactly=["search_customer"]), offered(at=2, includes=["get_*"])
+    )
     assert trace.iterations[0].calls[0].content == "c-123"
     assert trace.iterations[1].calls[0].content == "42.0"
 
@@ -112,7 +114,9 @@ def _record_then_replay(tmp_path: Path, run_agent: Any) -> Path:
 
 def test_pydantic_ai_recorded_and_replayed_from_a_cassette(tmp_path: Path) -> None:
     def run_agent(client: openai.AsyncOpenAI) -> str:
-        return str(asyncio.run(_pydantic_ai_agent(client).run("What's John Smith's average spend?")).output)
+        return str(
+            asyncio.run(_pydantic_ai_agent(client).run("What's John Smith's average spend?")).output
+        )
 
     cassette = _record_then_replay(tmp_path, run_agent)
     trace = trace_from_cassette(cassette)
