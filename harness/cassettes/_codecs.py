@@ -108,10 +108,12 @@ class Codec(ABC):
         """The body the harness sends for ``request``."""
 
     @abstractmethod
-    def _decode_json(self, data: Any) -> ModelResponse: ...
+    def decode_json(self, data: Any) -> ModelResponse:
+        """A whole JSON response body as a ``ModelResponse``."""
 
     @abstractmethod
-    def _decode_events(self, events: list[Any]) -> ModelResponse: ...
+    def decode_events(self, events: list[Any]) -> ModelResponse:
+        """The decoded ``data:`` payloads of a streamed response as a ``ModelResponse``."""
 
     def decode_response(
         self, status: int, headers: Mapping[str, str], body: bytes
@@ -126,8 +128,8 @@ class Codec(ABC):
                 for _event, data in sse_events(body)
                 if data.strip() and data.strip() != "[DONE]"
             ]
-            return self._decode_events(events)
-        return self._decode_json(json.loads(body))
+            return self.decode_events(events)
+        return self.decode_json(json.loads(body))
 
 
 def _tools_of(tools: Any) -> tuple[OfferedTool, ...]:
@@ -173,12 +175,12 @@ class OpenAIChatCodec(Codec):
 
         return chat_params(request, model=model, stream=stream)
 
-    def _decode_json(self, data: Any) -> ModelResponse:
+    def decode_json(self, data: Any) -> ModelResponse:
         from harness.models import chat_response_from_completion
 
         return chat_response_from_completion(data)
 
-    def _decode_events(self, events: list[Any]) -> ModelResponse:
+    def decode_events(self, events: list[Any]) -> ModelResponse:
         from harness.models import chat_response_from_chunks
 
         return chat_response_from_chunks(events)
@@ -213,12 +215,12 @@ class OpenAIResponsesCodec(Codec):
 
         return responses_params(request, model=model, stream=stream, include_reasoning=False)
 
-    def _decode_json(self, data: Any) -> ModelResponse:
+    def decode_json(self, data: Any) -> ModelResponse:
         from harness.models import responses_response_from_response
 
         return responses_response_from_response(data)
 
-    def _decode_events(self, events: list[Any]) -> ModelResponse:
+    def decode_events(self, events: list[Any]) -> ModelResponse:
         from harness.models import responses_response_from_events
 
         return responses_response_from_events(events)

@@ -60,7 +60,8 @@ def _arguments(text: str) -> Any:
 
 def _message_view(message: Message) -> dict[str, Any]:
     data = to_openai(message)
-    data.pop("name", None) if data.get("role") == "tool" else None
+    if data.get("role") == "tool":
+        data.pop("name", None)  # some clients echo the tool name; the id identifies it
     calls = data.pop("tool_calls", None) or []
     view: dict[str, Any] = _canonical(data)
     if view.get("content") in ("", None):

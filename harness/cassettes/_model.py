@@ -36,10 +36,10 @@ class CassetteModel(Model):
     """A ``Model`` that answers from a recorded cassette (any format a codec reads).
 
     ``match`` is ``semantic`` (default), ``strict`` (also tool descriptions and
-    ``tool_choice``) or ``path-only`` (no request checks). ``unused`` (``error``,
-    ``warn``-as-error is not offered here: ``error`` or ``ignore``) says whether a run
-    that ends before the recording does is an error. ``system`` and ``prompt`` give
-    the recording's first system and user text, to start the same conversation.
+    ``tool_choice``) or ``path-only`` (no request checks). ``unused="error"`` (default)
+    makes a run that ends before the recording does raise ``CassetteUnused``;
+    ``"ignore"`` allows it. ``system`` and ``prompt`` give the recording's first system
+    and user text, to start the same conversation.
     """
 
     def __init__(

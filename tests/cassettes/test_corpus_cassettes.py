@@ -109,7 +109,7 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 expected = codec.decode_response(
                     interaction.status, interaction.response.headers, interaction.response.body
                 )
-                via = codec._decode_events(events)
+                via = codec.decode_events(events)
                 assert via == expected
             else:
                 data = client.post(suffix, cast_to=object, body=body)
