@@ -32,7 +32,7 @@ from harness.loop import (
     Trace,
 )
 from harness.messages import AssistantMessage, Message, ToolMessage, messages_to_openai
-from harness.tools import Tool
+from harness.tools import CallContext, PreparedCall, Tool, ToolResult
 
 __all__ = [
     "Conversation",
@@ -123,17 +123,36 @@ def _results_by_tool(conversation: Conversation) -> dict[str, list[str]]:
     return results
 
 
+def _never_called(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - prepare answers
+    raise RuntimeError("a recorded tool's handler is never called")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RecordedTool(Tool):
+    """A stand-in for a recorded tool: offered with the recorded name, description and
+    schema; each call answers the next recorded result, whatever its arguments (the
+    recording already holds what the model was told, argument errors included)."""
+
+    results: list[str] = dataclasses.field(default_factory=list, repr=False)
+    """Recorded results still to give, in call order."""
+
+    def prepare(self, arguments: str, context: CallContext) -> PreparedCall | ToolResult:
+        if not self.results:
+            return ToolResult(content=f"(no recorded result left for {self.name})")
+        text = self.results.pop(0)
+        return ToolResult(content=text, value=text)
+
+
 def _stub(tool: OfferedTool, results: Sequence[str]) -> Tool:
-    queue = list(results)
     parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
     parameters.setdefault("type", "object")
-
-    def answer(arguments: Mapping[str, Any]) -> str:
-        if not queue:
-            return f"(no recorded result left for {tool.name})"
-        return queue.pop(0)
-
-    return Tool.from_schema(tool.name, tool.description, parameters, answer)
+    return RecordedTool(
+        name=tool.name,
+        description=tool.description,
+        parameters=parameters,
+        handler=_never_called,
+        results=list(results),
+    )
 
 
 def recorded_tools(
