@@ -116,12 +116,29 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _sink.restore(outer)
 
 
+_CASSETTE = pytest.StashKey[Any]()
+"""The active cassette of a test and its vcrpy ``match_on``."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     failure = item.stash.get(_SCENARIO_FAILURE, None)
     if failure is not None:
         pytest.fail(failure, pytrace=False)  # the marked scenario failed: the test fails
-    return (yield)
+    try:
+        return (yield)
+    except Exception as exc:
+        # a request the cassette cannot answer: the harness's explanation (closest recorded
+        # request and diff, or the end of the cassette), not the SDK's "Connection error"
+        found = item.stash.get(_CASSETTE, None)
+        if found is None:
+            raise
+        from harness.cassettes._vcr import translate_error
+
+        error = translate_error(exc, match_on=found[1])
+        if error is None:
+            raise
+        raise error from exc
 
 
 @pytest.hookimpl(wrapper=True)
@@ -443,6 +460,13 @@ def harness_model(request: pytest.FixtureRequest) -> Model:
     )
 
 
+def cassette_match_on(match_on: Any) -> tuple[str, ...]:
+    """The vcrpy ``match_on`` list for a setting (presets expanded)."""
+    from harness.cassettes._vcr import expand_match_on
+
+    return expand_match_on(match_on)
+
+
 @pytest.fixture
 def harness_cassette(
     request: pytest.FixtureRequest, harness_settings: Settings, harness_cassette_path: Path
@@ -467,29 +491,36 @@ def harness_cassette(
         for s in group or ()
     ]
     harness_config = request.getfixturevalue("harness_config")
+    marker_kwargs: dict[str, Any] = {}
+    for mark in _cassette_markers(request.node):  # weakest first: vcr, then harness_cassette
+        marker_kwargs.update(mark.kwargs)
+    match_on = harness_settings.match_on
+    if marker_kwargs.get("match") is not None:
+        match_on = (str(marker_kwargs["match"]),)  # a preset: semantic, strict, path-only
     with open_cassette(
         harness_cassette_path,
         record_mode=harness_settings.record_mode,
-        match_on=harness_settings.match_on,
+        match_on=match_on,
         matchers=matchers,
         scrubbers=scrubbers,
         secrets=getattr(harness_config, "secrets", ()),
+        unused=str(marker_kwargs.get("unused") or "warn"),
         **filters,
     ) as cassette:
+        request.node.stash[_CASSETTE] = (cassette, cassette_match_on(match_on))
         yield cassette
 
 
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
-    """Arguments for a real client replaying the cassette, or ``None`` for the fake."""
+    """Arguments for a real client replaying or recording the cassette, or ``None`` for the
+    fake. ``harness_config`` wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
     if not _cassette_markers(request.node):
         return None
     request.getfixturevalue("harness_cassette")
-    harness_config = request.getfixturevalue("harness_config")
-    return {
-        "base_url": harness_config.openai_base_url,
-        "api_key": harness_config.openai_api_key,
-        "max_retries": 0,
-    }
+    from harness.testing._config import openai_client_settings
+
+    base_url, api_key = openai_client_settings(request.getfixturevalue("harness_config"))
+    return {"base_url": base_url, "api_key": api_key, "max_retries": 0}
 
 
 @pytest.fixture

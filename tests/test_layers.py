@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "harness.mcp": 2,  # MCP servers as tool sources, strategies and facades (injection layer)
     "harness.models": 3,
     "harness.scenarios": 4,
+    "harness.cassettes": 4,
     "harness.assertions": 4,
     "harness.testing": 5,
     "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up

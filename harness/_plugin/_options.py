@@ -140,13 +140,14 @@ FILTER_KEYS = ("filter_headers", "filter_query_parameters", "filter_post_data_pa
 FILTER_INIS = {key: f"harness_{key}" for key in FILTER_KEYS}
 """The ini keys of the filters (one name per line)."""
 
-CASSETTE_MARKER_ARGS = ("name", "record_mode", "match_on", *FILTER_KEYS)
+CASSETTE_MARKER_ARGS = ("name", "record_mode", "match_on", "match", "unused", *FILTER_KEYS)
 """The keyword arguments ``harness_cassette`` (and its alias ``vcr``) accept."""
 
 MARKERS = (
-    "harness_cassette(name=None, record_mode=None, match_on=None, filter_headers=None, "
-    "filter_query_parameters=None, filter_post_data_parameters=None): replay (or record) "
-    "the test's HTTP traffic from cassettes/<test module>/<name or test name>.yaml",
+    "harness_cassette(name=None, record_mode=None, match_on=None, match=None, unused=None, "
+    "filter_headers=None, filter_query_parameters=None, filter_post_data_parameters=None): "
+    "replay (or record) the test's HTTP traffic from cassettes/<test module>/<name or test "
+    "name>.yaml; match='semantic'|'strict'|'path-only', unused='error'|'warn'|'ignore'",
     "harness_scenario(path, check=True): run the test against a harness scenario file "
     "(a glob runs it once per matching file); the harness_scenario fixture holds the outcome",
 )

@@ -147,3 +147,8 @@ def run_command(
 from harness.cli._serve import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
+
+from harness.cli._cassette import cassette_app, record_command  # noqa: E402
+
+app.add_typer(cassette_app, name="cassette")
+app.command("record")(record_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -9,8 +10,32 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness._errors import HarnessError
+from harness.loop import Model, ModelRequest, ModelResponse
+from harness.messages import AssistantMessage
 
-__all__ = ["serve_command"]
+__all__ = ["Repeating", "serve_command"]
+
+
+class Repeating(Model):
+    """Serves a fresh model (from ``factory``) for each new conversation: a request whose
+    history holds no assistant message starts one."""
+
+    def __init__(self, factory: Callable[[], Model]) -> None:
+        self.factory = factory
+        self.current = factory()
+        self.name = self.current.name
+        self.capabilities = self.current.capabilities
+        self.conversations = 1
+        """How many conversations were started."""
+        self._used = False
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        fresh = not any(isinstance(m, AssistantMessage) for m in request.messages)
+        if fresh and self._used:
+            self.current = self.factory()
+            self.conversations += 1
+        self._used = True
+        return self.current.request(request)
 
 
 def serve_command(
@@ -37,6 +62,12 @@ def serve_command(
     max_connections: int = typer.Option(
         64, "--max-connections", help="Most connections served at once; more get a 503."
     ),
+    repeat: bool = typer.Option(
+        False,
+        "--repeat",
+        help="Serve the scenario again for every new conversation (a request whose history "
+        "has no assistant turn), so one server records several tests.",
+    ),
 ) -> None:
     """Serve a scenario's model on 127.0.0.1 for OpenAI and Anthropic clients (or, with
     --mcp, its tools for MCP clients); stop with Ctrl-C."""
@@ -48,7 +79,8 @@ def serve_command(
 
     console = Console(highlight=False)
     try:
-        model = load_scenario(scenario).build_model()
+        loaded = load_scenario(scenario)
+        model = Repeating(loaded.build_model) if repeat else loaded.build_model()
         server = WireServer(
             model,
             port=port,
@@ -59,7 +91,10 @@ def serve_command(
     except (HarnessError, OSError) as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    console.print(escape(f"serving {model.name!r} from {str(scenario)!r}"), soft_wrap=True)
+    again = " (again for every new conversation)" if repeat else ""
+    console.print(
+        f"serving {model.name!r} from {str(scenario)!r}{again}", soft_wrap=True, markup=False
+    )
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
     console.print(f"ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")

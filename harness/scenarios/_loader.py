@@ -141,7 +141,24 @@ class Scenario:
         """The scenario's tools (factories are called again on each build)."""
         tools: list[Tool] = []
         for entry in self.spec.tools:
-            obj = resolve_import(entry, where=self._where(), root=self.root)
+            if isinstance(entry, Mapping):
+                if len(entry) != 1:
+                    raise ScenarioError(
+                        f"{self._where()}a tools entry must be an import path or "
+                        f"{{'module:factory': {{options}}}}, got {dict(entry)!r}"
+                    )
+                ((path, options),) = entry.items()
+                factory = resolve_import(str(path), where=self._where(), root=self.root)
+                if not callable(factory):
+                    raise ScenarioError(f"{self._where()}{path!r} is not callable")
+                try:
+                    obj = factory(**(options or {}))
+                except TypeError as exc:
+                    raise ScenarioError(
+                        f"{self._where()}tools factory {path!r}: bad options {options!r}: {exc}"
+                    ) from None
+            else:
+                obj = resolve_import(entry, where=self._where(), root=self.root)
             tools.extend(_tools_from(obj, self._where()))
         return tools
 

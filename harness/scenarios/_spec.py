@@ -97,7 +97,8 @@ class ScenarioSpec(BaseModel):
     prompt: str | None = None
     messages: list[dict[str, Any]] | None = None
     """A full starting history (Chat Completions dicts) instead of ``prompt``."""
-    tools: list[str] = Field(default_factory=list)
+    tools: list[str | dict[str, Any]] = Field(default_factory=list)
+    """Import paths, or ``{"module:factory": {options}}`` to call a factory with options."""
     strategies: list[str | dict[str, Any]] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any] = Field(default_factory=dict)

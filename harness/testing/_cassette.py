@@ -256,8 +256,16 @@ def open_cassette(
     filter_query_parameters: Sequence[Any] | None = None,
     filter_post_data_parameters: Sequence[Any] | None = None,
     secrets: Iterable[Any] = (),
+    unused: str = "warn",
 ) -> Iterator[Any]:
     """Use the cassette at ``path`` (a ``vcr.cassette.Cassette``) for the block.
+
+    ``match_on`` takes vcrpy matcher names and the harness presets ``semantic`` (the
+    default: LLM requests compared by meaning), ``strict`` and ``path-only``. Any file
+    variant loads (``parsed_body`` included). A request that matches nothing raises
+    ``CassetteMismatch`` (with the closest recorded request and a diff) or
+    ``CassetteExhausted``; ``unused`` (``error``, ``warn``, ``ignore``) says what to do
+    with interactions no request used.
 
     Everything recorded is scrubbed (``harness.testing._scrub``): credential headers,
     query parameters, userinfo and body fields by name, and every known secret value
@@ -270,6 +278,8 @@ def open_cassette(
     scratch and replaces the old file (atomically) when the new recording is saved.
     """
     import vcr  # type: ignore[import-untyped]
+
+    from harness.cassettes import _vcr as hooks
 
     if record_mode == "none" and not path.is_file():
         raise UsageError(
@@ -296,16 +306,27 @@ def open_cassette(
         ),
     )
     recorder.register_persister(_persister(path, engine, loaded, merge=not rewrite))
+    hooks.install(recorder)
     for name, matcher in (matchers or {}).items():
         recorder.register_matcher(name, matcher)
-    options: dict[str, Any] = {}
-    if match_on:
-        unknown = [m for m in match_on if m not in recorder.matchers]
-        if unknown:
-            raise UsageError(
-                f"unknown cassette matcher(s) {unknown}; known: {sorted(recorder.matchers)} "
-                "(register more with the pytest_harness_cassette_matchers hook)"
-            )
-        options["match_on"] = tuple(match_on)
-    with recorder.use_cassette(str(path), **options) as cassette:
-        yield cassette
+    if unused not in hooks.UNUSED_POLICIES:
+        raise UsageError(
+            f"unused={unused!r} is not valid; choose one of {', '.join(hooks.UNUSED_POLICIES)}"
+        )
+    expanded = hooks.expand_match_on(match_on)
+    unknown = [m for m in expanded if m not in recorder.matchers]
+    if unknown:
+        raise UsageError(
+            f"unknown cassette matcher(s) {unknown}; known: "
+            f"{sorted([*recorder.matchers, *hooks.MATCH_PRESETS])} "
+            "(register more with the pytest_harness_cassette_matchers hook)"
+        )
+    with recorder.use_cassette(str(path), match_on=expanded) as cassette:
+        try:
+            yield cassette
+        except BaseException as exc:
+            error = hooks.translate_error(exc, match_on=expanded)
+            if error is not None:
+                raise error from exc
+            raise
+        hooks.check_unused(cassette, unused, record_mode=record_mode)

@@ -18,6 +18,7 @@ says so (the plugin turns it into a warning).
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,12 +30,18 @@ from harness._secrets import register_secret
 from harness._validation import check_choice, did_you_mean, format_names
 
 __all__ = [
+    "DEFAULT_OPENAI_API_KEY",
+    "DEFAULT_OPENAI_BASE_URL",
     "HarnessConfig",
     "Settings",
     "cassette_path",
     "check_marker_kwargs",
+    "openai_client_settings",
     "resolve_settings",
 ]
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_OPENAI_API_KEY = "sk-harness-test"
 
 VCR_CONFIG_KEYS = ("record_mode", "match_on", "cassette_library_dir", *opts.FILTER_KEYS)
 """The ``vcr_config`` keys the harness understands (``cassette_library_dir`` is its
@@ -83,16 +90,19 @@ class HarnessConfig:
     """More query parameters to scrub (names or ``(name, replacement)`` pairs)."""
     filter_post_data_parameters: Sequence[Any] | None = None
     """More JSON/form body fields to scrub (names or ``(name, replacement)`` pairs)."""
-    openai_base_url: str = "https://api.openai.com/v1"
-    """Base URL of the ``harness_openai`` client when it replays or records a cassette."""
-    openai_api_key: str = dataclasses.field(default="sk-harness-test", repr=False)
-    """API key the ``harness_openai`` client sends (scrubbed from cassettes, messages and
-    reports; never in the repr)."""
+    openai_base_url: str | None = None
+    """Base URL of the ``harness_openai`` client when it replays or records a cassette
+    (``None``: ``$OPENAI_BASE_URL``, else ``https://api.openai.com/v1``)."""
+    openai_api_key: str | None = dataclasses.field(default=None, repr=False)
+    """API key the ``harness_openai`` client sends (``None``: ``$OPENAI_API_KEY``, else a
+    placeholder that is fine for replaying); scrubbed from cassettes, messages and
+    reports, never in the repr."""
     secrets: Sequence[str] = dataclasses.field(default=(), repr=False)
     """More secret values to scrub wherever they appear (8 characters or more)."""
 
     def __post_init__(self) -> None:
-        register_secret(self.openai_api_key, source="HarnessConfig(openai_api_key=...)")
+        if self.openai_api_key is not None:
+            register_secret(self.openai_api_key, source="HarnessConfig(openai_api_key=...)")
         for secret in self.secrets if not isinstance(self.secrets, str) else [self.secrets]:
             register_secret(secret, source="a HarnessConfig(secrets=...) value")
         if self.record_mode is not None:
@@ -294,6 +304,17 @@ def cassette_file_name(name: str) -> str:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         safe = f"{safe[:100]}-{digest}"
     return f"{safe}.yaml"
+
+
+def openai_client_settings(config: HarnessConfig | None) -> tuple[str, str]:
+    """``(base_url, api_key)`` for the plugin's real clients: the ``harness_config`` value
+    wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, then the built-in defaults."""
+    config = config or HarnessConfig()
+    base_url = (
+        config.openai_base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+    )
+    api_key = config.openai_api_key or os.environ.get("OPENAI_API_KEY") or DEFAULT_OPENAI_API_KEY
+    return base_url, api_key
 
 
 def cassette_path(cassette_dir: Path, module_path: Path, name: str) -> Path:

@@ -224,3 +224,41 @@ def test_tool_choice_is_only_sent_with_tools() -> None:
     settings = ModelSettings(tool_choice="required", parallel_tool_calls=True)
     params = chat_params(model_request(tools=[], settings=settings), model="m")
     assert "tool_choice" not in params and "parallel_tool_calls" not in params
+
+
+def test_streams_that_repeat_the_call_id_and_name_in_every_delta_accumulate_once() -> None:
+    """llama.cpp's server repeats ``id`` and ``function.name`` in each tool-call delta."""
+    from harness.models import chat_response_from_chunks
+
+    def chunk(delta: dict, finish: str | None = None) -> dict:  # type: ignore[type-arg]
+        return {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def piece(text: str) -> dict:  # type: ignore[type-arg]
+        return {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "search", "arguments": text},
+                }
+            ]
+        }
+
+    chunks = [
+        chunk({"role": "assistant"}),
+        chunk(piece('{"q"')),
+        chunk(piece(': "x"}')),
+        chunk({}, "tool_calls"),
+    ]
+    from openai.types.chat import ChatCompletionChunk
+
+    for form in (chunks, [ChatCompletionChunk.model_validate(c) for c in chunks]):
+        (only,) = chat_response_from_chunks(form).message.tool_calls
+        assert (only.id, only.name, only.arguments) == ("call_1", "search", '{"q": "x"}')

@@ -121,7 +121,7 @@ _ORIGINAL = harness.testing.__dict__.get("open_cassette")
 @contextlib.contextmanager
 def fake_open(path, *, record_mode, match_on=None, matchers=None, scrubbers=(),
               filter_headers=(), filter_query_parameters=(), filter_post_data_parameters=(),
-              secrets=()):
+              secrets=(), unused="warn"):
     print("FILTERS", filter_headers, filter_query_parameters, filter_post_data_parameters)
     yield "cassette"
 

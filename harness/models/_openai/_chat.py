@@ -190,8 +190,10 @@ def chat_response_from_chunks(
 
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     seen = False
+    call_ids: dict[tuple[int, int], str] = {}
     for index, chunk in enumerate(chunks):
         _check_chunk(chunk, index)
+        chunk = _without_repeated_call_headers(chunk, call_ids)
         if isinstance(chunk, Mapping):
             chunk = ChatCompletionChunk.model_construct(**chunk)
         try:
@@ -224,6 +226,35 @@ def _check_chunk(chunk: Any, index: int) -> None:
         delta = field(choice, "delta")
         if delta is not None and not is_object(delta):
             raise malformed(what, f"choices[{n}].delta", "an object", delta)
+
+
+def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], str]) -> Any:
+    """Some OpenAI-compatible servers (llama.cpp's) repeat a tool call's ``id`` and
+    ``function.name`` in every delta; OpenAI sends them once. Drop the repeats, which
+    the SDK's accumulator would otherwise concatenate (``search_customersearch_...``)."""
+    if not isinstance(chunk, Mapping):
+        if not any(getattr(c.delta, "tool_calls", None) for c in chunk.choices or ()):
+            return chunk
+        chunk = chunk.to_dict()
+    choices = chunk.get("choices") or ()
+    if not any((c.get("delta") or {}).get("tool_calls") for c in choices):
+        return chunk
+    out = {**chunk, "choices": []}
+    for choice in choices:
+        delta = choice.get("delta") or {}
+        calls = []
+        for call in delta.get("tool_calls") or ():
+            key = (int(choice.get("index", 0)), int(call.get("index", 0)))
+            call_id = call.get("id")
+            if call_id and call_ids.get(key) == call_id:
+                function = {k: v for k, v in (call.get("function") or {}).items() if k != "name"}
+                call = {k: v for k, v in call.items() if k not in ("id", "type", "function")}
+                call["function"] = function
+            elif call_id:
+                call_ids[key] = call_id
+            calls.append(call)
+        out["choices"].append({**choice, "delta": {**delta, "tool_calls": calls or None}})
+    return out
 
 
 class OpenAIChatModel(OpenAIAdapter):

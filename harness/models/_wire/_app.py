@@ -90,6 +90,8 @@ class WireApp:
         self.chunk_chars = max(1, int(chunk_chars))
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (retries included)."""
+        self.responses: list[ModelResponse | None] = []
+        """The model's answer to each request of ``requests`` (``None`` when it had none)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
 
@@ -97,7 +99,7 @@ class WireApp:
 
     def _prepare(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str]
-    ) -> WireRequest | WireReply:
+    ) -> tuple[int, WireRequest | WireReply]:
         route = path.split("?", 1)[0].rstrip("/")
         if route.startswith("/v1/") or route == "/v1":
             route = route[3:]
@@ -112,6 +114,7 @@ class WireApp:
                 decoded, too_deep = None, True
         retry = headers.get("x-stainless-retry-count")
         with self._lock:
+            index = len(self.requests)
             self.requests.append(
                 RecordedRequest(
                     method=method,
@@ -120,14 +123,15 @@ class WireApp:
                     retry_count=int(retry) if retry and retry.isdigit() else None,
                 )
             )
+            self.responses.append(None)
         try:
             if method == "GET" and route == "/models":
-                return self._json(200, self._models())
+                return index, self._json(200, self._models())
             if method == "GET" and route.startswith("/models/"):
-                return self._json(200, self._model_entry(route.removeprefix("/models/")))
+                return index, self._json(200, self._model_entry(route.removeprefix("/models/")))
             if method == "POST" and is_messages_route(route):
                 try:
-                    return parse_messages_request(decoded, profile=self.profile)
+                    return index, parse_messages_request(decoded, profile=self.profile)
                 except WireError as exc:
                     raise messages_error(exc) from None
             if method != "POST" or route not in ("/chat/completions", "/responses"):
@@ -142,12 +146,12 @@ class WireApp:
             if not isinstance(decoded, dict):
                 raise WireError(400, _BAD_JSON)
             if route == "/chat/completions":
-                return parse_chat_request(decoded, profile=self.profile)
-            return parse_responses_request(decoded, profile=self.profile)
+                return index, parse_chat_request(decoded, profile=self.profile)
+            return index, parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
-            return self._error(exc)
+            return index, self._error(exc)
         except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
-            return self._error(
+            return index, self._error(
                 WireError(
                     400,
                     "The request is nested too deeply to validate (e.g. a tool's parameters "
@@ -156,11 +160,15 @@ class WireApp:
                 )
             )
 
-    def _render(self, wire: WireRequest, response: ModelResponse, path: str) -> WireReply:
+    def _render(
+        self, wire: WireRequest, response: ModelResponse, path: str, index: int
+    ) -> WireReply:
         if not isinstance(response, ModelResponse):
             raise TypeError(
                 f"the served model must return a ModelResponse, got {type(response).__name__}"
             )
+        with self._lock:
+            self.responses[index] = response
         chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
         if _messages(path):
             headers = {**self._headers(), **messages_headers(self._ids)}
@@ -185,7 +193,7 @@ class WireApp:
         self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
     ) -> WireReply:
         """Answer one request, calling the model synchronously (serialised by a lock)."""
-        prepared = self._prepare(method, path, body, headers or {})
+        index, prepared = self._prepare(method, path, body, headers or {})
         if isinstance(prepared, WireReply):
             return prepared
         try:
@@ -195,13 +203,13 @@ class WireApp:
             return self._error(
                 messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
             )
-        return self._render(prepared, response, path)
+        return self._render(prepared, response, path, index)
 
     async def ahandle(
         self, method: str, path: str, body: bytes = b"", headers: Mapping[str, str] | None = None
     ) -> WireReply:
         """Answer one request, awaiting the model's ``arequest``."""
-        prepared = self._prepare(method, path, body, headers or {})
+        index, prepared = self._prepare(method, path, body, headers or {})
         if isinstance(prepared, WireReply):
             return prepared
         try:
@@ -210,7 +218,7 @@ class WireApp:
             return self._error(
                 messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
             )
-        return self._render(prepared, response, path)
+        return self._render(prepared, response, path, index)
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -1,0 +1,174 @@
+"""``CassetteModel``: play a recording's assistant turns into the harness loop, in process.
+
+No HTTP: each request the loop makes is encoded with the recording's codec, compared
+with the recorded request (``semantic`` by default), and answered with the recorded
+response, while the user's real tools run. A divergence raises ``CassetteMismatch``
+naming the cassette, the request and the difference; a recorded call to a tool the
+loop no longer offers is reported as an injection regression.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness._errors import UsageError
+from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
+from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
+from harness.cassettes._load import Cassette, Interaction, load_cassette
+from harness.cassettes._match import MATCH_MODES, request_differences
+from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
+from harness.messages import SystemMessage, UserMessage
+
+__all__ = ["CassetteModel", "llm_turns"]
+
+
+def llm_turns(cassette: Cassette) -> list[tuple[Interaction, Codec]]:
+    """The interactions a codec reads (LLM calls), in order, with their codec."""
+    out = []
+    for interaction in cassette.interactions:
+        codec = codec_for(interaction.method, interaction.path)
+        if codec is not None:
+            out.append((interaction, codec))
+    return out
+
+
+class CassetteModel(Model):
+    """A ``Model`` that answers from a recorded cassette (any format a codec reads).
+
+    ``match`` is ``semantic`` (default), ``strict`` (also tool descriptions and
+    ``tool_choice``) or ``path-only`` (no request checks). ``unused="error"`` (default)
+    makes a run that ends before the recording does raise ``CassetteUnused``;
+    ``"ignore"`` allows it. ``system`` and ``prompt`` give the recording's first system
+    and user text, to start the same conversation.
+    """
+
+    def __init__(
+        self,
+        source: str | Path | Cassette,
+        *,
+        match: str = "semantic",
+        unused: str = "error",
+    ) -> None:
+        if match not in MATCH_MODES:
+            raise UsageError(
+                f"CassetteModel(match={match!r}) is not valid; choose one of "
+                f"{', '.join(MATCH_MODES)}"
+            )
+        if unused not in ("error", "ignore"):
+            raise UsageError(
+                f"CassetteModel(unused={unused!r}) is not valid; choose 'error' or 'ignore'"
+            )
+        self.cassette = source if isinstance(source, Cassette) else load_cassette(source)
+        self.match = match
+        self.unused = unused
+        self.turns = llm_turns(self.cassette)
+        if not self.turns:
+            raise UsageError(
+                f"cassette {self.cassette.name!r} holds no LLM request a codec reads "
+                f"({len(self.cassette)} interaction(s)); known formats: OpenAI Chat Completions, "
+                "OpenAI Responses (register more with harness.cassettes.register_codec)"
+            )
+        self.recorded: list[ParsedRequest] = []
+        for interaction, codec in self.turns:
+            try:
+                self.recorded.append(codec.parse_request(interaction.request.json() or {}))
+            except ValueError as exc:
+                raise UsageError(
+                    f"cassette {self.cassette.name!r}: interaction {interaction.index + 1} "
+                    "is not a "
+                    f"{codec.name} request the harness reads: {exc}"
+                ) from None
+        self.position = 0
+        """How many recorded turns were played."""
+        self.name = self.recorded[0].model or "cassette"
+        self.capabilities = ModelCapabilities(streaming=any(i.is_stream for i, _ in self.turns))
+
+    @property
+    def system(self) -> str | None:
+        """The recording's first system text, if any."""
+        for message in self.recorded[0].messages:
+            if isinstance(message, SystemMessage):
+                return message.content
+        return None
+
+    @property
+    def prompt(self) -> str | None:
+        """The recording's first user text, if any."""
+        for message in self.recorded[0].messages:
+            if isinstance(message, UserMessage):
+                return message.content if isinstance(message.content, str) else str(message.content)
+        return None
+
+    def _where(self, number: int) -> str:
+        return f"cassette {self.cassette.name!r}: request {number}"
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        number = self.position + 1
+        if self.position >= len(self.turns):
+            raise CassetteExhausted(
+                f"ran past the end of cassette {self.cassette.name!r}: it holds {len(self.turns)} "
+                f"recorded model turn(s), all played; the loop made request {number}. The agent "
+                "takes more turns than the recording: re-record it if that is intended."
+            )
+        interaction, codec = self.turns[self.position]
+        recorded = self.recorded[self.position]
+        self.position += 1
+        problems: list[str] = []
+        if self.match != "path-only":
+            actual = codec.parse_request(
+                codec.encode_request(
+                    request, model=recorded.model or self.name, stream=recorded.stream
+                )
+            )
+            problems = request_differences(recorded, actual, check_model=False)
+            if self.match == "strict":
+                problems += self._strict(recorded, actual)
+        response = codec.decode_response(
+            interaction.status, interaction.response.headers, interaction.response.body
+        )
+        missing = [c.name for c in response.message.tool_calls if c.name not in request.tool_names]
+        if missing:
+            problems.insert(
+                0,
+                f"injection regression: the recording calls {', '.join(missing)}, which "
+                f"{'is' if len(missing) == 1 else 'are'} not offered now (offered: "
+                f"{', '.join(request.tool_names) or 'no tools'})",
+            )
+        if problems:
+            raise CassetteMismatch(
+                f"{self._where(number)} (interaction {interaction.index + 1}) differs from the "
+                f"recording: {'; '.join(problems)}"
+            )
+        return response
+
+    @staticmethod
+    def _strict(recorded: ParsedRequest, actual: ParsedRequest) -> list[str]:
+        out = []
+        old = {t.name: t.description for t in recorded.tools}
+        for tool in actual.tools:
+            if tool.name in old and " ".join(old[tool.name].split()) != " ".join(
+                tool.description.split()
+            ):
+                out.append(f"description of tool {tool.name!r} differs")
+        if recorded.tool_choice != actual.tool_choice:
+            out.append(
+                f"tool_choice differs: recorded {recorded.tool_choice!r}, "
+                f"now {actual.tool_choice!r}"
+            )
+        return out
+
+    def end_run(self, *, completed: bool) -> None:
+        if completed and self.unused == "error" and self.position < len(self.turns):
+            left = len(self.turns) - self.position
+            raise CassetteUnused(
+                f"cassette {self.cassette.name!r}: the run ended after {self.position} of "
+                f"{len(self.turns)} recorded model turn(s); {left} turn(s) were never requested. "
+                "The agent stopped earlier than the recording (pass unused='ignore' to allow it)."
+            )
+
+    def reset(self) -> None:
+        """Start again from the first recorded turn."""
+        self.position = 0
+
+    def __repr__(self) -> str:
+        return f"CassetteModel({self.cassette.name!r}, {self.position}/{len(self.turns)} played)"

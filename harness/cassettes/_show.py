@@ -1,0 +1,123 @@
+"""A cassette as text: the injection timeline per request, and a validity check."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from harness.cassettes._convert import conversations
+from harness.cassettes._load import Cassette, load_cassette
+from harness.cassettes._model import llm_turns
+
+__all__ = ["check_cassette", "show_cassette"]
+
+_SECRET_HEADERS = (
+    "authorization",
+    "api-key",
+    "x-api-key",
+    "cookie",
+    "set-cookie",
+    "x-goog-api-key",
+)
+_SECRET_QUERY = ("api-key", "api_key", "key", "access_token", "token", "sig")
+_PLACEHOLDER_VALUE = r"(|<.*>|\*+|x+|redacted|fake.*|dummy.*|test.*|sk-test.*|sk-harness.*)"
+_PLACEHOLDER = re.compile(rf"^(bearer )?{_PLACEHOLDER_VALUE}$", re.I)
+_KEY_IN_TEXT = re.compile(r"\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,})")
+
+
+def _short(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def show_cassette(source: str | Path | Cassette) -> list[str]:
+    """The recording as an injection timeline, one line per fact."""
+    cassette = source if isinstance(source, Cassette) else load_cassette(source)
+    turns = llm_turns(cassette)
+    lines = [
+        f"cassette {cassette.name} ({cassette.variant} format): {len(cassette)} interaction(s), "
+        f"{len(turns)} LLM request(s)"
+    ]
+    errors = {i.index: i for i, _ in turns if i.status >= 400}
+    found = conversations(cassette)
+    for number, conversation in enumerate(found, 1):
+        if len(found) > 1:
+            lines.append(
+                f"conversation {number} (interactions {', '.join(map(str, conversation.numbers))})"
+            )
+        trace = conversation.trace()
+        for it, interaction, request in zip(
+            trace, conversation.interactions, conversation.requests, strict=False
+        ):
+            stream = ", streamed" if interaction.is_stream else ""
+            lines.append(
+                f"request {it.index} (interaction {interaction.index + 1}, {interaction.method} "
+                f"{interaction.path}{stream}, model {request.model}): offered {len(it.offered)}"
+                + (f": {', '.join(it.offered)}" if it.offered else "")
+            )
+            if interaction.index in errors:
+                body = interaction.response.text
+                lines.append(f"  error: status {interaction.status}: {_short(body, 160)}")
+                continue
+            for call in it.calls:
+                lines.append(f"  call {call.name}({_short(call.arguments, 80)}) id={call.id}")
+                if call.content:
+                    lines.append(f"    -> {_short(call.content)}")
+            if it.answer is not None:
+                lines.append(f"  answer: {_short(it.answer, 160)}")
+            elif not it.calls:
+                lines.append("  answer: (empty)")
+            if it.injected:
+                lines.append(f"  injected: {', '.join(it.injected)}")
+            if it.removed:
+                lines.append(f"  removed: {', '.join(it.removed)}")
+    return lines
+
+
+def check_cassette(path: str | Path) -> list[str]:
+    """Problems of a cassette file (empty when it is fine): unreadable, malformed LLM
+    traffic, or credentials left in headers, query strings or bodies."""
+    from harness.cassettes._errors import CassetteError
+
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        return [str(exc)]
+    problems: list[str] = []
+    if not cassette.interactions:
+        problems.append("it holds no interactions")
+    for interaction, codec in llm_turns(cassette):
+        where = f"interaction {interaction.index + 1}"
+        try:
+            codec.parse_request(interaction.request.json() or {})
+        except ValueError as exc:
+            problems.append(
+                f"{where}: the request is not a well-formed {codec.name} request: {exc}"
+            )
+        if interaction.status < 400:
+            try:
+                codec.decode_response(
+                    interaction.status, interaction.response.headers, interaction.response.body
+                )
+            except Exception as exc:
+                problems.append(
+                    f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}"
+                )
+    for interaction in cassette.interactions:
+        where = f"interaction {interaction.index + 1}"
+        for side, exchange in (
+            ("request", interaction.request),
+            ("response", interaction.response),
+        ):
+            for name, value in exchange.headers.items():
+                if name in _SECRET_HEADERS and not _PLACEHOLDER.match(value.strip()):
+                    problems.append(f"{where}: {side} header {name!r} holds a credential; scrub it")
+            if _KEY_IN_TEXT.search(exchange.text):
+                problems.append(
+                    f"{where}: the {side} body holds something like an API key; scrub it"
+                )
+        for key, value in parse_qsl(urlsplit(interaction.uri).query, keep_blank_values=True):
+            if key.lower() in _SECRET_QUERY and not _PLACEHOLDER.match(value):
+                problems.append(f"{where}: query parameter {key!r} holds a credential; scrub it")
+    return problems

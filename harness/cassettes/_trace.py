@@ -1,0 +1,151 @@
+"""The wire trace: the harness ``Trace`` rebuilt from the requests an endpoint saw.
+
+For an agent loop the harness did not write (another framework's agent pointed at
+the in-process wire fake, or a cassette recorded from it), the sequence of LLM
+requests tells the story: the tools offered on each request, the calls in each
+response (from the response, or from the next request's history), the tool results
+sent back, and the tools injected or removed between two requests. The result is
+the same ``Trace`` a harness run produces, so ``harness.assertions`` and the
+timeline snapshots work on it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._errors import UsageError
+from harness.cassettes._codecs import ParsedRequest, codec_for
+from harness.cassettes._load import Cassette, load_cassette
+from harness.cassettes._model import llm_turns
+from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelResponse, Trace
+from harness.messages import AssistantMessage, ToolMessage
+
+__all__ = ["trace_from_cassette", "trace_from_requests", "trace_from_wire"]
+
+
+def _results(messages: Sequence[Any]) -> dict[str, ToolMessage]:
+    return {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+
+
+def _assistant_after(
+    request: ParsedRequest, following: ParsedRequest | None
+) -> AssistantMessage | None:
+    if following is None:
+        return None
+    rest = following.messages[len(request.messages) :]
+    for message in rest:
+        if isinstance(message, AssistantMessage) and (message.content or message.tool_calls):
+            return message
+    return None
+
+
+def trace_from_requests(
+    requests: Sequence[ParsedRequest],
+    responses: Sequence[ModelResponse | None] = (),
+) -> Trace:
+    """A ``Trace`` from one conversation's LLM requests (and, when known, the responses).
+
+    A response that is not given is read from the next request's history; the last
+    one is then unknown (no calls, no answer).
+    """
+    iterations: list[IterationRecord] = []
+    for k, request in enumerate(requests):
+        following = requests[k + 1] if k + 1 < len(requests) else None
+        response = responses[k] if k < len(responses) else None
+        message = response.message if response is not None else _assistant_after(request, following)
+        results = _results(following.messages) if following is not None else {}
+        calls = tuple(
+            CallRecord(
+                id=call.id,
+                name=call.name,
+                arguments=call.arguments,
+                content=results[call.id].content if call.id in results else "",
+            )
+            for call in (message.tool_calls if message is not None else ())
+        )
+        changes: tuple[ChangeRecord, ...] = ()
+        if following is not None:
+            before, after = request.tool_names, following.tool_names
+            added = tuple(n for n in after if n not in before)
+            removed = tuple(n for n in before if n not in after)
+            if added or removed:
+                last = calls[-1] if calls else None
+                changes = (
+                    ChangeRecord(
+                        strategy="wire",
+                        reason="the next request offered different tools",
+                        added=added,
+                        removed=removed,
+                        after_call=last.name if last else None,
+                        after_call_id=last.id if last else None,
+                    ),
+                )
+        answer = None
+        finish = None
+        if message is not None and not message.tool_calls:
+            answer = message.content
+        if response is not None:
+            finish = response.finish_reason
+        elif message is not None:
+            finish = "tool_calls" if message.tool_calls else "stop"
+        iterations.append(
+            IterationRecord(
+                index=k + 1,
+                offered=request.tool_names,
+                calls=calls,
+                changes=changes,
+                answer=answer,
+                finish_reason=finish,
+            )
+        )
+    return Trace(iterations=iterations, initial_tools=requests[0].tool_names if requests else ())
+
+
+def trace_from_cassette(source: str | Path | Cassette) -> Trace:
+    """The ``Trace`` of a recorded conversation (every LLM request of the cassette)."""
+    cassette = source if isinstance(source, Cassette) else load_cassette(source)
+    requests: list[ParsedRequest] = []
+    responses: list[ModelResponse | None] = []
+    for interaction, codec in llm_turns(cassette):
+        try:
+            requests.append(codec.parse_request(interaction.request.json() or {}))
+        except ValueError as exc:
+            raise UsageError(
+                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
+                f"{codec.name} request the harness reads: {exc}"
+            ) from None
+        try:
+            responses.append(
+                codec.decode_response(
+                    interaction.status, interaction.response.headers, interaction.response.body
+                )
+            )
+        except Exception:  # an error status or a body the codec cannot read: unknown
+            responses.append(None)
+    return trace_from_requests(requests, responses)
+
+
+def trace_from_wire(app: Any) -> Trace:
+    """The ``Trace`` of the conversation a wire fake served (a ``WireApp``, ``WireServer``
+    or a ``fake_openai_client``'s transport: anything with ``.requests``)."""
+    source = getattr(app, "app", app)
+    recorded = getattr(source, "requests", None)
+    if recorded is None:
+        raise UsageError(
+            f"trace_from_wire needs a WireApp (or something with .requests), got {app!r}"
+        )
+    answers = list(getattr(source, "responses", ()) or ())
+    requests: list[ParsedRequest] = []
+    responses: list[ModelResponse | None] = []
+    for i, item in enumerate(recorded):
+        codec = codec_for(item.method, item.path.split("?", 1)[0])
+        if codec is None or not isinstance(item.body, dict):
+            continue
+        try:
+            requests.append(codec.parse_request(item.body))
+        except ValueError:
+            continue
+        responses.append(answers[i] if i < len(answers) else None)
+    return trace_from_requests(requests, responses)

@@ -1,0 +1,189 @@
+"""The cassette layer's hooks into vcrpy: a serializer for every real variant, the LLM
+matchers, and harness errors instead of vcrpy's ``CannotOverwriteExistingCassetteException``.
+
+``harness.testing.open_cassette`` installs these; they are also usable with a
+plain ``vcr.VCR`` (``install(recorder)``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from harness._errors import HarnessError, UsageError
+from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
+from harness.cassettes._load import deserialize, serialize
+from harness.cassettes._match import body_differences
+
+__all__ = [
+    "MATCH_PRESETS",
+    "UNUSED_POLICIES",
+    "CassetteWarning",
+    "HarnessSerializer",
+    "check_unused",
+    "expand_match_on",
+    "install",
+    "llm_semantic",
+    "llm_strict",
+    "translate_error",
+]
+
+MATCH_PRESETS: dict[str, tuple[str, ...]] = {
+    "semantic": ("method", "path", "llm_semantic"),
+    "strict": ("method", "scheme", "host", "port", "path", "query", "llm_strict"),
+    "path-only": ("method", "path"),
+}
+"""What each built-in matcher name means as a vcrpy ``match_on`` list."""
+
+UNUSED_POLICIES = ("error", "warn", "ignore")
+"""What to do with recorded interactions no request used, at the end of a test."""
+
+
+class CassetteWarning(UserWarning):
+    """A cassette was not fully used (``unused="warn"``)."""
+
+
+class HarnessSerializer:
+    """vcrpy serializer (registered as ``yaml``): reads stock vcrpy and the ``parsed_body``
+    variant, writes stock vcrpy."""
+
+    @staticmethod
+    def deserialize(cassette_string: str) -> dict[str, Any]:
+        return deserialize(cassette_string)
+
+    @staticmethod
+    def serialize(cassette_dict: dict[str, Any]) -> str:
+        return serialize(cassette_dict)
+
+
+def _check(r1: Any, r2: Any, mode: str) -> None:
+    differences = body_differences(r1.method, r1.path, r2.body, r1.body, mode=mode)
+    if differences:
+        raise AssertionError("; ".join(differences))
+
+
+def llm_semantic(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: LLM request bodies mean the same (other requests always match)."""
+    _check(r1, r2, "semantic")
+
+
+def llm_strict(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: LLM request bodies are the same apart from volatile fields."""
+    _check(r1, r2, "strict")
+
+
+def expand_match_on(match_on: Sequence[str] | None) -> tuple[str, ...]:
+    """``match_on`` with preset names (``semantic``, ``strict``, ``path-only``) expanded.
+
+    ``None`` means ``semantic``.
+    """
+    if match_on is None:
+        return MATCH_PRESETS["semantic"]
+    out: list[str] = []
+    for name in match_on:
+        for item in MATCH_PRESETS.get(name, (name,)):
+            if item not in out:
+                out.append(item)
+    return tuple(out)
+
+
+def install(recorder: Any) -> None:
+    """Register the serializer and the LLM matchers on a ``vcr.VCR``."""
+    recorder.register_serializer("yaml", HarnessSerializer)
+    recorder.register_matcher("llm_semantic", llm_semantic)
+    recorder.register_matcher("llm_strict", llm_strict)
+
+
+def _endpoint(request: Any) -> str:
+    return f"{request.method} {request.path}"
+
+
+def _mode_of(match_on: Sequence[str]) -> str:
+    if "llm_strict" in match_on:
+        return "strict"
+    if "llm_semantic" in match_on:
+        return "semantic"
+    return "path-only"
+
+
+def translate_error(exc: BaseException, *, match_on: Sequence[str] = ()) -> HarnessError | None:
+    """The harness error for a vcrpy "cannot overwrite" anywhere in ``exc``'s chain.
+
+    Finds it also when an SDK wrapped it (the ``openai`` SDK raises
+    ``APIConnectionError`` from it). ``None`` when there is none.
+    """
+    from vcr.errors import CannotOverwriteExistingCassetteException  # type: ignore[import-untyped]
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return _explain(current, match_on)
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _explain(exc: Any, match_on: Sequence[str]) -> HarnessError:
+    cassette, request = exc.cassette, exc.failed_request
+    name = str(cassette._path)
+    number = cassette.play_count + 1
+    total = len(cassette)
+    reason = getattr(exc, "reason", "")
+    if reason == "cassette_not_found" or total == 0:
+        return CassetteExhausted(
+            f"cassette {name!r} holds no interactions; request {number} ({_endpoint(request)}) "
+            "has nothing to replay. Record it (--harness-record-mode=once) or fix the name."
+        )
+    unplayed = [i for i in range(total) if cassette.play_counts[i] == 0]
+    if not unplayed:
+        return CassetteExhausted(
+            f"ran past the end of cassette {name!r}: it holds {total} interaction(s), all "
+            f"played; request {number} ({_endpoint(request)}) has no recording. The code "
+            "under test made more requests than were recorded: re-record the cassette "
+            "(--harness-record-mode=all) if that is intended."
+        )
+    same = [i for i in unplayed if _endpoint(cassette.data[i][0]) == _endpoint(request)]
+    closest = same[0] if same else unplayed[0]
+    recorded = cassette.data[closest][0]
+    if _endpoint(recorded) != _endpoint(request):
+        detail = f"endpoint differs: recorded {_endpoint(recorded)}, now {_endpoint(request)}"
+    else:
+        differences = body_differences(
+            request.method, request.path, recorded.body, request.body, mode=_mode_of(match_on)
+        )
+        for _req, _succeeded, failed in getattr(exc, "similar_requests", None) or ():
+            if _req is recorded and failed and not differences:
+                differences = [f"matcher {m} failed: {msg}" for m, msg in failed]
+        detail = "; ".join(differences) or "differs in a field the matchers compare"
+    return CassetteMismatch(
+        f"cassette {name!r}: request {number} ({_endpoint(request)}) does not match the "
+        f"recording; closest recorded request is interaction {closest + 1} of {total}: "
+        f"request {number}: {detail}. If the change is intended, re-record the cassette "
+        "(--harness-record-mode=all); to compare less, choose match_on=['path-only']."
+    )
+
+
+def check_unused(cassette: Any, policy: str, *, record_mode: str) -> None:
+    """Apply ``policy`` to interactions recorded but never played (replay modes only)."""
+    if policy not in UNUSED_POLICIES:
+        raise UsageError(
+            f"unused={policy!r} is not valid; choose one of {', '.join(UNUSED_POLICIES)}"
+        )
+    if policy == "ignore" or record_mode not in ("none", "once") or not len(cassette):
+        return
+    if record_mode == "once" and cassette.dirty:
+        return  # freshly recorded
+    unused = [i + 1 for i in range(len(cassette)) if cassette.play_counts[i] == 0]
+    if not unused:
+        return
+    listed = ", ".join(f"{i} ({_endpoint(cassette.data[i - 1][0])})" for i in unused[:10])
+    message = (
+        f"cassette {str(cassette._path)!r}: {len(unused)} of {len(cassette)} recorded "
+        f"interaction(s) were never requested: {listed}. The code under test made fewer "
+        "requests than were recorded; re-record, or pass unused='ignore'."
+    )
+    if policy == "error":
+        raise CassetteUnused(message)
+    warnings.warn(message, CassetteWarning, stacklevel=3)

@@ -1,0 +1,222 @@
+"""``harness cassette show|to-scenario|check`` and ``harness record``."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from harness._errors import HarnessError
+from harness.loop import Model, ModelRequest, ModelResponse
+from harness.models import OpenAIChatModel
+
+__all__ = ["cassette_app", "record_command"]
+
+cassette_app = typer.Typer(
+    name="cassette",
+    help="Inspect, validate and convert recorded cassettes (vcrpy YAML, any variant).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _console() -> Console:
+    return Console(highlight=False, markup=False, soft_wrap=True)
+
+
+def _fail(console: Console, message: str) -> typer.Exit:
+    console.print(f"error: {message}", style="bold red", markup=False)
+    return typer.Exit(2)
+
+
+@cassette_app.command("show")
+def show_command(
+    file: Path = typer.Argument(..., help="The cassette file.", dir_okay=False),  # noqa: B008
+) -> None:
+    """Print a recording as an injection timeline: per request, the offered tools, the
+    calls with arguments, their results, the text, and errors with their status."""
+    from harness.cassettes._show import show_cassette
+
+    console = _console()
+    try:
+        lines = show_cassette(file)
+    except HarnessError as exc:
+        raise _fail(console, str(exc)) from None
+    for line in lines:
+        console.print(line, markup=False)
+
+
+@cassette_app.command("to-scenario")
+def to_scenario_command(
+    file: Path = typer.Argument(..., help="The cassette file.", dir_okay=False),  # noqa: B008
+    output: Path = typer.Option(  # noqa: B008
+        ..., "--output", "-o", help="The scenario file to write (e.g. scenarios/NAME.yaml)."
+    ),
+    name: str = typer.Option(None, "--name", help="Scenario name (default: the file's stem)."),
+    conversation: int = typer.Option(
+        1, "--conversation", "-c", help="Which conversation of the cassette (1-based)."
+    ),
+) -> None:
+    """Write an editable scenario (scripted steps + expected timeline) that ``harness run``
+    executes; the recorded tools become stubs that return the recorded results."""
+    import yaml
+
+    from harness.cassettes import scenario_data
+
+    console = _console()
+    try:
+        data = scenario_data(file, name=name or output.stem, conversation=conversation - 1)
+    except HarnessError as exc:
+        raise _fail(console, str(exc)) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(
+        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+    )
+    steps = len(data["model"]["steps"])
+    console.print(f"wrote {output} ({steps} scripted step(s)); run it with: harness run {output}")
+
+
+@cassette_app.command("check")
+def check_command(
+    files: list[Path] = typer.Argument(..., help="Cassette files."),  # noqa: B008
+) -> None:
+    """Validate cassettes: they load, their LLM traffic is well-formed, no credentials are
+    left in headers, query strings or bodies. Exit code 2 when any file has a problem."""
+    from harness.cassettes._show import check_cassette
+
+    console = _console()
+    bad = 0
+    for file in files:
+        problems = check_cassette(file)
+        if problems:
+            bad += 1
+            for problem in problems:
+                console.print(f"{file}: {problem}", style="red", markup=False)
+        else:
+            console.print(f"{file}: ok", markup=False)
+    if bad:
+        console.print(f"{bad} of {len(files)} file(s) have problems", style="bold red")
+        raise typer.Exit(2)
+
+
+class _ForcedChoice(Model):
+    """Sets ``tool_choice`` per request from a list (the last entry repeats)."""
+
+    def __init__(self, inner: Model, choices: list[str]) -> None:
+        self.inner = inner
+        self.choices = choices
+        self.name = inner.name
+        self.capabilities = inner.capabilities
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        choice: str | None = self.choices[min(request.iteration, len(self.choices)) - 1]
+        if choice and choice not in ("auto", "none", "required"):
+            # a tool name or glob, resolved against the tools offered on this request
+            matching = [n for n in request.tool_names if fnmatch.fnmatchcase(n, choice)]
+            choice = matching[0] if matching else "auto"
+        settings = dataclasses.replace(request.settings, tool_choice=choice or None)
+        return self.inner.request(dataclasses.replace(request, settings=settings))
+
+
+class _StringContentChat(OpenAIChatModel):
+    """Sends ``content: ""`` instead of ``null`` beside tool calls (llama.cpp's server
+    refuses ``null``); the semantic matcher treats both the same."""
+
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        params = super().params(request)
+        for message in params["messages"]:
+            if message.get("role") == "assistant" and message.get("content") is None:
+                message["content"] = ""
+        return params
+
+
+def record_command(
+    scenario: Path = typer.Option(  # noqa: B008
+        ...,
+        "--scenario",
+        "-s",
+        help="Scenario whose prompt, tools and strategies to run.",
+        dir_okay=False,
+    ),
+    base_url: str = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."
+    ),
+    model: str = typer.Option(..., "--model", "-m", help="Model name to ask for."),
+    output: Path = typer.Option(  # noqa: B008
+        None, "--output", "-o", help="Cassette to write (default: cassettes/recorded/NAME.yaml)."
+    ),
+    api: str = typer.Option("chat", "--api", help="chat (Chat Completions) or responses."),
+    stream: bool = typer.Option(False, "--stream", help="Ask for server-sent events."),
+    tool_choice: str = typer.Option(
+        None,
+        "--tool-choice",
+        help="tool_choice per request, comma-separated: auto, required, none, or a tool name "
+        "or glob resolved against the offered tools (forces that tool); the last one repeats; "
+        "empty leaves the default. E.g. 'search_customer,customer_*_get_average_spend,none'.",
+    ),
+    max_iterations: int = typer.Option(
+        8, "--max-iterations", help="Stop after this many requests."
+    ),
+    string_content: bool = typer.Option(
+        False,
+        "--string-content",
+        help='Chat: send content "" instead of null beside tool calls (llama.cpp servers).',
+    ),
+) -> None:
+    """Run a scenario's tools against a real OpenAI-compatible endpoint, letting the real
+    model decide, and write the traffic to a cassette (credentials scrubbed)."""
+    import openai
+
+    from harness.loop import run
+    from harness.models import OpenAIResponsesModel
+    from harness.scenarios import load_scenario
+    from harness.testing import open_cassette
+
+    console = _console()
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not url:
+        raise _fail(console, "give --base-url URL (or set OPENAI_BASE_URL)")
+    if api not in ("chat", "responses"):
+        raise _fail(console, f"--api must be 'chat' or 'responses', got {api!r}")
+    try:
+        loaded = load_scenario(scenario)
+        tools, strategies = loaded.build_tools(), loaded.build_strategies()
+        prompt = loaded.build_prompt()
+        options = dataclasses.replace(loaded.build_options(), max_iterations=max_iterations)
+    except HarnessError as exc:
+        raise _fail(console, str(exc)) from None
+    target = output or Path("cassettes") / "recorded" / f"{loaded.name}.yaml"
+    client = openai.OpenAI(
+        base_url=url, api_key=os.environ.get("OPENAI_API_KEY") or "sk-no-key", max_retries=0
+    )
+    adapter_cls: type[Any] = OpenAIChatModel if api == "chat" else OpenAIResponsesModel
+    if api == "chat" and string_content:
+        adapter_cls = _StringContentChat
+    adapter: Any = adapter_cls(client, model, stream=stream)
+    if tool_choice:
+        adapter = _ForcedChoice(adapter, [c.strip() for c in tool_choice.split(",")])
+    if target.exists():
+        target.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open_cassette(target, record_mode="all", unused="ignore"):
+            result = run(
+                adapter,
+                prompt,
+                tools=tools,
+                strategies=strategies,
+                system=loaded.spec.system if loaded.spec.messages is None else None,
+                options=options,
+            )
+    except HarnessError as exc:
+        raise _fail(console, f"recording {scenario} failed: {exc}") from None
+    console.print(f"wrote {target}: {len(result.trace)} request(s)", markup=False)
+    for it in result.trace:
+        calls = ", ".join(c.name for c in it.calls) or "answer"
+        injected = f" +{' +'.join(it.injected)}" if it.injected else ""
+        console.print(f"  {it.index}: offered {len(it.offered)}; {calls}{injected}", markup=False)

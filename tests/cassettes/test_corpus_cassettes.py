@@ -1,0 +1,232 @@
+"""Every real cassette (the shared corpus, ``$HARNESS_CORPUS``, and the project's own
+recordings) loads, replays through vcrpy under the semantic matcher (the real SDK and
+the project's adapters), drives the loop through the cassette model, shows and converts.
+
+Expectations come from each file itself, so any real cassette dropped into the folder
+is checked too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+import pytest
+import yaml
+from corpus import CORPUS, SKIP_REASON, corpus_files, ids, project_cassettes, raw_interactions
+
+from harness.cassettes import (
+    Cassette,
+    CassetteExhausted,
+    CassetteModel,
+    RecordedSession,
+    codec_for,
+    conversations,
+    load_cassette,
+    scenario_data,
+)
+from harness.cassettes._show import show_cassette
+from harness.loop import ModelRequest, ModelSettings, run
+from harness.models import OpenAIChatModel, OpenAIResponsesModel
+from harness.scenarios import load_scenario, run_scenario
+from harness.testing import open_cassette
+
+FILES = corpus_files() + project_cassettes()
+needs_corpus = pytest.mark.skipif(CORPUS is None, reason=SKIP_REASON)
+
+
+def _llm(path: Path) -> bool:
+    return any(codec_for(i.method, i.path) for i in load_cassette(path).interactions)
+
+
+def test_the_corpus_is_iterated_not_listed() -> None:
+    if CORPUS is None:
+        pytest.skip(SKIP_REASON)
+    assert len(corpus_files()) >= 3
+    assert project_cassettes(), "cassettes/recorded holds the project's real recordings"
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_loads_through_the_public_path(path: Path) -> None:
+    raw = raw_interactions(path)
+    cassette = load_cassette(path)
+    assert len(cassette) == len(raw)
+    for item, interaction in zip(raw, cassette.interactions, strict=False):
+        assert interaction.uri == item["request"]["uri"]
+        assert interaction.status == item["response"]["status"]["code"]
+        expected_variant = "parsed_body" if "parsed_body" in item["request"] else "vcrpy"
+        assert cassette.variant == expected_variant
+        if interaction.request.body:
+            assert interaction.request.json() is not None, "request bodies are JSON"
+
+
+def _base_url(uri: str, path: str) -> str:
+    parts = urlsplit(uri)
+    prefix = (
+        path[: path.rindex("/chat/completions")]
+        if "/chat/completions" in path
+        else path[: path.rindex("/responses")]
+    )
+    return f"{parts.scheme}://{parts.netloc}{prefix}"
+
+
+def _client(base_url: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=base_url, api_key="sk-replay", max_retries=0)
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path: Path) -> None:
+    cassette = load_cassette(path)
+    turns = [(i, codec_for(i.method, i.path)) for i in cassette.interactions]
+    with open_cassette(path, record_mode="none", unused="error"):
+        for interaction, codec in turns:
+            if codec is None:  # a format without a codec yet: vcrpy still replays it
+                with httpx2.Client() as http:
+                    reply = http.request(
+                        interaction.method, interaction.uri, content=interaction.request.body
+                    )
+                assert reply.status_code == interaction.status
+                assert reply.content == interaction.response.body
+                continue
+            client = _client(_base_url(interaction.uri, interaction.path))
+            body = interaction.request.json()
+            suffix = "/chat/completions" if codec.name == "openai-chat" else "/responses"
+            if interaction.status >= 400:
+                with pytest.raises(openai.APIStatusError):
+                    client.post(suffix, cast_to=object, body=body)
+                continue
+            if interaction.is_stream:
+                from openai import Stream
+
+                events = list(
+                    client.post(
+                        suffix, cast_to=object, body=body, stream=True, stream_cls=Stream[object]
+                    )
+                )
+                expected = codec.decode_response(
+                    interaction.status, interaction.response.headers, interaction.response.body
+                )
+                via = codec.decode_events(events)
+                assert via == expected
+            else:
+                data = client.post(suffix, cast_to=object, body=body)
+                assert data == json.loads(interaction.response.body)
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> None:
+    cassette = load_cassette(path)
+    replayed = 0
+    with open_cassette(path, record_mode="none", unused="ignore"):
+        for interaction in cassette.interactions:
+            codec = codec_for(interaction.method, interaction.path)
+            if codec is None or interaction.status >= 400:
+                continue
+            parsed = codec.parse_request(interaction.request.json())
+            request = ModelRequest(
+                messages=list(parsed.messages),
+                tools=[
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": dict(t.parameters),
+                        },
+                    }
+                    for t in parsed.tools
+                ],
+                tool_names=parsed.tool_names,
+                settings=ModelSettings(),
+                iteration=1,
+            )
+            client = _client(_base_url(interaction.uri, interaction.path))
+            adapter_cls = OpenAIChatModel if codec.name == "openai-chat" else OpenAIResponsesModel
+            adapter = adapter_cls(client, parsed.model or "m", stream=interaction.is_stream)
+            got = adapter.request(request)
+            assert got == codec.decode_response(
+                interaction.status, interaction.response.headers, interaction.response.body
+            )
+            replayed += 1
+    if not replayed:
+        pytest.skip(f"{path.name}: no format with a codec yet")
+
+
+def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    return [
+        (
+            it.offered,
+            tuple((c.name, c.arguments) for c in it.calls),
+            it.injected,
+            it.removed,
+            it.answer,
+        )
+        for it in trace
+    ]
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Path) -> None:
+    cassette = load_cassette(path)
+    found = conversations(cassette)
+    if not found:
+        pytest.skip(f"{path.name}: no format with a codec yet")
+    for conversation in found:
+        session = RecordedSession.of(conversation)
+        model = CassetteModel(
+            Cassette(
+                path=cassette.path, interactions=conversation.interactions, variant=cassette.variant
+            )
+        )
+        expected = _shape(conversation.trace())
+        last = conversation.responses[-1]
+        if last is not None and last.message.tool_calls:
+            # the recorded agent stopped on an output tool; the loop asks once more
+            with pytest.raises(CassetteExhausted, match="ran past the end") as info:
+                run(
+                    model,
+                    list(session.messages),
+                    tools=list(session.tools),
+                    strategies=[session.strategy],
+                )
+            assert _shape(info.value.trace)[: len(expected)] == expected
+        else:
+            result = run(
+                model,
+                list(session.messages),
+                tools=list(session.tools),
+                strategies=[session.strategy],
+            )
+            assert _shape(result.trace) == expected
+            assert model.position == len(conversation.requests)
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_show_prints_every_request_and_call(path: Path) -> None:
+    lines = show_cassette(path)
+    text = "\n".join(lines)
+    assert str(len(load_cassette(path))) in lines[0]
+    for conversation in conversations(path):
+        for interaction, response in zip(
+            conversation.interactions, conversation.responses, strict=False
+        ):
+            assert f"interaction {interaction.index + 1}," in text
+            for call in response.message.tool_calls if response else ():
+                assert f"call {call.name}(" in text
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
+    found = conversations(path)
+    if not found:
+        pytest.skip(f"{path.name}: no format with a codec yet")
+    for number in range(len(found)):
+        target = tmp_path / f"converted_{number}.yaml"
+        target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
+        outcome = run_scenario(load_scenario(target))
+        assert outcome.passed, outcome.problem
+        recorded_calls = [c.name for it in found[number].trace() for c in it.calls]
+        assert [c.name for c in outcome.trace.calls][: len(recorded_calls)] == recorded_calls

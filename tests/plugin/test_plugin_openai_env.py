@@ -1,0 +1,44 @@
+"""``harness_openai`` records and replays against ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
+(as ``harness serve`` suggests), and a ``harness_config`` value still wins."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.testing import HarnessConfig
+from harness.testing._config import (
+    DEFAULT_OPENAI_API_KEY,
+    DEFAULT_OPENAI_BASE_URL,
+    openai_client_settings,
+)
+
+
+def test_config_wins_then_environment_then_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert openai_client_settings(None) == (DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_API_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8765/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    assert openai_client_settings(HarnessConfig()) == ("http://127.0.0.1:8765/v1", "sk-from-env")
+    config = HarnessConfig(openai_base_url="http://127.0.0.1:9/v1", openai_api_key="sk-config")
+    assert openai_client_settings(config) == ("http://127.0.0.1:9/v1", "sk-config")
+
+
+INNER = """
+import pytest
+
+@pytest.mark.harness_cassette
+def test_env(harness_openai):
+    assert str(harness_openai.base_url) == "http://127.0.0.1:8765/v1/"
+    assert harness_openai.api_key == "sk-from-env"
+"""
+
+
+def test_the_marked_client_follows_the_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8765/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    pytester.makepyfile(test_env=INNER)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--harness-record-mode=once")
+    result.assert_outcomes(passed=1)
