@@ -103,8 +103,34 @@ class Scenario:
         """The scenario's tools (factories are called again on each build)."""
         tools: list[Tool] = []
         for entry in self.spec.tools:
-            tools.extend(_tools_from(resolve_import(entry, where=self._where()), self._where()))
+            if isinstance(entry, Mapping):
+                obj = self._call_factory(entry, "tool")
+            else:
+                obj = resolve_import(entry, where=self._where())
+            tools.extend(_tools_from(obj, self._where()))
         return tools
+
+    def _call_factory(self, entry: Mapping[str, Any], what: str) -> Any:
+        """``{"module:factory": {kwargs}}``: import the factory and call it with the kwargs."""
+        if len(entry) != 1:
+            raise ScenarioError(
+                f"{self._where()}a {what} entry must be {{'module:factory': {{kwargs}}}}, "
+                f"got {dict(entry)!r}"
+            )
+        ((path, kwargs),) = entry.items()
+        if not isinstance(kwargs, Mapping):
+            raise ScenarioError(
+                f"{self._where()}{what} {path!r}: the arguments must be a mapping, got {kwargs!r}"
+            )
+        factory = resolve_import(path, where=self._where())
+        if not callable(factory):
+            raise ScenarioError(f"{self._where()}{what} factory {path!r} is not callable")
+        try:
+            return factory(**kwargs)
+        except (TypeError, ValueError, HarnessError) as exc:
+            raise ScenarioError(
+                f"{self._where()}{what} factory {path!r} refused {dict(kwargs)}: {exc}"
+            ) from None
 
     def build_strategies(self) -> list[InjectionStrategy]:
         """The scenario's strategies, freshly constructed."""
