@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -62,7 +63,7 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
         if outcome.rows:
             console.print(_timeline_table(outcome))
         if outcome.problem:
-            console.print(f"  [red]{outcome.problem}[/red]", soft_wrap=True)
+            console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
 
 
 @app.command("run")
