@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "harness.scenarios": 4,
     "harness.assertions": 4,
     "harness.testing": 5,
+    "harness.fuzz": 5,  # generators and campaigns over scenarios and the models
     "harness._plugin_options": 4,  # stdlib-only option names, read by harness.testing too
     "harness._plugin_hookspecs": 5,
     "harness._plugin_sink": 4,  # stdlib-only record of checks, shared by assertions and plugin

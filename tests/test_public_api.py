@@ -13,6 +13,7 @@ PACKAGES = [
     "harness.injection",
     "harness.models",
     "harness.scenarios",
+    "harness.fuzz",
 ]
 
 

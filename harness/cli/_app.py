@@ -125,3 +125,7 @@ def run_command(
 from harness.cli._serve import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
+
+from harness.cli._fuzz import fuzz_command  # noqa: E402
+
+app.command("fuzz")(fuzz_command)

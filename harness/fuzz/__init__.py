@@ -40,6 +40,7 @@ if typing.TYPE_CHECKING:
         write_counterexample,
     )
     from harness.fuzz._generators import decisions, fuzz_scenarios, tool_specs, tool_universes
+    from harness.fuzz._machine import loop_core_machine
     from harness.fuzz._scenario import FuzzScenario
     from harness.fuzz._universe import (
         FAULTS,
@@ -85,6 +86,7 @@ _LAZY: dict[str, str] = {
     "fuzz_scenarios": "harness.fuzz._generators",
     "tool_specs": "harness.fuzz._generators",
     "tool_universes": "harness.fuzz._generators",
+    "loop_core_machine": "harness.fuzz._machine",
     "FuzzScenario": "harness.fuzz._scenario",
     "FAULTS": "harness.fuzz._universe",
     "UNIVERSE_KINDS": "harness.fuzz._universe",
