@@ -9,6 +9,7 @@ raw arguments): a counterexample replays them with an ordinary ``ScriptedModel``
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -72,25 +73,46 @@ class Decision(BaseModel):
     """HTTP status of a ``provider_error``."""
 
 
-def example_arguments(schema: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
-    """Arguments valid for a tool's JSON ``schema`` (required ones; ``index`` picks enums)."""
+def example_arguments(
+    schema: Mapping[str, Any], index: int = 0, strings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Arguments valid for a tool's JSON ``schema`` (its required ones).
+
+    ``index`` picks among enum values and among ``strings``, the candidate string
+    values (e.g. quoted words of the prompt, as a model would copy them).
+    """
     properties = schema.get("properties") or {}
     out: dict[str, Any] = {}
     for name in schema.get("required") or ():
         prop = properties.get(name, {})
-        out[name] = _value(prop, index)
+        out[name] = _value(prop, index, strings)
     return out
 
 
-def _value(prop: Mapping[str, Any], index: int) -> Any:
+_QUOTED = re.compile(r'"([A-Za-z0-9_.\-]{1,64})"')
+
+
+def quoted_words(request: ModelRequest) -> list[str]:
+    """Words in double quotes in the request's messages, in order, without repeats."""
+    words: dict[str, None] = {}
+    for message in request.messages:
+        content = getattr(message, "content", None)
+        if isinstance(content, str):
+            words.update(dict.fromkeys(_QUOTED.findall(content)))
+    return list(words)
+
+
+def _value(prop: Mapping[str, Any], index: int, strings: Sequence[str] = ()) -> Any:
     if "enum" in prop and prop["enum"]:
         choices = list(prop["enum"])
         return choices[index % len(choices)]
     if "anyOf" in prop and prop["anyOf"]:
-        return _value(prop["anyOf"][0], index)
+        return _value(prop["anyOf"][0], index, strings)
     kind = prop.get("type", "string")
     if isinstance(kind, list):
         kind = kind[0] if kind else "string"
+    if kind == "string" and strings:
+        return strings[index % len(strings)]
     return {
         "string": "x",
         "integer": 1,
@@ -122,6 +144,7 @@ class DecisionModel(Model):
         self._last_id: str | None = None
         self._last_name: str | None = None
         self._seen_tools: Sequence[Mapping[str, Any]] | None = None
+        self._strings: list[str] = []
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self.requests += 1
@@ -140,6 +163,7 @@ class DecisionModel(Model):
             self.steps.append({"raise": {"status": decision.status}})
             raise raise_error(status=decision.status).error()
         names = request.tool_names
+        self._strings = quoted_words(request)
         schemas = {d["function"]["name"]: d["function"].get("parameters", {}) for d in request.tools}
         indexes = (decision.index, *decision.more) if decision.kind == "parallel" else (decision.index,)
         calls = [self._call(decision, i, names, schemas) for i in indexes]
@@ -178,7 +202,9 @@ class DecisionModel(Model):
         elif decision.args == "empty":
             args = {}
         else:
-            args = example_arguments(schemas.get(name, {}), index // max(len(names), 1))
+            args = example_arguments(
+                schemas.get(name, {}), index // max(len(names), 1), self._strings
+            )
         self._last_id, self._last_name = call_id, name
         raw = args if isinstance(args, str) else json.dumps(args)
         return (

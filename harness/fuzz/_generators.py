@@ -225,7 +225,8 @@ def tool_universes(
 ) -> st.SearchStrategy[UniverseSpec]:
     """Generated tool universes of ``kind`` (one of ``UNIVERSE_KINDS``).
 
-    ``max_tools`` bounds the tools defined (injectable ones included), ``max_depth``
+    ``max_tools`` is the budget of tools defined (injectable ones included; the few a
+    structure needs, such as a provider's search tool, may go over it), ``max_depth``
     the nesting of providers, facades and sections, ``max_fan_out`` how many objects
     a provider search returns; ``faults`` which tool faults may appear.
     """

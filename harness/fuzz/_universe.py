@@ -303,6 +303,8 @@ def _count(data: Any) -> int:
     """Tool specs in plain universe data (any mapping with ``params`` is one)."""
     if isinstance(data, Mapping):
         own = 1 if "params" in data else 0
+        if "methods" in data:  # a provider level: its methods, the search or children tool
+            own = len(data["methods"]) + 1
         return own + sum(_count(v) for v in data.values())
     if isinstance(data, list):
         return sum(_count(v) for v in data)
