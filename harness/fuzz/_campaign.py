@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -439,17 +440,23 @@ def _import_ray() -> Any:
 
 
 def _run_on_ray(config: CampaignConfig, progress: Callable[[int], None] | None) -> CampaignReport:
+    local = config.ray == "local"
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage reports over the network
+    if local:
+        # a single-node Ray on loopback only (read by Ray when it is first imported)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     ray = _import_ray()
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started_here = not ray.is_initialized()
     if started_here:
-        if config.ray == "local":
+        if local:
             ray.init(
                 num_cpus=config.workers,
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
                 _node_ip_address="127.0.0.1",
+                # tasks import the strategy under test as this process does
+                runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
             )
         else:
             ray.init(address=config.ray, log_to_driver=False, configure_logging=False)

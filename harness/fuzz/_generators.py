@@ -184,11 +184,12 @@ class _Builder:
 
     def section(self, depth: int, index: list[int]) -> SectionSpec:
         index[0] += 1
+        key = f"{self.namer.word()}_{index[0]}"  # before the children take their numbers
         children = []
         if depth > 1:
             children = [self.section(depth - 1, index) for _ in range(self.draw(st.integers(0, 2)))]
         return SectionSpec(
-            key=f"{self.namer.word()}_{index[0]}",
+            key=key,
             text=self.namer.sentence(),
             summary=self.namer.sentence(),
             summarized=self.draw(st.booleans()),
@@ -209,7 +210,7 @@ def tool_specs(*, faults: Sequence[str] = (), seed: int = 0) -> st.SearchStrateg
 
     @st.composite
     def build(draw: Callable[..., Any]) -> ToolSpec:
-        namer = _Namer(draw(st.integers(0, 2**16)) + seed)
+        namer = _Namer(draw(st.integers(0, 255)) + seed)
         return _Builder(draw, namer, 1, faults).tool()
 
     return build()
@@ -238,7 +239,7 @@ def tool_universes(
 
     @st.composite
     def build(draw: Callable[..., Any]) -> UniverseSpec:
-        b = _Builder(draw, _Namer(draw(st.integers(0, 2**16))), max_tools, faults)
+        b = _Builder(draw, _Namer(draw(st.integers(0, 255))), max_tools, faults)
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
         if kind == "tools":
