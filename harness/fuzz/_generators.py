@@ -92,23 +92,33 @@ class _Builder:
         return int(self.draw(st.integers(low, high))) if high > low else high
 
     def tool(self, category: str | None = None) -> ToolSpec:
+        """One tool from a single drawn integer (one draw per tool keeps generation fast).
+
+        Its bits give the number of arguments, each argument's type and whether it is
+        required, and the fault; zero, where shrinking goes, is a sound tool with no
+        arguments.
+        """
         self.budget = max(self.budget - 1, 0)
+        code = int(self.draw(st.integers(0, 2**22 - 1)))
+        count, code = code & 3, code >> 2
         params = []
-        for j in range(self.draw(st.integers(0, 3))):
-            code = self.draw(st.integers(0, 2 * len(_PARAM_TYPES) - 1))  # one draw per param
-            kind = _PARAM_TYPES[code // 2]
+        for j in range(count):
+            kind = _PARAM_TYPES[(code & 15) % len(_PARAM_TYPES)]
+            required = not (code & 16)
+            code >>= 5
             params.append(
                 ParamSpec(
                     name=f"{self.namer.word()}_{j}",
                     type=kind,
-                    required=code % 2 == 0,
-                    choices=[self.namer.word() + f"_{k}" for k in range(2)] if kind == "enum" else [],
+                    required=required,
+                    choices=[f"{self.namer.word()}_{k}" for k in range(2)] if kind == "enum" else [],
                 )
             )
+        code >>= 5 * (3 - count)
         fault = None
         if self.faults:
-            # mostly sound tools: a fault in about one tool in four; shrinks to no fault
-            pick = self.draw(st.integers(0, 4 * len(self.faults) - 1))
+            # mostly sound tools: a fault in about one tool in four
+            pick = code % (4 * len(self.faults))
             fault = self.faults[pick - 3 * len(self.faults)] if pick >= 3 * len(self.faults) else None
         return ToolSpec(
             name=self.namer.tool(),

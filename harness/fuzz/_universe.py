@@ -326,7 +326,22 @@ class BuiltUniverse:
         return any(isinstance(s, SectionDisclosure) for s in self.strategies)
 
 
+_CLASSES: dict[str, type] = {}
+"""Provider classes by their spec's JSON: building one derives schemas (slow), and the
+classes hold no state, so runs of one universe share them."""
+
+
 def _provider_class(spec: ProviderSpec) -> type:
+    key = spec.model_dump_json()
+    cls = _CLASSES.get(key)
+    if cls is None:
+        if len(_CLASSES) > 4096:
+            _CLASSES.clear()
+        cls = _CLASSES[key] = _new_provider_class(spec)
+    return cls
+
+
+def _new_provider_class(spec: ProviderSpec) -> type:
     child_cls = _provider_class(spec.child) if spec.child else None
     namespace: dict[str, Any] = {}
 
@@ -365,7 +380,13 @@ def _find_tool(spec: ProviderSpec) -> Tool:
         return [cls(f"{spec.prefix[:1]}{i}") for i in range(fan_out)]
 
     schema = {"type": "object", "properties": {}, "additionalProperties": False}
-    return Tool.from_schema(spec.find_tool, f"Find {spec.prefix} objects.", schema, find)
+    return Tool(
+        name=spec.find_tool,
+        description=f"Find {spec.prefix} objects.",
+        parameters=schema,
+        handler=find,
+        validator=Draft202012Validator(schema),
+    )
 
 
 def build_universe(spec: UniverseSpec) -> BuiltUniverse:
