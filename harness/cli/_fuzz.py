@@ -40,8 +40,11 @@ def _summary(report: CampaignReport) -> Table:
 
 def fuzz_command(
     universe: str = typer.Option(
-        "mixed", "--universe", "-u", help="Universe kind: tools, providers, facades, playbook, "
-        "state_machine, sections, groups or mixed."
+        "mixed",
+        "--universe",
+        "-u",
+        help="Universe kind: tools, providers, facades, playbook, "
+        "state_machine, sections, groups or mixed.",
     ),
     strategy: str | None = typer.Option(
         None, "--strategy", "-s", help="Strategy under test: a registered name or module:factory."

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.messages import AssistantMessage, ToolCall
 from harness.models import (
     Model,
     ModelRequest,
@@ -23,7 +24,6 @@ from harness.models import (
     StaticToolsModel,
     raise_error,
 )
-from harness.messages import AssistantMessage, ToolCall
 
 __all__ = [
     "DECISION_KINDS",
@@ -103,10 +103,10 @@ def quoted_words(request: ModelRequest) -> list[str]:
 
 
 def _value(prop: Mapping[str, Any], index: int, strings: Sequence[str] = ()) -> Any:
-    if "enum" in prop and prop["enum"]:
+    if prop.get("enum"):
         choices = list(prop["enum"])
         return choices[index % len(choices)]
-    if "anyOf" in prop and prop["anyOf"]:
+    if prop.get("anyOf"):
         return _value(prop["anyOf"][0], index, strings)
     kind = prop.get("type", "string")
     if isinstance(kind, list):
@@ -164,8 +164,12 @@ class DecisionModel(Model):
             raise raise_error(status=decision.status).error()
         names = request.tool_names
         self._strings = quoted_words(request)
-        schemas = {d["function"]["name"]: d["function"].get("parameters", {}) for d in request.tools}
-        indexes = (decision.index, *decision.more) if decision.kind == "parallel" else (decision.index,)
+        schemas = {
+            d["function"]["name"]: d["function"].get("parameters", {}) for d in request.tools
+        }
+        indexes = (
+            (decision.index, *decision.more) if decision.kind == "parallel" else (decision.index,)
+        )
         calls = [self._call(decision, i, names, schemas) for i in indexes]
         if len(calls) == 1:
             self.steps.append(calls[0][1])

@@ -227,7 +227,11 @@ def counterexample_data(
         "model": {"steps": outcome.steps, "lenient": True}
         | ({"factory": "harness.fuzz:static_tools_model"} if scenario.static_tools else {}),
         "expect": {"invariants": True}
-        | ({"error": type(outcome.error).__name__} if isinstance(outcome.error, HarnessError) else {}),
+        | (
+            {"error": type(outcome.error).__name__}
+            if isinstance(outcome.error, HarnessError)
+            else {}
+        ),
         "tags": ["fuzz"],
     }
     return data

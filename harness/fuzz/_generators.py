@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 from hypothesis import strategies as st
 
@@ -20,6 +20,7 @@ from harness.fuzz._universe import (
     FAULTS,
     UNIVERSE_KINDS,
     FacadeSpec,
+    Fault,
     GroupSpec,
     MachineSpec,
     ParamSpec,
@@ -35,7 +36,8 @@ from harness.tools import sanitize_part
 
 __all__ = ["decisions", "fuzz_scenarios", "tool_specs", "tool_universes"]
 
-_PARAM_TYPES = ("string", "integer", "number", "boolean", "array", "enum")
+ParamType = Literal["string", "integer", "number", "boolean", "array", "enum"]
+_PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "enum")
 _CATEGORIES = ("read", "write", "admin", "search")
 
 
@@ -103,7 +105,7 @@ class _Builder:
         count, code = code & 3, code >> 2
         params = []
         for j in range(count):
-            kind = _PARAM_TYPES[(code & 15) % len(_PARAM_TYPES)]
+            kind: ParamType = _PARAM_TYPES[(code & 15) % len(_PARAM_TYPES)]
             required = not (code & 16)
             code >>= 5
             params.append(
@@ -111,15 +113,18 @@ class _Builder:
                     name=f"{self.namer.word()}_{j}",
                     type=kind,
                     required=required,
-                    choices=[f"{self.namer.word()}_{k}" for k in range(2)] if kind == "enum" else [],
+                    choices=[f"{self.namer.word()}_{k}" for k in range(2)]
+                    if kind == "enum"
+                    else [],
                 )
             )
         code >>= 5 * (3 - count)
-        fault = None
+        fault: Fault | None = None
         if self.faults:
             # mostly sound tools: a fault in about one tool in four
             pick = code % (4 * len(self.faults))
-            fault = self.faults[pick - 3 * len(self.faults)] if pick >= 3 * len(self.faults) else None
+            if pick >= 3 * len(self.faults):
+                fault = cast("Fault", self.faults[pick - 3 * len(self.faults)])
         return ToolSpec(
             name=self.namer.tool(),
             description=self.namer.sentence(),
@@ -133,7 +138,9 @@ class _Builder:
 
     def provider(self, depth: int, fan_out: int) -> ProviderSpec:
         prefix = self.namer.unique(self.namer.word())
-        methods = [self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)]
+        methods = [
+            self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)
+        ]
         self.budget = max(self.budget - len(methods), 0)
         child = None
         if depth > 1 and self.draw(st.booleans()):
@@ -168,7 +175,9 @@ class _Builder:
         known = [t.name for t in always]
         unlocks = []
         for _ in range(self.count(1, 5)):
-            requires = self.draw(st.lists(st.sampled_from(known), min_size=1, max_size=2, unique=True))
+            requires = self.draw(
+                st.lists(st.sampled_from(known), min_size=1, max_size=2, unique=True)
+            )
             tool = self.tool()
             unlocks.append(UnlockSpec(tool=tool, requires=requires))
             known.append(tool.name)
@@ -209,7 +218,10 @@ class _Builder:
 
     def groups(self) -> list[GroupSpec]:
         return [
-            GroupSpec(name=self.namer.unique(f"{self.namer.word()}_group"), tools=self.tools(1, 3) or [self.tool()])
+            GroupSpec(
+                name=self.namer.unique(f"{self.namer.word()}_group"),
+                tools=self.tools(1, 3) or [self.tool()],
+            )
             for _ in range(self.draw(st.integers(1, 3)))
         ]
 
@@ -257,7 +269,9 @@ def tool_universes(
         if mixed:
             parts["tools"] = b.tools(0, 4)
         if kind == "providers" or (mixed and draw(st.booleans())):
-            parts["providers"] = [b.provider(max_depth, max_fan_out) for _ in range(draw(st.integers(1, 2)))]
+            parts["providers"] = [
+                b.provider(max_depth, max_fan_out) for _ in range(draw(st.integers(1, 2)))
+            ]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
         if kind == "facades" or (mixed and draw(st.booleans())):
@@ -273,7 +287,9 @@ def tool_universes(
             parts["tools"] = b.tools(0, 2)
         if kind == "sections":
             counter = [0]
-            parts["sections"] = [b.section(max_depth, counter) for _ in range(draw(st.integers(1, 3)))]
+            parts["sections"] = [
+                b.section(max_depth, counter) for _ in range(draw(st.integers(1, 3)))
+            ]
             parts["tools"] = b.tools(0, 2)
         return UniverseSpec(**parts)
 

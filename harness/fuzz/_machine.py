@@ -47,6 +47,12 @@ _result = st.one_of(
 )
 
 
+def _arguments(mode: str, schema: Any) -> str:
+    if mode == "valid":
+        return json.dumps(example_arguments(schema))
+    return {"empty": "{}", "malformed": '{"broken'}.get(mode, '{"unexpected_argument": 1}')
+
+
 def loop_core_machine(
     strategies: StrategyFactory,
     *,
@@ -90,7 +96,8 @@ def loop_core_machine(
                 return step()
             except HarnessError as exc:  # a limit or a strategy error ends the run, typed
                 self.over, self.error, self.pending, self.request = True, exc, [], None
-                assert exc.trace is self.core.trace, "the error lost the run's trace"
+                lost = exc.trace is not self.core.trace
+                assert not lost, "the error lost the run's trace"
                 return None
 
         @precondition(lambda self: self.over)
@@ -139,12 +146,7 @@ def loop_core_machine(
                     self.ids += 1
                     call_id = f"m{self.ids}"
                 self.last_id = call_id
-                arguments = {
-                    "valid": lambda n=name: json.dumps(example_arguments(schemas.get(n, {}))),
-                    "empty": lambda n=name: "{}",
-                    "malformed": lambda n=name: '{"broken',
-                    "invalid": lambda n=name: '{"unexpected_argument": 1}',
-                }[mode]()
+                arguments = _arguments(mode, schemas.get(name, {}))
                 calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
             response = ModelResponse(
                 message=AssistantMessage(tool_calls=tuple(calls)), finish_reason="tool_calls"

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness._errors import UnreachableStateWarning
 from harness.injection import (
     EntityDiscovery,
     Facade,
@@ -32,7 +33,6 @@ from harness.injection import (
     tool_provider,
     unlock,
 )
-from harness._errors import UnreachableStateWarning
 from harness.tools import CallContext, Tool, llm_tool
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "UNIVERSE_KINDS",
     "BuiltUniverse",
     "FacadeSpec",
+    "Fault",
     "GroupSpec",
     "MachineSpec",
     "ParamSpec",
@@ -359,8 +360,9 @@ def _new_provider_class(spec: ProviderSpec) -> type:
 
         children.__doc__ = "The nested objects."
         namespace["children"] = llm_tool(children)
-    cls = type(f"Generated_{spec.prefix}", (), namespace)
-    return tool_provider(prefix=spec.prefix)(cls)
+    cls: type = type(f"Generated_{spec.prefix}", (), namespace)
+    tool_provider(cls, prefix=spec.prefix)  # marks the class in place
+    return cls
 
 
 def _method(name: str) -> Any:
@@ -435,8 +437,8 @@ def _machine(spec: MachineSpec) -> StateMachine:
     with warnings.catch_warnings():  # generated machines may leave states unreachable
         warnings.simplefilter("ignore", UnreachableStateWarning)
         return StateMachine(
-        states,
-        initial=by_name[spec.states[spec.initial]],
+            states,
+            initial=by_name[spec.states[spec.initial]],
             tools={by_name[k]: [t.build() for t in v] for k, v in spec.tools.items()},
             transitions={tool: by_name[state] for tool, state in spec.transitions.items()},
             global_tools=[t.build() for t in spec.global_tools],
@@ -446,9 +448,7 @@ def _machine(spec: MachineSpec) -> StateMachine:
 
 
 def _spec(universe: UniverseSpec | Mapping[str, Any]) -> UniverseSpec:
-    return (
-        universe if isinstance(universe, UniverseSpec) else UniverseSpec.model_validate(universe)
-    )
+    return universe if isinstance(universe, UniverseSpec) else UniverseSpec.model_validate(universe)
 
 
 def universe_tools(universe: UniverseSpec | Mapping[str, Any]) -> list[Tool]:

@@ -93,7 +93,7 @@ def test_workers_split_seed_ranges_and_merge(tmp_path: Path) -> None:
     config = CampaignConfig(
         kind="tools",
         strategy="planted:offered_before_injected",
-        examples=4,
+        examples=8,
         max_tools=2,
         max_turns=2,
         workers=2,
@@ -130,7 +130,7 @@ def test_a_small_campaign_on_a_local_ray_instance(tmp_path: Path) -> None:
     config = CampaignConfig(
         kind="tools",
         strategy="planted:offered_before_injected",
-        examples=4,
+        examples=10,
         max_tools=2,
         max_turns=2,
         workers=2,
@@ -139,6 +139,6 @@ def test_a_small_campaign_on_a_local_ray_instance(tmp_path: Path) -> None:
         output=str(tmp_path),
     )
     report = run_campaign(config)
-    assert report.tasks == 2 and report.examples >= 4
+    assert report.tasks == 2 and report.examples >= 10
     assert report.counterexamples and report.violations["toolset_explained"] >= 2
     assert all(Path(p).is_file() for p in report.counterexamples)

@@ -9,7 +9,7 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from harness import UsageError
+from harness import ProviderError, UsageError
 from harness.fuzz import (
     DECISION_KINDS,
     FAULTS,
@@ -95,14 +95,19 @@ def test_every_decision_list_is_valid_for_every_toolset(
     model = DecisionModel(moves)
     for iteration in range(1, len(moves) + 2):
         request = ModelRequest(
-            messages=[], tools=tools, tool_names=tuple(offered), settings=ModelSettings(),
+            messages=[],
+            tools=tools,
+            tool_names=tuple(offered),
+            settings=ModelSettings(),
             iteration=iteration,
         )
-        try:
-            response = model.request(request)
-        except Exception as exc:  # provider errors are decisions too
-            assert type(exc).__name__ in {"ProviderError", "RateLimited"}
+        if moves[min(iteration - 1, len(moves) - 1)].kind == "provider_error" and iteration <= len(
+            moves
+        ):
+            with pytest.raises(ProviderError):
+                model.request(request)
             continue
+        response = model.request(request)
         for tool_call in response.message.tool_calls:
             assert tool_call.name in offered or tool_call.name == "no_such_tool"
     assert len(model.steps) == len(moves) + 1

@@ -140,7 +140,9 @@ def test_secrets_are_looked_for_everywhere_the_model_looks() -> None:
     assert [v.invariant for v in found] == ["secrets"]
     assert secret not in str(found[0])  # the report does not repeat the secret
     definition = {"type": "function", "function": {"name": "t", "description": secret}}
-    (hit,) = check_invariants(result.trace, result.messages, secrets=[secret], definitions=[definition])
+    (hit,) = check_invariants(
+        result.trace, result.messages, secrets=[secret], definitions=[definition]
+    )
     assert "definition of 't'" in hit.message
 
 
@@ -184,7 +186,7 @@ def test_tool_factory_entries_are_checked(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(
         SCENARIO.replace(
-            'fixtures.customers:search_customer',
+            "fixtures.customers:search_customer",
             '{"harness.fuzz:universe_tools": {"universe": {"kind": "nope"}}}',
         ),
         encoding="utf-8",
@@ -195,9 +197,7 @@ def test_tool_factory_entries_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"tool factory 'harness.fuzz:universe_tools' refused"):
         scenario.build_tools()
     path.write_text(
-        SCENARIO.replace(
-            'fixtures.customers:search_customer', '{"a:b": 1, "c:d": 2}'
-        ),
+        SCENARIO.replace("fixtures.customers:search_customer", '{"a:b": 1, "c:d": 2}'),
         encoding="utf-8",
     )
     with pytest.raises(ScenarioError, match="must be"):
