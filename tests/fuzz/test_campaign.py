@@ -113,6 +113,9 @@ def test_ctrl_c_keeps_the_summary_and_the_counterexamples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PLANTED_INTERRUPT_AFTER", "12")
+    import planted
+
+    monkeypatch.setattr(planted._Interrupt, "calls", 0)
     config = CampaignConfig(
         kind="tools", strategy="planted:interrupting", examples=200, output=str(tmp_path)
     )
