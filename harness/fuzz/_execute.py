@@ -72,7 +72,7 @@ class FuzzOutcome:
 
 
 def _options(universe: UniverseSpec, max_iterations: int) -> LoopOptions:
-    timeout = TIMEOUT if '"timeout"' in universe.model_dump_json() else None
+    timeout = TIMEOUT if '"fault":"timeout"' in universe.model_dump_json() else None
     return LoopOptions(
         max_iterations=max_iterations, tool_timeout=timeout, context={"api_key": SECRET}
     )

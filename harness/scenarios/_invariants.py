@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, MaxIterationsExceeded
-from harness.loop import Trace
+from harness.loop import ChangeRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import is_valid_name
 
@@ -197,6 +197,13 @@ def _apply(offered: list[str], names: Iterable[str], *, remove: bool) -> None:
             offered.append(name)
 
 
+def _apply_change(offered: list[str], change: ChangeRecord) -> None:
+    """What the loop does: remove, then replace (which adds a missing tool), then add."""
+    _apply(offered, change.removed, remove=True)
+    _apply(offered, change.replaced, remove=False)
+    _apply(offered, change.added, remove=False)
+
+
 def _check_toolset(trace: Trace) -> list[Violation]:
     """Every change of the offered list between two requests is a recorded change."""
     out: list[Violation] = []
@@ -206,8 +213,7 @@ def _check_toolset(trace: Trace) -> list[Violation]:
         after = [c for c in it.changes if c.after_call is not None]
         for change in before:
             _check_added(out, change.added, current, it.index, change.strategy)
-            _apply(current, change.removed, remove=True)
-            _apply(current, change.added, remove=False)
+            _apply_change(current, change)
         if sorted(current) != sorted(it.offered):
             extra = sorted(set(it.offered) - set(current))
             missing = sorted(set(current) - set(it.offered))
@@ -230,8 +236,7 @@ def _check_toolset(trace: Trace) -> list[Violation]:
                     )
                 )
             _check_added(out, change.added, current, it.index, change.strategy)
-            _apply(current, change.removed, remove=True)
-            _apply(current, change.added, remove=False)
+            _apply_change(current, change)
     return out
 
 

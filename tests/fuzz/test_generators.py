@@ -101,9 +101,7 @@ def test_every_decision_list_is_valid_for_every_toolset(
             settings=ModelSettings(),
             iteration=iteration,
         )
-        if moves[min(iteration - 1, len(moves) - 1)].kind == "provider_error" and iteration <= len(
-            moves
-        ):
+        if iteration <= len(moves) and moves[iteration - 1].kind == "provider_error":
             with pytest.raises(ProviderError):
                 model.request(request)
             continue

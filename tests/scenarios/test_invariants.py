@@ -96,6 +96,12 @@ def test_recorded_changes_explain_the_next_request() -> None:
         ],
     )
     assert check_invariants(trace, []) == []
+    # a replace puts back a tool that is missing (Toolset.replace adds it)
+    back = ChangeRecord(strategy="s", reason="r", replaced=("a",), after_call="b")
+    trace.iterations[1] = IterationRecord(index=2, offered=("b",), changes=(back,))
+    trace.iterations.append(IterationRecord(index=3, offered=("b", "a")))
+    assert check_invariants(trace, []) == []
+    del trace.iterations[2]
     no_reason = ChangeRecord(strategy="s", reason="", added=("b",), after_call="a")
     trace.iterations[0] = IterationRecord(index=1, offered=("a",), changes=(no_reason,))
     assert "has no reason" in format_violations(check_invariants(trace, []))
