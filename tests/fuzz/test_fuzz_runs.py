@@ -26,7 +26,7 @@ from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.scenarios import format_violations
 from harness.tools import Tool
 
-CI = settings(PROFILES["ci"], max_examples=12, database=None)
+CI = settings(PROFILES["ci"], max_examples=10, database=None)
 
 
 @pytest.mark.parametrize("kind", UNIVERSE_KINDS)
@@ -43,7 +43,7 @@ def test_our_strategies_keep_every_invariant(kind: str) -> None:
         seen["errors"] += outcome.error is not None
 
     fuzz()
-    assert seen["runs"] >= 12
+    assert seen["runs"] >= 10
 
 
 def _scenario(decisions: list[Decision], **universe: object) -> FuzzScenario:
