@@ -154,7 +154,8 @@ class _Builder:
         )
 
     def facade(self, depth: int) -> FacadeSpec:
-        categories = self.draw(st.lists(st.sampled_from(_CATEGORIES), max_size=2, unique=True))
+        mask = self.draw(st.integers(0, 2 ** len(_CATEGORIES) - 1))  # one draw: which categories
+        categories = [c for i, c in enumerate(_CATEGORIES) if mask >> i & 1]
         inner = []
         for _ in range(self.count(1, 4) or 1):
             category = self.draw(st.sampled_from((None, *categories))) if categories else None
@@ -175,9 +176,12 @@ class _Builder:
         known = [t.name for t in always]
         unlocks = []
         for _ in range(self.count(1, 5)):
-            requires = self.draw(
-                st.lists(st.sampled_from(known), min_size=1, max_size=2, unique=True)
-            )
+            # one or two earlier tools (a DAG by construction), in two cheap draws
+            first = known[self.draw(st.integers(0, len(known) - 1))]
+            second = self.draw(st.integers(0, len(known)))
+            requires = [first]
+            if second < len(known) and known[second] != first:
+                requires.append(known[second])
             tool = self.tool()
             unlocks.append(UnlockSpec(tool=tool, requires=requires))
             known.append(tool.name)
