@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "harness._plugin._hookspecs": 5,
     "harness._plugin._vcr_alias": 6,  # a fixture module the plugin registers
     "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
+    "harness.fuzz": 5,  # generators and campaigns over scenarios and the models
     "harness.cli": 6,
     "harness.pytest_plugin": 6,
     "harness": 7,  # the package __init__ re-exports everything

@@ -21,6 +21,7 @@ PACKAGES = [
     "harness.assertions",
     "harness.testing",
     "harness.cassettes",
+    "harness.fuzz",
 ]
 
 

@@ -152,3 +152,6 @@ from harness.cli._cassette import cassette_app, record_command  # noqa: E402
 
 app.add_typer(cassette_app, name="cassette")
 app.command("record")(record_command)
+from harness.cli._fuzz import fuzz_command  # noqa: E402
+
+app.command("fuzz")(fuzz_command)

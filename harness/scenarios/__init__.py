@@ -1,5 +1,11 @@
 """Scenario files: loading, running, and the compact injection timeline."""
 
+from harness.scenarios._invariants import (
+    INVARIANTS,
+    Violation,
+    check_invariants,
+    format_violations,
+)
 from harness.scenarios._loader import (
     STRATEGIES,
     Scenario,
@@ -19,6 +25,7 @@ from harness.scenarios._timeline import (
 )
 
 __all__ = [
+    "INVARIANTS",
     "STRATEGIES",
     "Divergence",
     "ExpectSpec",
@@ -28,9 +35,12 @@ __all__ = [
     "ScenarioSpec",
     "TimelineRow",
     "TimelineStep",
+    "Violation",
+    "check_invariants",
     "check_timeline",
     "discover_scenarios",
     "format_timeline",
+    "format_violations",
     "load_scenario",
     "register_strategy",
     "resolve_import",

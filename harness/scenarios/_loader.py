@@ -142,25 +142,34 @@ class Scenario:
         tools: list[Tool] = []
         for entry in self.spec.tools:
             if isinstance(entry, Mapping):
-                if len(entry) != 1:
-                    raise ScenarioError(
-                        f"{self._where()}a tools entry must be an import path or "
-                        f"{{'module:factory': {{options}}}}, got {dict(entry)!r}"
-                    )
-                ((path, options),) = entry.items()
-                factory = resolve_import(str(path), where=self._where(), root=self.root)
-                if not callable(factory):
-                    raise ScenarioError(f"{self._where()}{path!r} is not callable")
-                try:
-                    obj = factory(**(options or {}))
-                except TypeError as exc:
-                    raise ScenarioError(
-                        f"{self._where()}tools factory {path!r}: bad options {options!r}: {exc}"
-                    ) from None
+                obj = self._call_factory(entry, "tool")
             else:
                 obj = resolve_import(entry, where=self._where(), root=self.root)
             tools.extend(_tools_from(obj, self._where()))
         return tools
+
+    def _call_factory(self, entry: Mapping[str, Any], what: str) -> Any:
+        """``{"module:factory": {kwargs}}``: import the factory and call it with the kwargs."""
+        if len(entry) != 1:
+            raise ScenarioError(
+                f"{self._where()}a {what} entry must be {{'module:factory': {{kwargs}}}}, "
+                f"got {dict(entry)!r}"
+            )
+        ((path, kwargs),) = entry.items()
+        kwargs = {} if kwargs is None else kwargs
+        if not isinstance(kwargs, Mapping):
+            raise ScenarioError(
+                f"{self._where()}{what} {path!r}: the arguments must be a mapping, got {kwargs!r}"
+            )
+        factory = resolve_import(str(path), where=self._where(), root=self.root)
+        if not callable(factory):
+            raise ScenarioError(f"{self._where()}{what} factory {path!r} is not callable")
+        try:
+            return factory(**kwargs)
+        except (TypeError, ValueError, HarnessError) as exc:
+            raise ScenarioError(
+                f"{self._where()}{what} factory {path!r} refused {dict(kwargs)}: {exc}"
+            ) from None
 
     def build_strategies(self) -> list[InjectionStrategy]:
         """The scenario's strategies, freshly constructed."""

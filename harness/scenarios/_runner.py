@@ -8,6 +8,7 @@ from typing import Any
 from harness._errors import HarnessError
 from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import RunResult, Trace, run
+from harness.scenarios._invariants import check_invariants, format_violations
 from harness.scenarios._loader import Scenario
 from harness.scenarios._timeline import (
     Divergence,
@@ -95,6 +96,17 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             return outcome(problem)
     if expect.restarts is not None and trace is not None and trace.restarts != expect.restarts:
         return outcome(f"expected {expect.restarts} restarts, got {trace.restarts}")
+    if expect.invariants and trace is not None:
+        messages = result.messages if result is not None else getattr(error, "messages", [])
+        violations = check_invariants(
+            trace,
+            list(messages or []),
+            error=error,
+            max_iterations=scenario.build_options().max_iterations,
+            secrets=[str(v) for v in spec.context.values()],
+        )
+        if violations:
+            return outcome("invariants violated:\n" + format_violations(violations))
     return outcome(None)
 
 

@@ -5,7 +5,8 @@ name: seed_average_spend
 description: What's John Smith's average spend?
 system: You are a CRM assistant.          # optional
 prompt: What's John Smith's average spend?
-tools: [fixtures.customers:search_customer]   # import paths; "mod:factory()" calls a factory
+tools: [fixtures.customers:search_customer]   # import paths; "mod:factory()" calls a factory,
+                                              # {"mod:factory": {kwargs}} calls it with kwargs
 strategies: [entity_discovery]                # registry names, {name: {options}}, or import paths
 options: {max_iterations: 10}                 # LoopOptions fields
 context: {}                                   # run-level call context values
@@ -71,6 +72,10 @@ class ExpectSpec(BaseModel):
     """One entry per iteration; the run must have exactly this many iterations."""
     restarts: int | None = None
     """Number of restarts (providers without dynamic tools)."""
+    invariants: bool = False
+    """Check the run's invariants (``harness.scenarios.check_invariants``): a sound history,
+    explained toolset changes, valid names, limits, and no ``context`` value visible to the
+    model."""
 
 
 class ModelSpec(BaseModel):
@@ -98,7 +103,7 @@ class ScenarioSpec(BaseModel):
     messages: list[dict[str, Any]] | None = None
     """A full starting history (Chat Completions dicts) instead of ``prompt``."""
     tools: list[str | dict[str, Any]] = Field(default_factory=list)
-    """Import paths, or ``{"module:factory": {options}}`` to call a factory with options."""
+    """Import paths of tools (``mod:factory()`` calls a factory), or ``{path: {kwargs}}``."""
     strategies: list[str | dict[str, Any]] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any] = Field(default_factory=dict)

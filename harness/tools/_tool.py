@@ -106,6 +106,29 @@ def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
     return f"Tool {tool!r}: invalid arguments: " + "; ".join(problems) + "."
 
 
+_VALID_SCHEMAS: dict[str, None] = {}
+"""JSON texts of parameter schemas already checked against the metaschema (bounded)."""
+
+
+def _check_schema(parameters: Mapping[str, Any]) -> None:
+    """``Draft202012Validator.check_schema``, remembered for schemas seen before.
+
+    Checking against the metaschema takes milliseconds; facades and generated
+    universes build the same schemas over and over.
+    """
+    try:
+        key = json.dumps(parameters, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and key in _VALID_SCHEMAS:
+        return
+    Draft202012Validator.check_schema(dict(parameters))
+    if key is not None:
+        if len(_VALID_SCHEMAS) >= 2048:
+            _VALID_SCHEMAS.clear()
+        _VALID_SCHEMAS[key] = None
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Tool:
     """A tool offered to the model.
@@ -197,7 +220,7 @@ class Tool:
                 f"tool {name!r}", [f"handler must be callable, got {handler!r}"]
             )
         try:
-            Draft202012Validator.check_schema(dict(parameters))
+            _check_schema(parameters)
         except SchemaError as exc:
             raise ToolDefinitionError(
                 f"tool {name!r}", [f"parameters is not a valid JSON Schema: {exc.message}"]

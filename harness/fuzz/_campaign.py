@@ -1,0 +1,479 @@
+"""Fuzz campaigns: hypothesis runs generated scenarios, shrinks failures, writes them out.
+
+One process (``run_campaign``), several (``workers=N``: a process pool, each chunk
+with its own seed range, reports merged) or a Ray cluster (``ray="local"`` or an
+address; the ``ray`` extra). A counterexample is shrunk where it was found and
+written as a scenario file that ``harness run`` replays.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, seed as hypothesis_seed, settings
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    InMemoryExampleDatabase,
+)
+
+from harness._errors import HarnessError, UsageError
+from harness.fuzz._execute import (
+    FuzzOutcome,
+    StrategyFactory,
+    check_determinism,
+    check_restart_equivalence,
+    run_fuzz_scenario,
+    write_counterexample,
+)
+from harness.fuzz._generators import fuzz_scenarios
+from harness.fuzz._scenario import FuzzScenario
+from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
+from harness.fuzz._validation import check_choice, check_choices, check_int
+from harness.injection import InjectionStrategy
+from harness.scenarios import STRATEGIES, resolve_import
+
+__all__ = [
+    "PROFILES",
+    "PROFILE_ENV",
+    "CampaignConfig",
+    "CampaignReport",
+    "load_strategy",
+    "run_campaign",
+]
+
+PROFILE_ENV = "HARNESS_FUZZ_PROFILE"
+"""Environment variable naming the default settings profile (``dev``, ``ci``, ``nightly``)."""
+
+_SUPPRESS = (
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+)
+
+PROFILES: dict[str, settings] = {
+    "dev": settings(
+        max_examples=200, deadline=None, suppress_health_check=_SUPPRESS, print_blob=False
+    ),
+    "ci": settings(
+        max_examples=60,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=_SUPPRESS,
+        print_blob=False,
+    ),
+    "nightly": settings(
+        max_examples=10_000, deadline=None, suppress_health_check=_SUPPRESS, print_blob=False
+    ),
+}
+"""Hypothesis settings per profile: ``dev`` (quick), ``ci`` (bounded and derandomised),
+``nightly`` (long)."""
+
+_DETERMINISM_EVERY = 8
+"""One scenario in this many (chosen by its content, so reruns agree) is run twice."""
+
+_CHUNK = 50
+"""Examples per task when a campaign is split across workers."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CampaignConfig:
+    """What to fuzz and how long; ``validate()`` checks it all before anything runs."""
+
+    kind: str = "mixed"
+    """The universe kind (one of ``UNIVERSE_KINDS``)."""
+    strategy: str | None = None
+    """The strategy under test: a name from ``harness.scenarios.STRATEGIES`` or an import
+    path ``module:factory`` (called with no arguments per run)."""
+    examples: int | None = None
+    """Scenarios to generate (default: the profile's ``max_examples``)."""
+    seed: int = 0
+    """Seed of the first (or only) worker; worker ``i`` uses ``seed + i``."""
+    profile: str | None = None
+    """``dev``, ``ci`` or ``nightly`` (default: ``$HARNESS_FUZZ_PROFILE`` or ``dev``)."""
+    max_tools: int = 20
+    max_depth: int = 2
+    max_fan_out: int = 3
+    max_turns: int = 20
+    max_iterations: int = 20
+    faults: tuple[str, ...] = FAULTS
+    database: str | None = None
+    """Hypothesis example database folder; ``None`` for none (``":memory:"`` in memory)."""
+    output: str = "fuzz-counterexamples"
+    """Where counterexample scenario files are written."""
+    workers: int = 1
+    """Processes on this machine."""
+    ray: str | None = None
+    """``"local"`` or a Ray cluster address (``ray://host:10001``, ``auto``)."""
+
+    def profile_name(self) -> str:
+        """The profile in effect."""
+        return self.profile or os.environ.get(PROFILE_ENV) or "dev"
+
+    def example_count(self) -> int:
+        """How many examples the campaign runs in total."""
+        if self.examples is not None:
+            return self.examples
+        return int(PROFILES[self.profile_name()].max_examples)
+
+    def validate(self) -> None:
+        """Raise ``UsageError`` naming the first bad parameter (the strategy is built once)."""
+        check_choice("universe kind", self.kind, UNIVERSE_KINDS)
+        check_choice(f"profile (or ${PROFILE_ENV})", self.profile_name(), tuple(PROFILES))
+        if self.examples is not None:
+            check_int("examples", self.examples, minimum=1)
+        check_int("seed", self.seed, minimum=0)
+        check_int("max_tools", self.max_tools, minimum=1)
+        check_int("max_depth", self.max_depth, minimum=1)
+        check_int("max_fan_out", self.max_fan_out, minimum=1)
+        check_int("max_turns", self.max_turns, minimum=0)
+        check_int("max_iterations", self.max_iterations, minimum=1)
+        check_choices("faults", self.faults, FAULTS)
+        check_int("workers", self.workers, minimum=1)
+        if self.ray is not None and not self.ray.strip():
+            raise UsageError("ray must be 'local' or a cluster address, got an empty string")
+        if self.strategy is not None:
+            factory = load_strategy(self.strategy)
+            try:
+                factory()
+            except HarnessError:
+                raise
+            except Exception as exc:
+                raise UsageError(
+                    f"strategy {self.strategy!r} raised {type(exc).__name__} when built: {exc}"
+                ) from exc
+
+
+def load_strategy(name: str) -> StrategyFactory:
+    """A factory of fresh strategy instances for a registry name or ``module:factory``."""
+    if ":" not in name:
+        factory = STRATEGIES.get(name)
+        if factory is None:
+            raise UsageError(
+                f"unknown strategy {name!r}; known: {sorted(STRATEGIES)} "
+                "(or give an import path 'module:factory')"
+            )
+        registered = factory
+        return lambda: [registered()]
+    try:
+        target = resolve_import(name)
+    except HarnessError as exc:
+        raise UsageError(f"strategy {name!r}: {exc}") from None
+
+    def build() -> list[InjectionStrategy]:
+        made = (
+            target() if callable(target) and not isinstance(target, InjectionStrategy) else target
+        )
+        items = list(made) if isinstance(made, (list, tuple)) else [made]
+        bad = [i for i in items if not isinstance(i, InjectionStrategy)]
+        if bad:
+            raise UsageError(f"strategy {name!r} gave {bad!r}, not InjectionStrategy instances")
+        return items
+
+    return build
+
+
+@dataclasses.dataclass(kw_only=True)
+class CampaignReport:
+    """What a campaign did; reports of workers merge into one."""
+
+    examples: int = 0
+    """Scenarios run (shrinking included)."""
+    timelines: set[str] = dataclasses.field(default_factory=set)
+    """Digests of the distinct injection timelines seen."""
+    injections: int = 0
+    """Tools injected over all runs."""
+    errors: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    """How runs ended: ``finished`` or the error class name."""
+    violations: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    """Runs that broke each invariant."""
+    counterexamples: list[str] = dataclasses.field(default_factory=list)
+    """Scenario files written (one per failing task, shrunk)."""
+    failures: list[str] = dataclasses.field(default_factory=list)
+    """The broken invariants of each counterexample, as text."""
+    elapsed: float = 0.0
+    """Wall-clock seconds."""
+    busy: float = 0.0
+    """Seconds spent in the tasks (summed over workers)."""
+    tasks: int = 0
+    """Tasks (seed ranges) that ran."""
+    workers: int = 1
+    interrupted: bool = False
+    """The campaign was stopped (Ctrl-C) before the end."""
+
+    @property
+    def failed(self) -> bool:
+        """Some invariant was broken."""
+        return bool(self.counterexamples or self.failures)
+
+    @property
+    def per_second(self) -> float:
+        """Scenarios per wall-clock second, all workers together."""
+        return self.examples / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def per_worker_second(self) -> float:
+        """Scenarios per second of one worker."""
+        return self.examples / self.busy if self.busy else 0.0
+
+    @property
+    def injections_per_run(self) -> float:
+        """Average tools injected per run."""
+        return self.injections / self.examples if self.examples else 0.0
+
+    def merge(self, other: CampaignReport) -> None:
+        """Add ``other`` (another worker's report) to this one."""
+        self.examples += other.examples
+        self.timelines |= other.timelines
+        self.injections += other.injections
+        self.errors.update(other.errors)
+        self.violations.update(other.violations)
+        self.counterexamples += other.counterexamples
+        self.failures += other.failures
+        self.busy += other.busy
+        self.tasks += other.tasks
+        self.interrupted = self.interrupted or other.interrupted
+
+    def record(self, outcome: FuzzOutcome) -> None:
+        """Count one run."""
+        self.examples += 1
+        self.timelines.add(outcome.timeline_key())
+        self.injections += outcome.injections
+        self.errors[type(outcome.error).__name__ if outcome.error else "finished"] += 1
+        for name in sorted({v.invariant for v in outcome.violations}):
+            self.violations[name] += 1
+
+
+class _Violated(AssertionError):
+    """Raised inside the hypothesis test so that it shrinks the scenario."""
+
+
+def _database(location: str | None) -> ExampleDatabase | None:
+    if location is None:
+        return None
+    if location == ":memory:":
+        return InMemoryExampleDatabase()
+    return DirectoryBasedExampleDatabase(location)
+
+
+def _check(outcome: FuzzOutcome, factory: StrategyFactory | None) -> FuzzOutcome:
+    scenario = outcome.scenario
+    if outcome.ok and outcome.result is not None and scenario.universe.sections:
+        outcome.violations += check_restart_equivalence(outcome, strategies=factory)
+    digest = hashlib.sha1(scenario.model_dump_json().encode()).digest()[0]
+    if outcome.ok and digest % _DETERMINISM_EVERY == 0:
+        outcome.violations += check_determinism(scenario, strategies=factory)
+    return outcome
+
+
+def _run_task(
+    config: CampaignConfig,
+    seed: int,
+    examples: int,
+    *,
+    factory: StrategyFactory | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> CampaignReport:
+    """One hypothesis run of ``examples`` scenarios from ``seed``; failures are written."""
+    if factory is None and config.strategy is not None:
+        factory = load_strategy(config.strategy)
+    report = CampaignReport(tasks=1)
+    failing: list[FuzzOutcome] = []
+    started = time.perf_counter()
+
+    @settings(
+        PROFILES[config.profile_name()],
+        max_examples=examples,
+        database=_database(config.database),
+        report_multiple_bugs=False,
+        derandomize=False,  # the explicit seed below makes tasks reproducible and distinct
+    )
+    @hypothesis_seed(seed)
+    @given(
+        fuzz_scenarios(
+            config.kind,
+            max_tools=config.max_tools,
+            max_depth=config.max_depth,
+            max_fan_out=config.max_fan_out,
+            max_turns=config.max_turns,
+            max_iterations=config.max_iterations,
+            faults=config.faults,
+        )
+    )
+    def campaign(scenario: FuzzScenario) -> None:
+        outcome = _check(run_fuzz_scenario(scenario, strategies=factory), factory)
+        report.record(outcome)
+        if progress is not None:
+            progress(1)
+        if not outcome.ok:
+            failing.append(outcome)
+            raise _Violated("; ".join(str(v) for v in outcome.violations))
+
+    try:
+        campaign()
+    except KeyboardInterrupt:
+        report.interrupted = True
+    except Exception:
+        if not failing:  # not ours: hypothesis itself or the generator failed
+            raise
+    if failing:
+        smallest = failing[-1]  # hypothesis replays the shrunk example last
+        strategy_entries = [config.strategy] if config.strategy else []
+        path = write_counterexample(
+            smallest,
+            config.output,
+            strategy_entries=strategy_entries,
+            note=f"harness fuzz --universe {config.kind} --seed {seed}: "
+            + "; ".join(str(v) for v in smallest.violations),
+        )
+        report.counterexamples.append(str(path))
+        report.failures.append("; ".join(str(v) for v in smallest.violations))
+    report.busy = report.elapsed = time.perf_counter() - started
+    return report
+
+
+def _chunks(config: CampaignConfig) -> Iterator[tuple[int, int]]:
+    """``(seed, examples)`` per task: consecutive seeds, ``_CHUNK`` examples each."""
+    total = config.example_count()
+    size = max(1, min(_CHUNK, -(-total // config.workers)))
+    seed = config.seed
+    while total > 0:
+        count = min(size, total)
+        yield seed, count
+        seed += 1
+        total -= count
+
+
+def _task_entry(config: CampaignConfig, seed: int, examples: int) -> CampaignReport:
+    """Process-pool / Ray entry point (module level, so it pickles)."""
+    return _run_task(config, seed, examples)
+
+
+def run_campaign(
+    config: CampaignConfig,
+    *,
+    strategies: StrategyFactory | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> CampaignReport:
+    """Run a whole campaign; ``progress(n)`` is told as scenarios complete.
+
+    ``strategies`` (in-process only) overrides ``config.strategy`` with a factory of
+    your own. On Ctrl-C the report so far is returned with ``interrupted`` set, and
+    every counterexample found so far is kept on disk.
+    """
+    config.validate()
+    if strategies is not None and (config.workers > 1 or config.ray):
+        raise UsageError(
+            "a strategies= factory runs in this process only; with workers or Ray name the "
+            "strategy by import path (config.strategy='module:factory')"
+        )
+    started = time.perf_counter()
+    if config.ray:
+        report = _run_on_ray(config, progress)
+    elif config.workers > 1:
+        report = _run_on_processes(config, progress)
+    else:
+        report = _run_task(
+            config, config.seed, config.example_count(), factory=strategies, progress=progress
+        )
+    report.elapsed = time.perf_counter() - started
+    return report
+
+
+def _run_on_processes(
+    config: CampaignConfig, progress: Callable[[int], None] | None
+) -> CampaignReport:
+    report = CampaignReport(workers=config.workers, tasks=0)
+    context = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=config.workers, mp_context=context)
+    try:
+        futures = {
+            pool.submit(_task_entry, config, seed, count): count for seed, count in _chunks(config)
+        }
+        for future in concurrent.futures.as_completed(futures):
+            part = future.result()
+            report.merge(part)
+            if progress is not None:
+                progress(part.examples)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        pool.shutdown(wait=False, cancel_futures=True)
+        _collect_written(config, report)
+        return report
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return report
+
+
+def _collect_written(config: CampaignConfig, report: CampaignReport) -> None:
+    """After an interrupt, list counterexample files workers wrote but could not report."""
+    folder = Path(config.output)
+    if folder.is_dir():
+        known = set(report.counterexamples)
+        report.counterexamples += sorted(
+            str(p) for p in folder.glob("fuzz_*.yaml") if str(p) not in known
+        )
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(
+            "--ray needs Ray: pip install 'tool-loop-harness[ray]' (or pip install ray)"
+        ) from None
+    return ray
+
+
+def _run_on_ray(config: CampaignConfig, progress: Callable[[int], None] | None) -> CampaignReport:
+    local = config.ray == "local"
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage reports over the network
+    if local:
+        # a single-node Ray on loopback only (read by Ray when it is first imported)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray = _import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        if local:
+            ray.init(
+                num_cpus=config.workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+                _node_ip_address="127.0.0.1",
+                # tasks import the strategy under test as this process does
+                runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
+            )
+        else:
+            ray.init(address=config.ray, log_to_driver=False, configure_logging=False)
+    report = CampaignReport(workers=config.workers, tasks=0)
+    remote = ray.remote(_task_entry)
+    pending = [remote.remote(config, seed, count) for seed, count in _chunks(config)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                part = ray.get(ref)
+                report.merge(part)
+                if progress is not None:
+                    progress(part.examples)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        for ref in pending:
+            ray.cancel(ref)
+        _collect_written(config, report)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return report

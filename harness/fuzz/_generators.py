@@ -1,0 +1,367 @@
+"""Hypothesis strategies: tool universes, model decisions, faults, whole fuzz scenarios.
+
+Sizes and structure are drawn from hypothesis (so they shrink); names and text come
+from faker, seeded from a drawn integer (so they are realistic and reproducible).
+Every parameter is checked when the strategy is built, before anything runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, cast
+
+from hypothesis import strategies as st
+
+from harness._errors import UsageError
+from harness.fuzz._decisions import Decision
+from harness.fuzz._scenario import FuzzScenario
+from harness.fuzz._universe import (
+    FAULTS,
+    UNIVERSE_KINDS,
+    FacadeSpec,
+    Fault,
+    GroupSpec,
+    MachineSpec,
+    ParamSpec,
+    PlaybookSpec,
+    ProviderSpec,
+    SectionSpec,
+    ToolSpec,
+    UniverseSpec,
+    UnlockSpec,
+)
+from harness.fuzz._validation import check_choice, check_choices, check_int
+from harness.tools import sanitize_part
+
+__all__ = ["decisions", "fuzz_scenarios", "tool_specs", "tool_universes"]
+
+ParamType = Literal["string", "integer", "number", "boolean", "array", "enum"]
+_PARAM_TYPES: tuple[ParamType, ...] = ("string", "integer", "number", "boolean", "array", "enum")
+_CATEGORIES = ("read", "write", "admin", "search")
+
+
+@functools.lru_cache(maxsize=1)
+def _faker() -> Any:
+    from faker import Faker
+
+    return Faker("en_US")
+
+
+class _Namer:
+    """Unique, valid, realistic names from faker, seeded per universe."""
+
+    def __init__(self, seed: int) -> None:
+        self.fake = _faker()
+        self.fake.seed_instance(seed)
+        self.used: set[str] = set()
+
+    def unique(self, base: str) -> str:
+        base = (sanitize_part(base) or "tool")[:40].strip("_") or "tool"
+        name, n = base, 2
+        while name in self.used:
+            name = f"{base}_{n}"
+            n += 1
+        self.used.add(name)
+        return name
+
+    def tool(self) -> str:
+        verb = self.fake.word(part_of_speech="verb")
+        noun = self.fake.word(part_of_speech="noun")
+        return self.unique(f"{verb}_{noun}")
+
+    def word(self) -> str:
+        return sanitize_part(self.fake.word()) or "word"
+
+    def sentence(self) -> str:
+        return str(self.fake.sentence(nb_words=6))
+
+
+class _Builder:
+    """Draws the parts of one universe within a tool budget."""
+
+    def __init__(
+        self, draw: Callable[..., Any], namer: _Namer, budget: int, faults: Sequence[str]
+    ) -> None:
+        self.draw = draw
+        self.namer = namer
+        self.budget = budget
+        self.faults = tuple(faults)
+
+    def count(self, low: int, high: int) -> int:
+        high = min(high, self.budget)
+        low = min(low, high)
+        return int(self.draw(st.integers(low, high))) if high > low else high
+
+    def tool(self, category: str | None = None) -> ToolSpec:
+        """One tool from a single drawn integer (one draw per tool keeps generation fast).
+
+        Its bits give the number of arguments, each argument's type and whether it is
+        required, and the fault; zero, where shrinking goes, is a sound tool with no
+        arguments.
+        """
+        self.budget = max(self.budget - 1, 0)
+        code = int(self.draw(st.integers(0, 2**22 - 1)))
+        count, code = code & 3, code >> 2
+        params = []
+        for j in range(count):
+            kind: ParamType = _PARAM_TYPES[(code & 15) % len(_PARAM_TYPES)]
+            required = not (code & 16)
+            code >>= 5
+            params.append(
+                ParamSpec(
+                    name=f"{self.namer.word()}_{j}",
+                    type=kind,
+                    required=required,
+                    choices=[f"{self.namer.word()}_{k}" for k in range(2)]
+                    if kind == "enum"
+                    else [],
+                )
+            )
+        code >>= 5 * (3 - count)
+        fault: Fault | None = None
+        if self.faults:
+            # mostly sound tools: a fault in about one tool in four
+            pick = code % (4 * len(self.faults))
+            if pick >= 3 * len(self.faults):
+                fault = cast("Fault", self.faults[pick - 3 * len(self.faults)])
+        return ToolSpec(
+            name=self.namer.tool(),
+            description=self.namer.sentence(),
+            params=params,
+            fault=fault,
+            category=category,
+        )
+
+    def tools(self, low: int, high: int) -> list[ToolSpec]:
+        return [self.tool() for _ in range(self.count(low, high))]
+
+    def provider(self, depth: int, fan_out: int) -> ProviderSpec:
+        prefix = self.namer.unique(self.namer.word())
+        methods = [
+            self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)
+        ]
+        self.budget = max(self.budget - len(methods), 0)
+        child = None
+        if depth > 1 and self.draw(st.booleans()):
+            child = self.provider(depth - 1, fan_out)
+        return ProviderSpec(
+            prefix=prefix,
+            find_tool=self.namer.unique(f"find_{prefix}"),
+            methods=methods,
+            fan_out=self.draw(st.integers(1, fan_out)),
+            child=child,
+        )
+
+    def facade(self, depth: int) -> FacadeSpec:
+        mask = self.draw(st.integers(0, 2 ** len(_CATEGORIES) - 1))  # one draw: which categories
+        categories = [c for i, c in enumerate(_CATEGORIES) if mask >> i & 1]
+        inner = []
+        for _ in range(self.count(1, 4) or 1):
+            category = self.draw(st.sampled_from((None, *categories))) if categories else None
+            inner.append(self.tool(category))
+        nested = []
+        if depth > 1 and self.draw(st.booleans()):
+            nested.append(self.facade(depth - 1))
+        return FacadeSpec(
+            name=self.namer.unique(f"{self.namer.word()}_tools"),
+            description=self.namer.sentence(),
+            inner=inner,
+            nested=nested,
+            exclusive=self.draw(st.booleans()),
+        )
+
+    def playbook(self) -> PlaybookSpec:
+        always = self.tools(1, 3) or [self.tool()]
+        known = [t.name for t in always]
+        unlocks = []
+        for _ in range(self.count(1, 5)):
+            # one or two earlier tools (a DAG by construction), in two cheap draws
+            first = known[self.draw(st.integers(0, len(known) - 1))]
+            second = self.draw(st.integers(0, len(known)))
+            requires = [first]
+            if second < len(known) and known[second] != first:
+                requires.append(known[second])
+            tool = self.tool()
+            unlocks.append(UnlockSpec(tool=tool, requires=requires))
+            known.append(tool.name)
+        return PlaybookSpec(
+            always=always, unlocks=unlocks, mode=self.draw(st.sampled_from(("gated", "hidden")))
+        )
+
+    def machine(self) -> MachineSpec:
+        states = [f"s{i}" for i in range(self.draw(st.integers(2, 4)))]
+        tools = {s: self.tools(1, 3) or [self.tool()] for s in states}
+        transitions = {}
+        for state_tools in tools.values():
+            for tool in state_tools:
+                if self.draw(st.booleans()):
+                    transitions[tool.name] = self.draw(st.sampled_from(states))
+        return MachineSpec(
+            states=states,
+            initial=self.draw(st.integers(0, len(states) - 1)),
+            tools=tools,
+            transitions=transitions,
+            global_tools=self.tools(0, 2),
+        )
+
+    def section(self, depth: int, index: list[int]) -> SectionSpec:
+        index[0] += 1
+        key = f"{self.namer.word()}_{index[0]}"  # before the children take their numbers
+        children = []
+        if depth > 1:
+            children = [self.section(depth - 1, index) for _ in range(self.draw(st.integers(0, 2)))]
+        return SectionSpec(
+            key=key,
+            text=self.namer.sentence(),
+            summary=self.namer.sentence(),
+            summarized=self.draw(st.booleans()),
+            tools=self.tools(0, 3),
+            children=children,
+        )
+
+    def groups(self) -> list[GroupSpec]:
+        return [
+            GroupSpec(
+                name=self.namer.unique(f"{self.namer.word()}_group"),
+                tools=self.tools(1, 3) or [self.tool()],
+            )
+            for _ in range(self.draw(st.integers(1, 3)))
+        ]
+
+
+def tool_specs(*, faults: Sequence[str] = (), seed: int = 0) -> st.SearchStrategy[ToolSpec]:
+    """One generated tool definition (valid JSON schema, faker name and description)."""
+    faults = check_choices("faults", faults, FAULTS)
+
+    @st.composite
+    def build(draw: Callable[..., Any]) -> ToolSpec:
+        namer = _Namer(draw(st.integers(0, 255)) + seed)
+        return _Builder(draw, namer, 1, faults).tool()
+
+    return build()
+
+
+def tool_universes(
+    kind: str = "mixed",
+    *,
+    max_tools: int = 20,
+    max_depth: int = 2,
+    max_fan_out: int = 3,
+    faults: Sequence[str] = FAULTS,
+) -> st.SearchStrategy[UniverseSpec]:
+    """Generated tool universes of ``kind`` (one of ``UNIVERSE_KINDS``).
+
+    ``max_tools`` is the budget of tools defined (injectable ones included; the few a
+    structure needs, such as a provider's search tool, may go over it), ``max_depth``
+    the nesting of providers, facades and sections, ``max_fan_out`` how many objects
+    a provider search returns; ``faults`` which tool faults may appear.
+    """
+    kind = check_choice("kind", kind, UNIVERSE_KINDS)
+    max_tools = check_int("max_tools", max_tools, minimum=1)
+    max_depth = check_int("max_depth", max_depth, minimum=1)
+    max_fan_out = check_int("max_fan_out", max_fan_out, minimum=1)
+    faults = check_choices("faults", faults, FAULTS)
+
+    @st.composite
+    def build(draw: Callable[..., Any]) -> UniverseSpec:
+        b = _Builder(draw, _Namer(draw(st.integers(0, 255))), max_tools, faults)
+        parts: dict[str, Any] = {"kind": kind}
+        mixed = kind == "mixed"
+        if kind == "tools":
+            parts["tools"] = b.tools(1, max_tools)
+        if mixed:
+            parts["tools"] = b.tools(0, 4)
+        if kind == "providers" or (mixed and draw(st.booleans())):
+            parts["providers"] = [
+                b.provider(max_depth, max_fan_out) for _ in range(draw(st.integers(1, 2)))
+            ]
+            if not mixed:
+                parts["tools"] = b.tools(0, 3)
+        if kind == "facades" or (mixed and draw(st.booleans())):
+            parts["facades"] = [b.facade(max_depth) for _ in range(draw(st.integers(1, 2)))]
+            if not mixed:
+                parts["tools"] = b.tools(0, 3)
+        if kind == "playbook" or (mixed and draw(st.booleans())):
+            parts["playbook"] = b.playbook()
+        if kind == "state_machine":
+            parts["machine"] = b.machine()
+        if kind == "groups":
+            parts["groups"] = b.groups()
+            parts["tools"] = b.tools(0, 2)
+        if kind == "sections":
+            counter = [0]
+            parts["sections"] = [
+                b.section(max_depth, counter) for _ in range(draw(st.integers(1, 3)))
+            ]
+            parts["tools"] = b.tools(0, 2)
+        return UniverseSpec(**parts)
+
+    return build()
+
+
+def decisions(
+    *, max_turns: int = 20, kinds: Sequence[str] | None = None
+) -> st.SearchStrategy[list[Decision]]:
+    """Lists of model decisions (at most ``max_turns``) that name offered tools by index.
+
+    ``kinds`` limits the decision kinds (default: all of ``DECISION_KINDS``).
+    """
+    from harness.fuzz._decisions import DECISION_KINDS
+
+    max_turns = check_int("max_turns", max_turns, minimum=0)
+    chosen = check_choices("kinds", kinds if kinds is not None else DECISION_KINDS, DECISION_KINDS)
+    if not chosen:
+        raise UsageError(f"kinds must name at least one of {list(DECISION_KINDS)}, got []")
+    index = st.integers(0, 63)
+    args = st.sampled_from(("valid", "empty", "malformed", "invalid"))
+    options = {
+        "call": st.builds(Decision, kind=st.just("call"), index=index, args=args),
+        "answer": st.just(Decision(kind="answer")),
+        "parallel": st.builds(
+            Decision,
+            kind=st.just("parallel"),
+            index=index,
+            more=st.lists(index, min_size=1, max_size=3).map(tuple),
+            args=args,
+        ),
+        "unknown": st.just(Decision(kind="unknown")),
+        "repeat_id": st.builds(Decision, kind=st.just("repeat_id"), index=index),
+        "recall": st.builds(Decision, kind=st.just("recall"), index=index),
+        "provider_error": st.builds(
+            Decision, kind=st.just("provider_error"), status=st.sampled_from((500, 429, 503))
+        ),
+    }
+    decision = st.one_of(*(options[k] for k in DECISION_KINDS if k in chosen))
+    return st.lists(decision, max_size=max_turns)
+
+
+def fuzz_scenarios(
+    kind: str = "mixed",
+    *,
+    max_tools: int = 20,
+    max_depth: int = 2,
+    max_fan_out: int = 3,
+    max_turns: int = 20,
+    max_iterations: int = 20,
+    faults: Sequence[str] = FAULTS,
+    kinds: Sequence[str] | None = None,
+    static_models: bool = True,
+) -> st.SearchStrategy[FuzzScenario]:
+    """Whole fuzz scenarios: a universe, decisions, the model's capability and limits.
+
+    ``static_models`` lets some scenarios use a model without dynamic tools (the
+    restart path); ``max_iterations`` is the loop limit the runs are held to.
+    """
+    universes = tool_universes(
+        kind, max_tools=max_tools, max_depth=max_depth, max_fan_out=max_fan_out, faults=faults
+    )
+    moves = decisions(max_turns=max_turns, kinds=kinds)
+    max_iterations = check_int("max_iterations", max_iterations, minimum=1)
+    return st.builds(
+        FuzzScenario,
+        universe=universes,
+        decisions=moves,
+        static_tools=st.booleans() if static_models else st.just(False),
+        max_iterations=st.integers(1, max_iterations).map(lambda n: max_iterations + 1 - n),
+    )

@@ -1,0 +1,461 @@
+"""Tool universes as plain data, and building real tools and strategies from them.
+
+A universe is JSON-able data (pydantic models), so a generated one can be written
+into a scenario file and rebuilt identically: ``universe_tools`` and
+``universe_strategies`` are the factories a counterexample scenario names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness._errors import UnreachableStateWarning
+from harness.injection import (
+    EntityDiscovery,
+    Facade,
+    InjectionStrategy,
+    Playbook,
+    PromptTemplate,
+    Section,
+    SectionDisclosure,
+    StateMachine,
+    ToolGroup,
+    ToolGroups,
+    called_all,
+    tool_provider,
+    unlock,
+)
+from harness.tools import CallContext, Tool, llm_tool
+
+__all__ = [
+    "FAULTS",
+    "UNIVERSE_KINDS",
+    "BuiltUniverse",
+    "FacadeSpec",
+    "Fault",
+    "GroupSpec",
+    "MachineSpec",
+    "ParamSpec",
+    "PlaybookSpec",
+    "ProviderSpec",
+    "SectionSpec",
+    "ToolSpec",
+    "UniverseSpec",
+    "UnlockSpec",
+    "build_universe",
+    "universe_strategies",
+    "universe_tools",
+]
+
+UniverseKind = Literal[
+    "tools", "providers", "facades", "playbook", "state_machine", "sections", "groups", "mixed"
+]
+UNIVERSE_KINDS: tuple[str, ...] = (
+    "tools",
+    "providers",
+    "facades",
+    "playbook",
+    "state_machine",
+    "sections",
+    "groups",
+    "mixed",
+)
+"""What ``tool_universes(kind=...)`` can generate."""
+
+Fault = Literal["raise", "timeout", "huge", "unserializable", "context"]
+FAULTS: tuple[str, ...] = ("raise", "timeout", "huge", "unserializable", "context")
+"""Tool faults: raise an exception, outlast the timeout, return a huge or a
+non-serialisable value, or read the (secret) call context."""
+
+TIMEOUT = 0.01
+"""``tool_timeout`` of fuzzed runs when some tool times out (the tool sleeps 5x longer)."""
+
+HUGE_SIZE = 200_000
+"""Characters a ``huge`` tool returns."""
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class ParamSpec(BaseModel):
+    """One argument of a generated tool."""
+
+    model_config = _STRICT
+
+    name: str
+    type: Literal["string", "integer", "number", "boolean", "array", "enum"] = "string"
+    required: bool = True
+    choices: list[str] = Field(default_factory=list)
+    """The values of an ``enum`` argument."""
+
+    def schema_(self) -> dict[str, Any]:
+        """The JSON schema of the argument."""
+        if self.type == "enum":
+            return {"type": "string", "enum": list(self.choices)}
+        if self.type == "array":
+            return {"type": "array", "items": {"type": "string"}}
+        return {"type": self.type}
+
+
+class ToolSpec(BaseModel):
+    """A generated tool: name, description, arguments and an optional fault."""
+
+    model_config = _STRICT
+
+    name: str
+    description: str = ""
+    params: list[ParamSpec] = Field(default_factory=list)
+    fault: Fault | None = None
+    category: str | None = None
+    """Facade category (inner tools of a facade)."""
+
+    def parameters(self) -> dict[str, Any]:
+        """The tool's JSON schema."""
+        return {
+            "type": "object",
+            "properties": {p.name: p.schema_() for p in self.params},
+            "required": [p.name for p in self.params if p.required],
+            "additionalProperties": False,
+        }
+
+    def build(self) -> Tool:
+        """A real ``Tool`` (schema-validated, with the fault in its handler)."""
+        # What Tool.from_schema builds, without re-checking the schema against the
+        # metaschema (milliseconds per tool): generated schemas are valid by construction,
+        # which tests check with jsonschema.
+        parameters = self.parameters()
+        return Tool(
+            name=self.name,
+            description=self.description or f"Generated tool {self.name}.",
+            parameters=parameters,
+            handler=_handler(self.name, self.fault),
+            metadata={"category": self.category} if self.category else {},
+            takes_context=self.fault == "context",
+            validator=Draft202012Validator(parameters),
+        )
+
+
+class _Unserializable:
+    """A value no serialiser can turn into JSON."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unserializable>"
+
+
+def _handler(name: str, fault: Fault | None) -> Callable[..., Any]:
+    if fault == "context":
+
+        def with_context(args: Mapping[str, Any], context: CallContext) -> str:
+            secret = str(context.get("api_key", ""))
+            return f"{name}: authorised with a {len(secret)}-character key"
+
+        return with_context
+
+    def handler(args: Mapping[str, Any]) -> Any:
+        if fault == "raise":
+            raise RuntimeError(f"{name} failed on purpose")
+        if fault == "timeout":
+            time.sleep(TIMEOUT * 5)
+        if fault == "huge":
+            return "x" * HUGE_SIZE
+        if fault == "unserializable":
+            return {"value": _Unserializable()}
+        return {"tool": name, "arguments": sorted(args)}
+
+    return handler
+
+
+class ProviderSpec(BaseModel):
+    """Entity discovery: ``find_tool`` returns ``fan_out`` objects with ``methods``.
+
+    A ``child`` level nests: each object's ``children`` method returns objects of it.
+    """
+
+    model_config = _STRICT
+
+    prefix: str
+    find_tool: str
+    methods: list[str]
+    fan_out: int = 1
+    child: ProviderSpec | None = None
+
+    def depth(self) -> int:
+        """Nesting depth (1 for a flat provider)."""
+        return 1 + (self.child.depth() if self.child else 0)
+
+
+class FacadeSpec(BaseModel):
+    """An unfolding facade: inner tools (with categories), nested facades, exclusivity."""
+
+    model_config = _STRICT
+
+    name: str
+    description: str = ""
+    inner: list[ToolSpec] = Field(default_factory=list)
+    nested: list[FacadeSpec] = Field(default_factory=list)
+    exclusive: bool = False
+
+    def facade(self) -> Facade:
+        """The ``Facade`` (nested ones included)."""
+        members: list[Any] = [t.build() for t in self.inner]
+        members += [n.facade() for n in self.nested]
+        return Facade(
+            self.name,
+            self.description or f"Facade {self.name}.",
+            members,
+            exclusive=self.exclusive,
+        )
+
+
+class UnlockSpec(BaseModel):
+    """A playbook tool unlocked once every tool of ``requires`` was called."""
+
+    model_config = _STRICT
+
+    tool: ToolSpec
+    requires: list[str]
+
+
+class PlaybookSpec(BaseModel):
+    """A playbook: tools always offered and a DAG of unlocks."""
+
+    model_config = _STRICT
+
+    always: list[ToolSpec]
+    unlocks: list[UnlockSpec] = Field(default_factory=list)
+    mode: Literal["gated", "hidden"] = "gated"
+
+
+class MachineSpec(BaseModel):
+    """A state machine: tools per state, transitions by tool name, global tools."""
+
+    model_config = _STRICT
+
+    states: list[str]
+    initial: int = 0
+    tools: dict[str, list[ToolSpec]]
+    transitions: dict[str, str] = Field(default_factory=dict)
+    global_tools: list[ToolSpec] = Field(default_factory=list)
+
+
+class SectionSpec(BaseModel):
+    """A prompt section with tools and children, summarised or in full."""
+
+    model_config = _STRICT
+
+    key: str
+    text: str
+    summary: str = "A summarised section."
+    summarized: bool = True
+    tools: list[ToolSpec] = Field(default_factory=list)
+    children: list[SectionSpec] = Field(default_factory=list)
+
+    def section(self) -> Section:
+        """The ``Section``."""
+        return Section(
+            key=self.key,
+            template=self.text,
+            summary=self.summary,
+            visibility="summary" if self.summarized else "full",
+            tools=tuple(t.build() for t in self.tools),
+            children=tuple(c.section() for c in self.children),
+        )
+
+
+class GroupSpec(BaseModel):
+    """A tool group the model activates by calling its activation tool."""
+
+    model_config = _STRICT
+
+    name: str
+    tools: list[ToolSpec]
+    description: str = "A group of tools."
+
+
+class UniverseSpec(BaseModel):
+    """A whole generated tool universe (every part optional)."""
+
+    model_config = _STRICT
+
+    kind: UniverseKind = "tools"
+    tools: list[ToolSpec] = Field(default_factory=list)
+    providers: list[ProviderSpec] = Field(default_factory=list)
+    facades: list[FacadeSpec] = Field(default_factory=list)
+    playbook: PlaybookSpec | None = None
+    machine: MachineSpec | None = None
+    sections: list[SectionSpec] = Field(default_factory=list)
+    groups: list[GroupSpec] = Field(default_factory=list)
+
+    def size(self) -> int:
+        """How many tools the universe defines (injectable ones included)."""
+        return _count(self.model_dump())
+
+
+def _count(data: Any) -> int:
+    """Tool specs in plain universe data (any mapping with ``params`` is one)."""
+    if isinstance(data, Mapping):
+        own = 1 if "params" in data else 0
+        if "methods" in data:  # a provider level: its methods, the search or children tool
+            own = len(data["methods"]) + 1
+        return own + sum(_count(v) for v in data.values())
+    if isinstance(data, list):
+        return sum(_count(v) for v in data)
+    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class BuiltUniverse:
+    """Real tools and strategies built from a ``UniverseSpec``."""
+
+    tools: list[Tool]
+    """Offered from the first request."""
+    strategies: list[InjectionStrategy]
+    """Strategies the universe needs (discovery, playbook, machine, sections, groups)."""
+
+    @property
+    def sections(self) -> bool:
+        """Whether the run must go through ``run_with_sections``."""
+        return any(isinstance(s, SectionDisclosure) for s in self.strategies)
+
+
+_CLASSES: dict[str, type] = {}
+"""Provider classes by their spec's JSON: building one derives schemas (slow), and the
+classes hold no state, so runs of one universe share them."""
+
+
+def _provider_class(spec: ProviderSpec) -> type:
+    key = spec.model_dump_json()
+    cls = _CLASSES.get(key)
+    if cls is None:
+        if len(_CLASSES) > 4096:
+            _CLASSES.clear()
+        cls = _CLASSES[key] = _new_provider_class(spec)
+    return cls
+
+
+def _new_provider_class(spec: ProviderSpec) -> type:
+    child_cls = _provider_class(spec.child) if spec.child else None
+    namespace: dict[str, Any] = {}
+
+    def init(self: Any, id: str) -> None:
+        self.id = id
+
+    namespace["__init__"] = init
+    for method in spec.methods:
+        namespace[method] = _method(method)
+    if child_cls is not None:
+        fan_out = spec.fan_out
+
+        def children(self: Any) -> list[Any]:
+            return [child_cls(f"{self.id}x{i}") for i in range(fan_out)]
+
+        children.__doc__ = "The nested objects."
+        namespace["children"] = llm_tool(children)
+    cls: type = type(f"Generated_{spec.prefix}", (), namespace)
+    tool_provider(cls, prefix=spec.prefix)  # marks the class in place
+    return cls
+
+
+def _method(name: str) -> Any:
+    def method(self: Any) -> str:
+        return f"{name} of {self.id}"
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The {name.replace('_', ' ')} of this object."
+    return llm_tool(method)
+
+
+def _find_tool(spec: ProviderSpec) -> Tool:
+    cls = _provider_class(spec)
+    fan_out = spec.fan_out
+
+    def find(args: Mapping[str, Any]) -> list[Any]:
+        return [cls(f"{spec.prefix[:1]}{i}") for i in range(fan_out)]
+
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    return Tool(
+        name=spec.find_tool,
+        description=f"Find {spec.prefix} objects.",
+        parameters=schema,
+        handler=find,
+        validator=Draft202012Validator(schema),
+    )
+
+
+def build_universe(spec: UniverseSpec) -> BuiltUniverse:
+    """Fresh tools and strategies for one run of ``spec``."""
+    tools = [t.build() for t in spec.tools]
+    strategies: list[InjectionStrategy] = []
+    if spec.providers:
+        tools += [_find_tool(p) for p in spec.providers]
+        depth = max(p.depth() for p in spec.providers)
+        strategies.append(EntityDiscovery(max_depth=depth))
+    tools += [f.facade().tool() for f in spec.facades]
+    if spec.playbook is not None:
+        book = spec.playbook
+        strategies.append(
+            Playbook(
+                always=[t.build() for t in book.always],
+                unlocks=[
+                    unlock(u.tool.build(), when=called_all(*u.requires)) for u in book.unlocks
+                ],
+                mode=book.mode,
+            )
+        )
+    if spec.machine is not None:
+        strategies.append(_machine(spec.machine))
+    if spec.groups:
+        strategies.append(
+            ToolGroups(
+                [
+                    ToolGroup(
+                        name=g.name,
+                        tools=tuple(t.build() for t in g.tools),
+                        description=g.description,
+                    )
+                    for g in spec.groups
+                ]
+            )
+        )
+    if spec.sections:
+        strategies.append(SectionDisclosure(PromptTemplate([s.section() for s in spec.sections])))
+    return BuiltUniverse(tools=tools, strategies=strategies)
+
+
+def _machine(spec: MachineSpec) -> StateMachine:
+    states = enum.Enum("GeneratedState", {name.upper(): name for name in spec.states})  # type: ignore[misc]
+    by_name = {s.value: s for s in states}
+    with warnings.catch_warnings():  # generated machines may leave states unreachable
+        warnings.simplefilter("ignore", UnreachableStateWarning)
+        return StateMachine(
+            states,
+            initial=by_name[spec.states[spec.initial]],
+            tools={by_name[k]: [t.build() for t in v] for k, v in spec.tools.items()},
+            transitions={tool: by_name[state] for tool, state in spec.transitions.items()},
+            global_tools=[t.build() for t in spec.global_tools],
+            name="generated",
+            announce=False,
+        )
+
+
+def _spec(universe: UniverseSpec | Mapping[str, Any]) -> UniverseSpec:
+    return universe if isinstance(universe, UniverseSpec) else UniverseSpec.model_validate(universe)
+
+
+def universe_tools(universe: UniverseSpec | Mapping[str, Any]) -> list[Tool]:
+    """Scenario-file factory: the starting tools of ``universe`` (a spec or its data)."""
+    return build_universe(_spec(universe)).tools
+
+
+def universe_strategies(universe: UniverseSpec | Mapping[str, Any]) -> list[InjectionStrategy]:
+    """Scenario-file factory: the strategies of ``universe`` (a spec or its data)."""
+    return build_universe(_spec(universe)).strategies

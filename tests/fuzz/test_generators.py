@@ -1,0 +1,154 @@
+"""Generators: valid universes and decisions, realistic seeded names, up-front argument checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import find, given, settings, strategies as st
+from jsonschema import Draft202012Validator
+
+from harness import ProviderError, UsageError
+from harness.fuzz import (
+    DECISION_KINDS,
+    FAULTS,
+    UNIVERSE_KINDS,
+    Decision,
+    DecisionModel,
+    UniverseSpec,
+    build_universe,
+    decisions,
+    example_arguments,
+    fuzz_scenarios,
+    tool_specs,
+    tool_universes,
+    universe_strategies,
+    universe_tools,
+)
+from harness.loop import ModelRequest, ModelSettings
+from harness.tools import Tool, is_valid_name
+
+
+def _all_tools(built: Any) -> list[Any]:
+    tools = list(built.tools)
+    for strategy in built.strategies:
+        for attr in ("always", "unlocks"):
+            for item in getattr(strategy, attr, ()):
+                tools.append(item)
+    return [t for t in tools if isinstance(t, Tool)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(UNIVERSE_KINDS))
+def test_universes_build_with_valid_schemas_and_names(data: st.DataObject, kind: str) -> None:
+    spec = data.draw(tool_universes(kind, max_tools=12))
+    assert spec.kind == kind
+    assert spec.size() <= 2 * 12  # the budget, plus the few structural tools a kind needs
+    built = build_universe(spec)
+    names = [t.name for t in built.tools]
+    assert len(names) == len(set(names))
+    for tool in _all_tools(built):
+        assert is_valid_name(tool.name)
+        Draft202012Validator.check_schema(dict(tool.parameters))
+        if tool.validator is not None:  # generated tools accept their example arguments
+            assert not list(tool.validator.iter_errors(example_arguments(tool.parameters)))
+    # the data round-trips: a counterexample file rebuilds the same universe
+    again = UniverseSpec.model_validate(spec.model_dump(mode="json"))
+    assert [t.name for t in universe_tools(again)] == names
+    assert len(universe_strategies(again.model_dump())) == len(built.strategies)
+
+
+def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
+    first = find(tool_specs(seed=7), lambda spec: True)
+    assert "_" in first.name and first.description.endswith(".")
+
+    @settings(max_examples=5, deadline=None, database=None)
+    @given(spec=tool_universes("tools", max_tools=5))
+    def same(spec: UniverseSpec) -> None:
+        seen.append(spec)
+
+    seen: list[UniverseSpec] = []
+    from hypothesis import seed
+
+    seed(3)(same)()
+    before = [s.model_dump() for s in seen]
+    seen.clear()
+    seed(3)(same)()
+    assert [s.model_dump() for s in seen] == before
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    moves=decisions(max_turns=8),
+    offered=st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=4),
+)
+def test_every_decision_list_is_valid_for_every_toolset(
+    moves: list[Decision], offered: list[str]
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "k": {"type": "string", "enum": ["x", "y"]}},
+        "required": ["n", "k"],
+    }
+    tools = [{"type": "function", "function": {"name": n, "parameters": schema}} for n in offered]
+    model = DecisionModel(moves)
+    for iteration in range(1, len(moves) + 2):
+        request = ModelRequest(
+            messages=[],
+            tools=tools,
+            tool_names=tuple(offered),
+            settings=ModelSettings(),
+            iteration=iteration,
+        )
+        if iteration <= len(moves) and moves[iteration - 1].kind == "provider_error":
+            with pytest.raises(ProviderError):
+                model.request(request)
+            continue
+        response = model.request(request)
+        for tool_call in response.message.tool_calls:
+            assert tool_call.name in offered or tool_call.name == "no_such_tool"
+    assert len(model.steps) == len(moves) + 1
+    assert model.steps[-1] == {"reply": "Done."}
+
+
+def test_example_arguments_follow_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "b": {"enum": ["p", "q"]},
+            "c": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+            "d": {"type": ["number", "null"]},
+            "e": {"type": "string"},
+        },
+        "required": ["a", "b", "c", "d"],
+    }
+    assert example_arguments(schema, 1) == {"a": 1, "b": "q", "c": True, "d": 1.5}
+    Draft202012Validator(schema).validate(example_arguments(schema))
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: tool_universes("galaxy"), "kind must be one of"),
+        (lambda: tool_universes(max_tools=-1), "max_tools must be >= 1, got -1"),
+        (lambda: tool_universes(max_depth=0), "max_depth must be >= 1, got 0"),
+        (lambda: tool_universes(max_fan_out=True), "max_fan_out must be an int, got True"),
+        (lambda: tool_universes(faults=["explode"]), r"faults: unknown \['explode'\]"),
+        (lambda: tool_universes(faults="raise"), "must be a list of names"),
+        (lambda: decisions(max_turns=-2), "max_turns must be >= 0"),
+        (lambda: decisions(kinds=[]), "kinds must name at least one"),
+        (lambda: decisions(kinds=["dance"]), r"kinds: unknown \['dance'\]"),
+        (lambda: fuzz_scenarios(max_iterations=0), "max_iterations must be >= 1"),
+    ],
+)
+def test_bad_generator_parameters_fail_at_once(build: Any, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        build()
+
+
+def test_the_public_lists_match_the_generators() -> None:
+    assert "timeout" in FAULTS and "context" in FAULTS
+    assert DECISION_KINDS[0] == "call" and "provider_error" in DECISION_KINDS
+    only_calls = find(decisions(max_turns=3, kinds=["call"]), lambda moves: len(moves) == 3)
+    assert all(d.kind == "call" for d in only_calls)
