@@ -44,6 +44,7 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _CHOICES = frozenset({"auto", "none", "required"})
+_TRUSTED = frozenset({"messages"})  # built by to_openai from validated messages: plain JSON
 
 
 def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
@@ -154,8 +155,14 @@ class OpenAIChatModel(OpenAIAdapter):
         """The SDK call's keyword arguments for ``request``."""
         return chat_params(request, model=self.model, stream=self.stream, defaults=self.defaults)
 
-    def _create(self, client: Any) -> Any:
-        return client.chat.completions.create
+    def _resource(self, client: Any) -> Any:
+        return client.chat.completions
+
+    def _wire_exact(self) -> tuple[frozenset[str], Any]:
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+        own = type(self).params is OpenAIChatModel.params
+        return (_TRUSTED if own else frozenset()), CompletionCreateParamsBase
 
     def _read(self, result: Any) -> ModelResponse:
         return chat_response_from_completion(result)
