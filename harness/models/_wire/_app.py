@@ -14,7 +14,7 @@ from typing import Any
 from harness._errors import ProviderError, UsageError
 from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
-from harness.models._wire._common import IdSource, WireRequest, now
+from harness.models._wire._common import AcceptedHistory, IdSource, WireRequest, now
 from harness.models._wire._errors import WireError, provider_error_to_wire
 from harness.models._wire._responses import (
     parse_responses_request,
@@ -82,6 +82,7 @@ class WireApp:
         """Every request received, in order (retries included)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
+        self._accepted = AcceptedHistory()  # the last chat history, to read the next one fast
 
     # -- the two halves around the model call ------------------------------------------
 
@@ -117,7 +118,14 @@ class WireApp:
             if not isinstance(decoded, dict):
                 raise WireError(400, _BAD_JSON)
             if route == "/chat/completions":
-                return parse_chat_request(decoded, profile=self.profile)
+                with self._lock:
+                    accepted = self._accepted
+                wire = parse_chat_request(decoded, profile=self.profile, accepted=accepted)
+                with self._lock:
+                    self._accepted = AcceptedHistory(
+                        raw=decoded["messages"], messages=tuple(wire.request.messages)
+                    )
+                return wire
             return parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
             return self._error(exc)

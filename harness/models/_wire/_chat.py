@@ -9,6 +9,7 @@ from harness._errors import UsageError
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message, from_openai
 from harness.models._wire._common import (
+    AcceptedHistory,
     IdSource,
     WireRequest,
     count_iteration,
@@ -108,8 +109,17 @@ def _settings(body: Mapping[str, Any]) -> ModelSettings:
     )
 
 
-def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default") -> WireRequest:
-    """Validate a ``POST /v1/chat/completions`` body like the API; ``WireError`` if invalid."""
+def parse_chat_request(
+    body: Mapping[str, Any],
+    *,
+    profile: Profile = "default",
+    accepted: AcceptedHistory | None = None,
+) -> WireRequest:
+    """Validate a ``POST /v1/chat/completions`` body like the API; ``WireError`` if invalid.
+
+    With ``accepted`` (the previous accepted history), a body that repeats it only
+    has its new messages parsed and validated.
+    """
     model = require_model(body)
     raw_messages = body.get("messages")
     if not isinstance(raw_messages, list) or not raw_messages:
@@ -122,12 +132,14 @@ def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default")
             param="messages",
             code="missing_required_parameter" if raw_messages is None else "empty_array",
         )
-    messages = [_message(m, i) for i, m in enumerate(raw_messages)]
+    reuse = accepted.reusable(raw_messages) if accepted is not None else 0
+    messages = list(accepted.messages[:reuse]) if accepted is not None else []
+    messages.extend(_message(m, i) for i, m in enumerate(raw_messages[reuse:], reuse))
     tools = body.get("tools") or []
     if not isinstance(tools, list):
         raise WireError(400, "Invalid type for 'tools': expected an array.", param="tools")
     validate_tools(tools, api="chat")
-    validate_history(messages, api="chat")
+    validate_history(messages, api="chat", start=reuse)
     names = tuple(str(t["function"]["name"]) for t in tools)
     if profile == "strict":
         validate_strict(messages, names, api="chat")

@@ -44,6 +44,27 @@ class WireRequest:
     """The decoded JSON body (echoed fields come from here)."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class AcceptedHistory:
+    """The last history the server accepted for one API, to read the next one incrementally.
+
+    An accepted history has every tool call answered, so a request that repeats
+    it and adds messages only needs the new messages parsed and validated.
+    """
+
+    raw: list[Any] = dataclasses.field(default_factory=list)
+    """The history as decoded from the request body."""
+    messages: tuple[Message, ...] = ()
+    """The same history, parsed."""
+
+    def reusable(self, raw: list[Any]) -> int:
+        """How many leading messages of ``raw`` are this history (0 when it does not extend it)."""
+        size = len(self.raw)
+        if size and len(raw) >= size and raw[:size] == self.raw:
+            return size
+        return 0
+
+
 class IdSource:
     """Unique, readable ids (``chatcmpl-harness000001``), thread-safe."""
 
