@@ -14,7 +14,14 @@ from typing import Any
 from harness._errors import ProviderError, UsageError
 from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
-from harness.models._wire._common import AcceptedHistory, IdSource, WireRequest, now
+from harness.models._wire._common import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHUNKS,
+    AcceptedHistory,
+    IdSource,
+    WireRequest,
+    now,
+)
 from harness.models._wire._errors import WireError, provider_error_to_wire
 from harness.models._wire._responses import (
     parse_responses_request,
@@ -70,14 +77,27 @@ class WireApp:
     stricter than OpenAI's (a history calling a tool no longer declared is rejected).
     """
 
-    def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        profile: Profile = "default",
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
+        max_chunks: int = DEFAULT_MAX_CHUNKS,
+    ) -> None:
         if not isinstance(model, Model):
             raise UsageError(f"the fake server serves a harness Model, got {model!r}")
         if profile not in ("default", "strict"):
             raise UsageError(f"profile must be 'default' or 'strict', got {profile!r}")
         self.model = model
         self.profile: Profile = profile
-        self.chunk_chars = max(1, int(chunk_chars))
+        for name, value in (("chunk_chars", chunk_chars), ("max_chunks", max_chunks)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name} must be a positive int, got {name}={value!r}")
+        self.chunk_chars = chunk_chars
+        """Characters per streamed argument delta."""
+        self.max_chunks = max_chunks
+        """At most this many deltas per streamed text or argument (larger deltas beyond)."""
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (retries included)."""
         self._ids = IdSource()
@@ -138,7 +158,13 @@ class WireApp:
         chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
         if wire.stream:
             stream = stream_chat if chat else stream_response
-            chunks = stream(wire, response, self._ids, chunk_chars=self.chunk_chars)
+            chunks = stream(
+                wire,
+                response,
+                self._ids,
+                chunk_chars=self.chunk_chars,
+                max_chunks=self.max_chunks,
+            )
             headers = {**self._headers(), "content-type": "text/event-stream; charset=utf-8"}
             return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         data = (render_chat if chat else render_response)(wire, response, self._ids)

@@ -9,6 +9,8 @@ from harness._errors import UsageError
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message, from_openai
 from harness.models._wire._common import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHUNKS,
     AcceptedHistory,
     IdSource,
     WireRequest,
@@ -200,7 +202,12 @@ def render_chat(wire: WireRequest, response: ModelResponse, ids: IdSource) -> di
 
 
 def stream_chat(
-    wire: WireRequest, response: ModelResponse, ids: IdSource, *, chunk_chars: int = 8
+    wire: WireRequest,
+    response: ModelResponse,
+    ids: IdSource,
+    *,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
 ) -> list[bytes]:
     """The SSE events of one response: role, content / refusal / tool-call deltas, finish,
     an optional usage-only chunk, then ``data: [DONE]``."""
@@ -234,9 +241,9 @@ def stream_chat(
         first["refusal"] = ""
     # like the API: a tool-call-only turn carries its first call header in the role chunk
     merge_first = bool(calls) and message.content is None and message.refusal is None
-    for piece in words(message.content) if message.content else ():
+    for piece in words(message.content, max_chunks) if message.content else ():
         events.append(chunk({"content": piece}))
-    for piece in words(message.refusal) if message.refusal else ():
+    for piece in words(message.refusal, max_chunks) if message.refusal else ():
         events.append(chunk({"refusal": piece}))
     for index, call in enumerate(calls):
         header = {
@@ -249,7 +256,7 @@ def stream_chat(
             first["tool_calls"] = [header]
         else:
             events.append(chunk({"tool_calls": [header]}))
-        for piece in _argument_pieces(call["function"]["arguments"], chunk_chars):
+        for piece in _argument_pieces(call["function"]["arguments"], chunk_chars, max_chunks):
             events.append(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             )
@@ -261,5 +268,5 @@ def stream_chat(
     return events
 
 
-def _argument_pieces(arguments: str, size: int) -> Sequence[str]:
-    return [p for p in fragments(arguments, size) if p]
+def _argument_pieces(arguments: str, size: int, max_chunks: int) -> Sequence[str]:
+    return [p for p in fragments(arguments, size, max_chunks) if p]
