@@ -55,7 +55,8 @@ class Toolset:
                     return template.copy()
         toolset = cls(items)
         if all(isinstance(item, (Tool, types.FunctionType)) for item in items):
-            toolset.definitions()
+            toolset.definitions()  # built once here, shared by every copy
+            _ = toolset.names
             with cls._TEMPLATES_LOCK:
                 cls._TEMPLATES.insert(0, (items, toolset))
                 del cls._TEMPLATES[cls._MAX_TEMPLATES :]
@@ -148,8 +149,7 @@ class Toolset:
 
     def view(self) -> Mapping[str, Tool]:
         """A read-only live mapping of the tools by name (no copy)."""
-        self._own()  # live: this toolset's own dict from now on
-        return types.MappingProxyType(self._tools)
+        return _ToolsView(self)
 
     def copy(self) -> Toolset:
         """An independent toolset with the same tools (shared until either changes)."""
@@ -162,3 +162,27 @@ class Toolset:
 
     def __repr__(self) -> str:
         return f"Toolset({len(self._tools)} tools: {list(self._tools)[:10]})"
+
+
+class _ToolsView(Mapping[str, Tool]):
+    """A read-only live mapping over a toolset's tools (it follows copy on write)."""
+
+    __slots__ = ("_toolset",)
+
+    def __init__(self, toolset: Toolset) -> None:
+        self._toolset = toolset
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._toolset._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._toolset._tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._toolset._tools)
+
+    def __len__(self) -> int:
+        return len(self._toolset._tools)
+
+    def __repr__(self) -> str:
+        return f"<tools view: {list(self._toolset._tools)[:10]}>"

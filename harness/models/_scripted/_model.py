@@ -43,6 +43,21 @@ def _show(names: Sequence[str]) -> str:
     return shown + (f" ... and {len(names) - 30} more" if len(names) > 30 else "")
 
 
+_LAST_NAMES: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+
+
+def _name_set(names: tuple[str, ...]) -> frozenset[str]:
+    """``frozenset(names)``, remembered for the last tuple seen (toolsets reuse their
+    names tuple across requests and runs, so a fresh model need not rebuild it)."""
+    global _LAST_NAMES
+    last = _LAST_NAMES
+    if last[0] is names:
+        return last[1]
+    found = frozenset(names)
+    _LAST_NAMES = (names, found)
+    return found
+
+
 class ScriptedModel(Model):
     """A fake model that plays a script.
 
@@ -105,7 +120,7 @@ class ScriptedModel(Model):
         names = request.tool_names
         if names is not self._names_key:
             self._names_key = names
-            self._name_set = frozenset(names)
+            self._name_set = _name_set(names)
         while True:
             if self.position >= len(self.steps):
                 raise ScriptError(
