@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "harness"
 LAYERS: dict[str, int] = {
     "harness._errors": 0,
     "harness._lazy": 0,
+    "harness._extras": 0,
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.loop": 1,
