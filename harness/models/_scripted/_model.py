@@ -43,18 +43,21 @@ def _show(names: Sequence[str]) -> str:
     return shown + (f" ... and {len(names) - 30} more" if len(names) > 30 else "")
 
 
-_LAST_NAMES: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+_NAME_SETS: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
+_MAX_NAME_SETS = 16
 
 
 def _name_set(names: tuple[str, ...]) -> frozenset[str]:
-    """``frozenset(names)``, remembered for the last tuple seen (toolsets reuse their
-    names tuple across requests and runs, so a fresh model need not rebuild it)."""
-    global _LAST_NAMES
-    last = _LAST_NAMES
-    if last[0] is names:
-        return last[1]
+    """``frozenset(names)``, remembered for the last few tuples seen by identity
+    (toolsets reuse their names tuple across requests and runs, so a fresh model need
+    not rebuild the set for 10,000 tools)."""
+    known = _NAME_SETS.get(id(names))
+    if known is not None and known[0] is names:
+        return known[1]
     found = frozenset(names)
-    _LAST_NAMES = (names, found)
+    if len(_NAME_SETS) >= _MAX_NAME_SETS:
+        _NAME_SETS.clear()
+    _NAME_SETS[id(names)] = (names, found)  # the tuple is kept, so its id stays its own
     return found
 
 
