@@ -29,7 +29,15 @@ def test_inline_snapshot_creates_then_checks_a_timeline(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # inline-snapshot refuses to write under xdist; the inner session is not distributed
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+    # ... and refuses to write in CI (CI=true): the inner session is a developer's run
+    for name in (
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
+        "CI",
+        "GITHUB_ACTIONS",
+        "TEAMCITY_VERSION",
+    ):
         monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(agent=AGENT)
     test_file = pytester.makepyfile(
