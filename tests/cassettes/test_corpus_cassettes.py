@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anthropic
 import httpx2
 import openai
 import pytest
@@ -30,7 +31,7 @@ from harness.cassettes import (
 )
 from harness.cassettes._show import show_cassette
 from harness.loop import ModelRequest, ModelSettings, run
-from harness.models import OpenAIChatModel, OpenAIResponsesModel
+from harness.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from harness.scenarios import load_scenario, run_scenario
 from harness.testing import open_cassette
 
@@ -63,18 +64,29 @@ def test_loads_through_the_public_path(path: Path) -> None:
             assert interaction.request.json() is not None, "request bodies are JSON"
 
 
-def _base_url(uri: str, path: str) -> str:
+_SUFFIX = {
+    "openai-chat": "/chat/completions",
+    "openai-responses": "/responses",
+    "anthropic-messages": "/v1/messages",
+}
+
+
+def _base_url(uri: str, path: str, codec_name: str) -> str:
     parts = urlsplit(uri)
-    prefix = (
-        path[: path.rindex("/chat/completions")]
-        if "/chat/completions" in path
-        else path[: path.rindex("/responses")]
-    )
+    prefix = path[: path.rindex(_SUFFIX[codec_name])]
     return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
 def _client(base_url: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=base_url, api_key="sk-replay", max_retries=0)
+
+
+def _sdk(interaction, codec_name: str):  # type: ignore[no-untyped-def]
+    """The real SDK of the format, pointed at the recorded host (vcrpy answers)."""
+    base_url = _base_url(interaction.uri, interaction.path, codec_name)
+    if codec_name == "anthropic-messages":
+        return anthropic.Anthropic(base_url=base_url, api_key="sk-ant-replay", max_retries=0)
+    return _client(base_url)
 
 
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
@@ -91,19 +103,22 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 assert reply.status_code == interaction.status
                 assert reply.content == interaction.response.body
                 continue
-            client = _client(_base_url(interaction.uri, interaction.path))
+            client = _sdk(interaction, codec.name)
             body = interaction.request.json()
-            suffix = "/chat/completions" if codec.name == "openai-chat" else "/responses"
+            suffix = _SUFFIX[codec.name]
             if interaction.status >= 400:
-                with pytest.raises(openai.APIStatusError):
+                with pytest.raises((openai.APIStatusError, anthropic.APIStatusError)):
                     client.post(suffix, cast_to=object, body=body)
                 continue
             if interaction.is_stream:
-                from openai import Stream
-
+                stream_cls = (
+                    anthropic.Stream[object]
+                    if codec.name == "anthropic-messages"
+                    else openai.Stream[object]
+                )
                 events = list(
                     client.post(
-                        suffix, cast_to=object, body=body, stream=True, stream_cls=Stream[object]
+                        suffix, cast_to=object, body=body, stream=True, stream_cls=stream_cls
                     )
                 )
                 expected = codec.decode_response(
@@ -116,6 +131,8 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 assert data == json.loads(interaction.response.body)
 
 
+# the anthropic SDK warns about the retired models some real recordings name
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> None:
     cassette = load_cassette(path)
@@ -143,8 +160,12 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 settings=ModelSettings(),
                 iteration=1,
             )
-            client = _client(_base_url(interaction.uri, interaction.path))
-            adapter_cls = OpenAIChatModel if codec.name == "openai-chat" else OpenAIResponsesModel
+            client = _sdk(interaction, codec.name)
+            adapter_cls = {
+                "openai-chat": OpenAIChatModel,
+                "openai-responses": OpenAIResponsesModel,
+                "anthropic-messages": AnthropicModel,
+            }[codec.name]
             adapter = adapter_cls(client, parsed.model or "m", stream=interaction.is_stream)
             got = adapter.request(request)
             assert got == codec.decode_response(
