@@ -251,3 +251,24 @@ def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
         assert outcome.passed, outcome.problem
         recorded_calls = [c.name for it in found[number].trace() for c in it.calls]
         assert [c.name for c in outcome.trace.calls][: len(recorded_calls)] == recorded_calls
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_cli_shows_and_converts_to_a_scenario_harness_run_passes(
+    path: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli._app import app
+
+    runner = CliRunner()
+    shown = runner.invoke(app, ["cassette", "show", str(path)])
+    assert shown.exit_code == 0, shown.output
+    for interaction, _codec in llm_turns(load_cassette(path)):
+        assert f"interaction {interaction.index + 1}, POST {interaction.path}" in shown.output
+    target = tmp_path / "scenario.yaml"
+    wrote = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
+    assert wrote.exit_code == 0, wrote.output
+    ran = runner.invoke(app, ["run", str(target)])
+    assert ran.exit_code == 0, ran.output
+    assert "1 passed, 0 failed" in ran.output
