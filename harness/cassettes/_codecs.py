@@ -5,7 +5,8 @@ model, harness messages, offered tools), builds the body the harness would send
 for a ``ModelRequest``, and reads a recorded response (JSON or server-sent
 events) into a ``ModelResponse``. The OpenAI formats reuse the adapters' and the
 wire fake's own functions, so a format is implemented once. Register another
-format (Anthropic Messages) with ``register_codec``.
+format with ``register_codec``. Anthropic Messages (``POST .../v1/messages``) reuses
+the Anthropic adapter's codec the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness.loop import ModelRequest, ModelResponse
 from harness.messages import Message
 
 __all__ = [
+    "AnthropicMessagesCodec",
     "Codec",
     "OfferedTool",
     "ParsedRequest",
@@ -226,7 +228,65 @@ class OpenAIResponsesCodec(Codec):
         return responses_response_from_events(events)
 
 
-_CODECS: list[Codec] = [OpenAIChatCodec(), OpenAIResponsesCodec()]
+class AnthropicMessagesCodec(Codec):
+    """``POST /v1/messages`` (Anthropic Messages; a query such as ``?beta=true`` is ignored).
+
+    The system prompt becomes a system message, ``tool_use`` / ``tool_result`` blocks
+    become tool calls and tool messages, ``input_schema`` the offered tool's schema;
+    ``metadata``, ``stream``, ``cache_control`` and other volatile fields carry no meaning.
+    """
+
+    name = "anthropic-messages"
+
+    def handles(self, method: str, path: str) -> bool:
+        return method.upper() == "POST" and path.split("?", 1)[0].rstrip("/").endswith(
+            "/v1/messages"
+        )
+
+    def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
+        from harness.models._anthropic._codec import request_from_body
+
+        if not isinstance(body, Mapping):
+            raise ValueError(f"the body is {type(body).__name__}, expected a JSON object")
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            raise ValueError("'messages' must be an array of {role, content} objects")
+        for i, message in enumerate(messages):
+            if not isinstance(message, Mapping) or message.get("role") not in (
+                "user",
+                "assistant",
+            ):
+                raise ValueError(f"messages[{i}] needs role 'user' or 'assistant'")
+        tools = body.get("tools")
+        if tools is not None and not isinstance(tools, list):
+            raise ValueError("'tools' must be an array of tool definitions")
+        request = request_from_body(body)
+        model = body.get("model")
+        return ParsedRequest(
+            model=str(model) if model is not None else None,
+            messages=tuple(request.messages),
+            tools=_tools_of(request.tools),
+            stream=body.get("stream") is True,
+            tool_choice=body.get("tool_choice"),
+        )
+
+    def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
+        from harness.models._anthropic._codec import messages_params
+
+        return messages_params(request, model=model, stream=stream)
+
+    def decode_json(self, data: Any) -> ModelResponse:
+        from harness.models._anthropic._codec import response_from_message
+
+        return response_from_message(data)
+
+    def decode_events(self, events: list[Any]) -> ModelResponse:
+        from harness.models._anthropic._codec import response_from_events
+
+        return response_from_events(events)
+
+
+_CODECS: list[Codec] = [OpenAIChatCodec(), OpenAIResponsesCodec(), AnthropicMessagesCodec()]
 
 
 def register_codec(codec: Codec) -> None:

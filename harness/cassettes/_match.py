@@ -4,7 +4,8 @@
 and arguments, tool results) and the names and schemas of the offered tools, and
 ignores volatile fields (``stream_options``, ``user``, ``metadata``, ``store``,
 ``include``, ``strict: false``, ``content: null`` vs absent, key order, JSON
-whitespace). ``strict`` adds every other body field; ``path-only`` checks only
+whitespace; for Anthropic Messages also ``stream``, ``cache_control`` and the system
+prompt's block form). ``strict`` adds every other body field; ``path-only`` checks only
 the method and path (the behaviour of plain vcrpy playback, for legacy cassettes).
 """
 
@@ -30,14 +31,23 @@ MATCH_MODES: tuple[str, ...] = ("semantic", "strict", "path-only")
 """The built-in matchers, selectable per test."""
 
 VOLATILE_FIELDS = frozenset(
-    {"stream_options", "user", "metadata", "store", "include", "service_tier", "prompt_cache_key"}
+    {
+        "stream_options",
+        "user",
+        "metadata",
+        "store",
+        "include",
+        "service_tier",
+        "prompt_cache_key",
+        "stream",
+    }
 )
 """Body fields that ``strict`` ignores too (they change between runs, not between meanings)."""
 
 _EMPTY_ASSISTANT = {"role": "assistant"}
 """An assistant message with no text and no calls (some clients send one): no meaning."""
 
-_COMPARED = frozenset({"model", "messages", "input", "instructions", "tools"})
+_COMPARED = frozenset({"model", "messages", "input", "instructions", "system", "tools"})
 
 
 def _canonical(value: Any) -> Any:

@@ -65,8 +65,9 @@ class CassetteModel(Model):
         if not self.turns:
             raise UsageError(
                 f"cassette {self.cassette.name!r} holds no LLM request a codec reads "
-                f"({len(self.cassette)} interaction(s)); known formats: OpenAI Chat Completions, "
-                "OpenAI Responses (register more with harness.cassettes.register_codec)"
+                f"({len(self.cassette)} interaction(s)); known formats: OpenAI Chat "
+                "Completions, OpenAI Responses, Anthropic Messages (register more with "
+                "harness.cassettes.register_codec)"
             )
         self.recorded: list[ParsedRequest] = []
         for interaction, codec in self.turns:

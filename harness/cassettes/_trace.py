@@ -82,10 +82,8 @@ def trace_from_requests(
                         after_call_id=last.id if last else None,
                     ),
                 )
-        answer = None
+        answer = message.content if message is not None else None  # as the loop records it
         finish = None
-        if message is not None and not message.tool_calls:
-            answer = message.content
         if response is not None:
             finish = response.finish_reason
         elif message is not None:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anthropic
 import httpx2
 import openai
 import pytest
@@ -28,9 +29,10 @@ from harness.cassettes import (
     load_cassette,
     scenario_data,
 )
+from harness.cassettes._model import llm_turns
 from harness.cassettes._show import show_cassette
 from harness.loop import ModelRequest, ModelSettings, run
-from harness.models import OpenAIChatModel, OpenAIResponsesModel
+from harness.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from harness.scenarios import load_scenario, run_scenario
 from harness.testing import open_cassette
 
@@ -63,18 +65,29 @@ def test_loads_through_the_public_path(path: Path) -> None:
             assert interaction.request.json() is not None, "request bodies are JSON"
 
 
-def _base_url(uri: str, path: str) -> str:
+_SUFFIX = {
+    "openai-chat": "/chat/completions",
+    "openai-responses": "/responses",
+    "anthropic-messages": "/v1/messages",
+}
+
+
+def _base_url(uri: str, path: str, codec_name: str) -> str:
     parts = urlsplit(uri)
-    prefix = (
-        path[: path.rindex("/chat/completions")]
-        if "/chat/completions" in path
-        else path[: path.rindex("/responses")]
-    )
+    prefix = path[: path.rindex(_SUFFIX[codec_name])]
     return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
 def _client(base_url: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=base_url, api_key="sk-replay", max_retries=0)
+
+
+def _sdk(interaction, codec_name: str):  # type: ignore[no-untyped-def]
+    """The real SDK of the format, pointed at the recorded host (vcrpy answers)."""
+    base_url = _base_url(interaction.uri, interaction.path, codec_name)
+    if codec_name == "anthropic-messages":
+        return anthropic.Anthropic(base_url=base_url, api_key="sk-ant-replay", max_retries=0)
+    return _client(base_url)
 
 
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
@@ -91,19 +104,22 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 assert reply.status_code == interaction.status
                 assert reply.content == interaction.response.body
                 continue
-            client = _client(_base_url(interaction.uri, interaction.path))
+            client = _sdk(interaction, codec.name)
             body = interaction.request.json()
-            suffix = "/chat/completions" if codec.name == "openai-chat" else "/responses"
+            suffix = _SUFFIX[codec.name]
             if interaction.status >= 400:
-                with pytest.raises(openai.APIStatusError):
+                with pytest.raises((openai.APIStatusError, anthropic.APIStatusError)):
                     client.post(suffix, cast_to=object, body=body)
                 continue
             if interaction.is_stream:
-                from openai import Stream
-
+                stream_cls = (
+                    anthropic.Stream[object]
+                    if codec.name == "anthropic-messages"
+                    else openai.Stream[object]
+                )
                 events = list(
                     client.post(
-                        suffix, cast_to=object, body=body, stream=True, stream_cls=Stream[object]
+                        suffix, cast_to=object, body=body, stream=True, stream_cls=stream_cls
                     )
                 )
                 expected = codec.decode_response(
@@ -116,6 +132,8 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 assert data == json.loads(interaction.response.body)
 
 
+# the anthropic SDK warns about the retired models some real recordings name
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> None:
     cassette = load_cassette(path)
@@ -143,16 +161,21 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 settings=ModelSettings(),
                 iteration=1,
             )
-            client = _client(_base_url(interaction.uri, interaction.path))
-            adapter_cls = OpenAIChatModel if codec.name == "openai-chat" else OpenAIResponsesModel
+            client = _sdk(interaction, codec.name)
+            adapter_cls = {
+                "openai-chat": OpenAIChatModel,
+                "openai-responses": OpenAIResponsesModel,
+                "anthropic-messages": AnthropicModel,
+            }[codec.name]
             adapter = adapter_cls(client, parsed.model or "m", stream=interaction.is_stream)
             got = adapter.request(request)
             assert got == codec.decode_response(
                 interaction.status, interaction.response.headers, interaction.response.body
             )
             replayed += 1
-    if not replayed:
-        pytest.skip(f"{path.name}: no format with a codec yet")
+    assert replayed or all(i.status >= 400 for i, _ in llm_turns(cassette)), (
+        f"{path.name}: no LLM request a codec reads"
+    )
 
 
 def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
@@ -172,8 +195,7 @@ def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
 def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Path) -> None:
     cassette = load_cassette(path)
     found = conversations(cassette)
-    if not found:
-        pytest.skip(f"{path.name}: no format with a codec yet")
+    assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for conversation in found:
         session = RecordedSession.of(conversation)
         model = CassetteModel(
@@ -221,8 +243,7 @@ def test_show_prints_every_request_and_call(path: Path) -> None:
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
     found = conversations(path)
-    if not found:
-        pytest.skip(f"{path.name}: no format with a codec yet")
+    assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for number in range(len(found)):
         target = tmp_path / f"converted_{number}.yaml"
         target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
@@ -230,3 +251,24 @@ def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
         assert outcome.passed, outcome.problem
         recorded_calls = [c.name for it in found[number].trace() for c in it.calls]
         assert [c.name for c in outcome.trace.calls][: len(recorded_calls)] == recorded_calls
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_cli_shows_and_converts_to_a_scenario_harness_run_passes(
+    path: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli._app import app
+
+    runner = CliRunner()
+    shown = runner.invoke(app, ["cassette", "show", str(path)])
+    assert shown.exit_code == 0, shown.output
+    for interaction, _codec in llm_turns(load_cassette(path)):
+        assert f"interaction {interaction.index + 1}, POST {interaction.path}" in shown.output
+    target = tmp_path / "scenario.yaml"
+    wrote = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
+    assert wrote.exit_code == 0, wrote.output
+    ran = runner.invoke(app, ["run", str(target)])
+    assert ran.exit_code == 0, ran.output
+    assert "1 passed, 0 failed" in ran.output

@@ -1,27 +1,34 @@
 """One scenario, every way: the seed flow and an unfolding scenario run in process, through the
 OpenAI wire fake (Chat Completions and Responses, via the openai SDK) and through the
-Anthropic wire fake (via the anthropic SDK), streamed and not, sync and async, with the
-same expectations and the same trace."""
+Anthropic wire fake (via the anthropic SDK), streamed and not, sync and async, and recorded
+through the loopback wire server into a cassette (OpenAI and Anthropic) then replayed by the
+``CassetteModel`` with the server gone, with the same expectations and the same trace."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+import anthropic
+import openai
 import pytest
 
+from harness.cassettes import CassetteModel, codec_for, load_cassette
 from harness.loop import Model, arun
 from harness.models import (
     AnthropicModel,
     OpenAIChatModel,
     OpenAIResponsesModel,
+    WireServer,
     fake_anthropic_client,
     fake_async_anthropic_client,
     fake_openai_client,
 )
 from harness.scenarios import Scenario, ScenarioOutcome, load_scenario, run_scenario
+from harness.testing import open_cassette
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios"
 SCENARIOS = ["discovery/seed_average_spend", "unfolding/exclusive_file_tools"]
@@ -98,3 +105,94 @@ def test_async_anthropic_run_gives_the_same_trace(
     baseline = baselines["discovery/seed_average_spend"].trace
     assert baseline is not None
     assert result.trace.to_dict() == baseline.to_dict()
+
+
+# -- the cassette legs: record through the loopback wire server, replay in process -------
+
+Adapter = Callable[[WireServer, contextlib.ExitStack], Model]
+RECORDERS: dict[str, tuple[str, Adapter]] = {
+    "openai-chat": (
+        "openai-chat",
+        lambda server, stack: OpenAIChatModel(
+            stack.enter_context(
+                openai.OpenAI(base_url=server.url, api_key="sk-test-record", max_retries=0)
+            ),
+            "gpt-test",
+        ),
+    ),
+    "openai-responses": (
+        "openai-responses",
+        lambda server, stack: OpenAIResponsesModel(
+            stack.enter_context(
+                openai.OpenAI(base_url=server.url, api_key="sk-test-record", max_retries=0)
+            ),
+            "gpt-test",
+            stream=True,
+        ),
+    ),
+    "anthropic": (
+        "anthropic-messages",
+        lambda server, stack: AnthropicModel(
+            stack.enter_context(
+                anthropic.Anthropic(
+                    base_url=server.url.removesuffix("/v1"), api_key="sk-ant-record", max_retries=0
+                )
+            ),
+            "claude-test",
+        ),
+    ),
+    "anthropic-stream": (
+        "anthropic-messages",
+        lambda server, stack: AnthropicModel(
+            stack.enter_context(
+                anthropic.Anthropic(
+                    base_url=server.url.removesuffix("/v1"), api_key="sk-ant-record", max_retries=0
+                )
+            ),
+            "claude-test",
+            stream=True,
+        ),
+    ),
+}
+
+
+def _record(name: str, flavor: str, path: Path) -> ScenarioOutcome:
+    """Run the scenario through a real loopback server with vcrpy recording every request."""
+    scenario = load_scenario(CATALOG / f"{name}.yaml")
+    adapter = RECORDERS[flavor][1]
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(open_cassette(path, record_mode="once"))
+
+        def wrap(model: Model) -> Model:
+            return adapter(stack.enter_context(WireServer(model)), stack)
+
+        return run_scenario(Served(spec=scenario.spec, path=scenario.path, wrap=wrap))
+
+
+@pytest.mark.parametrize("flavor", sorted(RECORDERS))
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_recorded_into_a_cassette_and_replayed_by_the_cassette_model(
+    name: str, flavor: str, baselines: dict[str, ScenarioOutcome], tmp_path: Path
+) -> None:
+    path = tmp_path / "recorded.yaml"
+    recorded = _record(name, flavor, path)
+    assert recorded.passed, f"recording {flavor}: {recorded.problem}"
+    cassette = load_cassette(path)
+    codecs = {codec_for(i.method, i.path) for i in cassette.interactions}
+    assert [c.name for c in codecs if c is not None] == [RECORDERS[flavor][0]]
+    assert len(cassette) == len(baselines[name].trace or ())
+    assert "sk-test-record" not in path.read_text() and "sk-ant-record" not in path.read_text()
+
+    model = CassetteModel(path)  # no server, no SDK: the recording answers in process
+    scenario = load_scenario(CATALOG / f"{name}.yaml")
+    outcome = run_scenario(Served(spec=scenario.spec, path=scenario.path, wrap=lambda _m: model))
+    assert outcome.passed, f"cassette {flavor}: {outcome.problem}"
+    assert model.position == len(cassette)
+    baseline = baselines[name]
+    for leg in (recorded, outcome):
+        assert leg.trace is not None and baseline.trace is not None
+        assert leg.trace.to_dict() == baseline.trace.to_dict()
+        assert leg.rows == baseline.rows
+        assert leg.result is not None and baseline.result is not None
+        assert leg.result.output == baseline.result.output
+        assert list(leg.result.messages) == list(baseline.result.messages)
