@@ -102,7 +102,7 @@ class IterationRecord:
 
     @property
     def injected(self) -> tuple[str, ...]:
-        """Names added during this iteration (not the initial set-up, see ``ChangeRecord.initial``)."""
+        """Names added during this iteration (not the set-up: ``ChangeRecord.initial``)."""
         return tuple(n for c in self.changes if not c.initial for n in c.added)
 
     @property
