@@ -45,6 +45,13 @@ _HOW_TO_ALLOW = (
     "(ini: harness_network = allow, or HarnessConfig(network='allow') from a conftest "
     "harness_config fixture)."
 )
+_HOW_TO_RECORD = (
+    "This test has a cassette marker and its cassette holds no recorded answer for this "
+    "request, so it is recording: record real traffic with --harness-network=allow "
+    "--harness-record-mode=once (or rewrite), or record against a loopback server "
+    "(harness serve, a local model server) named by OPENAI_BASE_URL; to replay only, run "
+    "with --harness-record-mode=none and check the cassette holds this request."
+)
 _SETTINGS_FIXTURES = frozenset({"harness_config", "harness_settings", "harness_cassette_path"})
 _SCENARIO_FAILURE = pytest.StashKey[str]()
 _ALIASES = pytest.StashKey[bool]()
@@ -94,6 +101,11 @@ def _cassette_markers(item: pytest.Item) -> list[pytest.Mark]:
     aliases = item.config.stash.get(_ALIASES, True)
     names = ("vcr", "harness_cassette") if aliases else ("harness_cassette",)
     return [m for m in (item.get_closest_marker(n) for n in names) if m is not None]
+
+
+def _how_to_allow(item: pytest.Item) -> str:
+    """The refusal's advice for this test: record its cassette, or replay/fake/allow."""
+    return _HOW_TO_RECORD if _cassette_markers(item) else _HOW_TO_ALLOW
 
 
 def _uses_harness(item: pytest.Item) -> bool:
@@ -168,6 +180,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     ):
         report.sections.append((_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures)))
     report.harness_summary = summary_line(sink.traces, sink.failures)
+    return report
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_refusal(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A refusal wrapped by an SDK (``openai.APIConnectionError: Connection error.``) is
+    named in the failure and its summary line, not only deep in the chained causes."""
+    report = yield
+    error = call.excinfo.value if call.excinfo is not None else None
+    if not report.failed or error is None:
+        return report
+    from harness._errors import NetworkRefused
+    from harness.testing._network import refusal_in
+
+    refused = refusal_in(error)
+    if refused is None or isinstance(error, NetworkRefused):
+        return report
+    longrepr = report.longrepr
+    if hasattr(longrepr, "addsection"):
+        longrepr.addsection("harness: the network guard refused this request", str(refused))
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        crash.message = f"NetworkRefused: {refused} (surfaced as {crash.message})"
     return report
 
 
@@ -295,7 +330,7 @@ def _phase_guard(item: pytest.Item) -> Iterator[None]:
     if network == "deny-all" or (network == "deny" and _uses_harness(item)):
         from harness.testing._network import deny_network
 
-        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=_allow_hosts(item.config)):
+        with deny_network(item.nodeid, _how_to_allow(item), allow_hosts=_allow_hosts(item.config)):
             yield
         return
     yield
@@ -324,7 +359,9 @@ def _harness_network(request: pytest.FixtureRequest) -> Iterator[None]:
     if network == "deny-all" or (network == "deny" and _uses_harness(item)):
         from harness.testing._network import deny_network
 
-        with deny_network(item.nodeid, _HOW_TO_ALLOW, allow_hosts=_allow_hosts(request.config)):
+        with deny_network(
+            item.nodeid, _how_to_allow(item), allow_hosts=_allow_hosts(request.config)
+        ):
             yield
         return
     yield
@@ -526,12 +563,15 @@ def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
 @pytest.fixture
 def harness_openai(request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
     """An ``openai.OpenAI`` client: replaying the test's cassette when it is marked
-    ``harness_cassette``, else served in-process by the ``harness_model`` fixture."""
-    import openai
+    ``harness_cassette``, else served in-process by the ``harness_model`` fixture. A
+    request the network guard refuses raises ``NetworkRefused`` (not the SDK's
+    ``APIConnectionError``)."""
 
     kwargs = _client_kwargs(request)
     if kwargs is not None:
-        client = openai.OpenAI(**kwargs)
+        from harness.testing._refusal import RefusalSurfacingOpenAI
+
+        client: openai.OpenAI = RefusalSurfacingOpenAI(**kwargs)
     else:
         from harness.models import fake_openai_client
 
@@ -543,11 +583,12 @@ def harness_openai(request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
 @pytest.fixture
 def harness_async_openai(request: pytest.FixtureRequest) -> openai.AsyncOpenAI:
     """The ``openai.AsyncOpenAI`` twin of ``harness_openai``."""
-    import openai
 
     kwargs = _client_kwargs(request)
     if kwargs is not None:
-        return openai.AsyncOpenAI(**kwargs)
+        from harness.testing._refusal import RefusalSurfacingAsyncOpenAI
+
+        return RefusalSurfacingAsyncOpenAI(**kwargs)
     from harness.models import fake_async_openai_client
 
     return fake_async_openai_client(request.getfixturevalue("harness_model"))

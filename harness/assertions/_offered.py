@@ -182,10 +182,14 @@ class _Changed(Expectation):
             )
         names: list[str] = []
         all_names: list[str] = []
+        set_up: list[str] = []
         for it in trace.iterations:
             if index is not None and it.index != index:
                 continue
             for change in it.changes:
+                if change.initial:  # the toolset the run starts with, not an injection
+                    set_up.extend(self._names(change))
+                    continue
                 all_names.extend(self._names(change))
                 if self.after_call is not None and not (
                     change.after_call is not None
@@ -207,6 +211,12 @@ class _Changed(Expectation):
             )
             if all_names and names != all_names:
                 detail += f", of which matching the filters: {_show(names)}"
+            initial = [p for p in missing if matching(p, set_up)]
+            if initial:
+                detail += (
+                    f"; {_show(initial)} set up before the first request (offered from "
+                    "the start, see Trace.offered_at_start), which is not an injection"
+                )
             shown = missing[0] if missing else "a tool"
             return Failure(
                 problem=f"{shown!r} was not {self.kind}; {detail}",
@@ -224,7 +234,9 @@ def injected(
 ) -> Expectation:
     """Tools matching each pattern were added (no patterns: at least one tool was), at
     iteration ``at``, by a change caused by a call of ``after_call`` (name or glob), made
-    by ``strategy`` (its recorded name, or a glob)."""
+    by ``strategy`` (its recorded name, or a glob). Changes made before the run's first
+    request (a playbook's first tools, a state machine's initial state) set up the
+    starting toolset and are not injections: check those with ``offered(at=1, ...)``."""
     return _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
 
 

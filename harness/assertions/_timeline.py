@@ -194,6 +194,8 @@ def _apply(step: _Step, cursor: _Cursor) -> Failure | None:
         for index in (current, current + 1):
             if 0 <= index < len(its):
                 for change in its[index].changes:
+                    if change.initial:
+                        continue  # the toolset the run starts with, not an injection
                     if index == current or change.after_call is None:
                         names.extend(change.added if step.verb == "injected" else change.removed)
         for pattern in step.args:

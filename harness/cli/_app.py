@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -83,6 +84,16 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
             console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
 
 
+def _extend_import_path(folders: list[Path]) -> None:
+    """Make the project's own packages importable from scenario files, as ``python -m``
+    would: each folder goes to the **end** of ``sys.path`` (never shadowing an installed
+    module) when it is not there yet."""
+    for folder in folders:
+        entry = str(folder.resolve())
+        if entry not in sys.path:
+            sys.path.append(entry)
+
+
 @app.command("run")
 def run_command(
     paths: list[Path] = typer.Argument(  # noqa: B008
@@ -90,9 +101,23 @@ def run_command(
     ),
     list_only: bool = typer.Option(False, "--list", help="List the scenarios and exit."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Show timelines only for failures."),
+    import_paths: list[Path] = typer.Option(  # noqa: B008
+        None,
+        "--path",
+        help="A folder to import the scenarios' tools, strategies and models from "
+        "(repeatable; the current folder is always searched).",
+    ),
 ) -> None:
     """Run scenario files and check each one's expected injection timeline."""
     console = Console(highlight=False)
+    for folder in import_paths or []:
+        if not folder.is_dir():
+            console.print(
+                f"[bold red]error:[/bold red] --path {escape(str(folder))} is not a folder",
+                soft_wrap=True,
+            )
+            raise typer.Exit(2)
+    _extend_import_path([*(import_paths or []), Path.cwd()])
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]

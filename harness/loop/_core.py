@@ -271,8 +271,10 @@ class LoopCore:
         after = call.name if call else None
         for event in change.events:
             self.emit(event)
+        initial = self._open is None and not self.trace.iterations  # before request 1
         if removed or added or change.replace:
             record = ChangeRecord(
+                initial=initial,
                 strategy=change.strategy,
                 reason=change.reason,
                 added=tuple(added),
@@ -296,7 +298,8 @@ class LoopCore:
                 )
             )
         if added:
-            self.injected.extend(added)
+            if not initial:
+                self.injected.extend(added)
             self.emit(
                 ToolsInjected(
                     iteration=self.iteration,

@@ -63,6 +63,11 @@ class ChangeRecord:
     """Name of the tool whose result caused the change (``None`` for turn hooks)."""
     after_call_id: str | None = None
     """Id of that call."""
+    initial: bool = False
+    """Made before the run's first model request (a playbook's first tools, a state
+    machine's initial state, the first groups or sections): it sets up the toolset the
+    model first sees, so it is not an injection (``IterationRecord.injected`` and
+    ``Trace.injected`` leave it out; ``Trace.offered_at_start`` includes it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -74,6 +79,7 @@ class ChangeRecord:
             "replaced": list(self.replaced),
             "after_call": self.after_call,
             "after_call_id": self.after_call_id,
+            "initial": self.initial,
         }
 
 
@@ -96,13 +102,18 @@ class IterationRecord:
 
     @property
     def injected(self) -> tuple[str, ...]:
-        """Names added during this iteration."""
-        return tuple(n for c in self.changes for n in c.added)
+        """Names added during this iteration (not the set-up: ``ChangeRecord.initial``)."""
+        return tuple(n for c in self.changes if not c.initial for n in c.added)
 
     @property
     def removed(self) -> tuple[str, ...]:
-        """Names removed during this iteration."""
-        return tuple(n for c in self.changes for n in c.removed)
+        """Names removed during this iteration (not the initial set-up)."""
+        return tuple(n for c in self.changes if not c.initial for n in c.removed)
+
+    @property
+    def set_up(self) -> tuple[str, ...]:
+        """Names the initial set-up added before the run's first request (iteration 1 only)."""
+        return tuple(n for c in self.changes if c.initial for n in c.added)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -149,8 +160,14 @@ class Trace:
 
     @property
     def injected(self) -> list[str]:
-        """All injected tool names in order."""
+        """All injected tool names in order (the initial set-up is not an injection)."""
         return [n for it in self.iterations for n in it.injected]
+
+    @property
+    def offered_at_start(self) -> tuple[str, ...]:
+        """The tools offered on the first model request: the toolset the run started with
+        plus the strategies' initial set-up (``initial_tools`` before it)."""
+        return self.iterations[0].offered if self.iterations else self.initial_tools
 
     def events_of(self, kind: type[Event]) -> list[Event]:
         """Events of one type."""

@@ -63,7 +63,8 @@ def resolve_import(path: str, *, where: str = "", root: Path | None = None) -> A
     except ImportError as exc:
         raise ScenarioError(
             f"{where}cannot import module {module_name!r} for {path!r}: {exc}. "
-            "Run from the project root or put the module on sys.path."
+            "Run from the folder that holds it (the project root), name that folder with "
+            "'harness run --path FOLDER', or install the package."
         ) from None
     except (Exception, SystemExit) as exc:
         raise ScenarioError(

@@ -33,7 +33,7 @@ from typing import Any
 
 from harness._errors import NetworkRefused
 
-__all__ = ["deny_network", "is_loopback"]
+__all__ = ["deny_network", "is_loopback", "refusal_in"]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", ""})
 _RESOLVERS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo")
@@ -79,6 +79,19 @@ def is_loopback(host: Any) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_loopback or address.is_unspecified
+
+
+def refusal_in(error: BaseException) -> NetworkRefused | None:
+    """The ``NetworkRefused`` among ``error`` and its causes/contexts, else ``None`` (SDKs
+    wrap it: ``openai.APIConnectionError: Connection error.``)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen and len(seen) < 64:
+        if isinstance(current, NetworkRefused):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 class _Policy:

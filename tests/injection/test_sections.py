@@ -181,7 +181,10 @@ def test_already_expanded_returns_content_without_tools_and_hidden_names_its_par
     hidden, faq = result.trace.calls
     assert hidden.is_error and "inside the summarised section 'orders'" in hidden.content
     assert not faq.is_error and faq.content == "# FAQ\n\nAnswer common questions."
-    assert result.trace.injected == ["read_section", "search_faq"]
+    # the section tools are set up before the first request: offered from the start
+    assert result.trace.injected == []
+    assert {"read_section", "search_faq"} <= set(result.trace.offered_at_start)
+    assert result.trace.iterations[0].set_up == ("read_section", "search_faq")
 
 
 def test_duplicate_tool_names_are_skipped_with_a_warning_event() -> None:
