@@ -24,6 +24,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         InjectionLimitExceeded as InjectionLimitExceeded,
         InvalidToolName as InvalidToolName,
         InvalidToolProvider as InvalidToolProvider,
+        LoopSignal as LoopSignal,
         MaxIterationsExceeded as MaxIterationsExceeded,
         ModelBehaviorError as ModelBehaviorError,
         NetworkRefused as NetworkRefused,
@@ -110,6 +111,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         arun as arun,
         capture_run as capture_run,
         override_model as override_model,
+        return_direct as return_direct,
         run as run,
     )
     from harness.messages import (
@@ -157,6 +159,7 @@ _LAZY: dict[str, str] = {
     "InjectionLimitExceeded": "harness._errors",
     "InvalidToolName": "harness._errors",
     "InvalidToolProvider": "harness._errors",
+    "LoopSignal": "harness._errors",
     "MaxIterationsExceeded": "harness._errors",
     "ModelBehaviorError": "harness._errors",
     "NetworkRefused": "harness._errors",
@@ -237,6 +240,7 @@ _LAZY: dict[str, str] = {
     "RunCapture": "harness.loop",
     "capture_run": "harness.loop",
     "override_model": "harness.loop",
+    "return_direct": "harness.loop",
     "run": "harness.loop",
     "AssistantMessage": "harness.messages",
     "Message": "harness.messages",

@@ -13,8 +13,9 @@ HarnessError
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   └── ScriptError             a scripted model's script does not fit the run
 ├── StrategyError               a strategy raised while the loop consulted it
-├── RestartRequired             the run must be restarted (the model cannot take new tools)
-│   └── VisibilityExpansionRequired   prompt sections must be re-rendered in full
+├── LoopSignal                  control flow raised inside a tool: ends the run, never a result
+│   └── RestartRequired         the run must be restarted (the model cannot take new tools)
+│       └── VisibilityExpansionRequired   prompt sections must be re-rendered in full
 ├── ModelBehaviorError          the model misbehaved in a way the policy refuses
 │   ├── ToolNotFound            the model called a tool that is not offered
 │   └── OutputValidationError   structured output still invalid after retries
@@ -51,6 +52,7 @@ __all__ = [
     "InjectionLimitExceeded",
     "InvalidToolName",
     "InvalidToolProvider",
+    "LoopSignal",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
     "NetworkRefused",
@@ -176,7 +178,25 @@ class StrategyError(HarnessError):
     """An injection strategy raised an unexpected exception (kept as ``__cause__``)."""
 
 
-class RestartRequired(HarnessError):
+class LoopSignal(HarnessError):
+    """Control flow raised inside a tool, meant for the loop (or its caller), not the model.
+
+    Subclass it for your own signals (stop, hand off, escalate). A tool that raises one
+    does not get an error result the model reads: the loop records every call of the
+    turn (the signalling call's result says the run was interrupted), ends the run and
+    raises the signal out of ``run``/``arun`` with ``trace`` and ``messages`` attached.
+    It is never retried. An agent tool re-raises a signal from its nested run, so a
+    signal crosses any depth of nested agents.
+    """
+
+    def attach_run(self, trace: Any, messages: Sequence[Any]) -> None:
+        """Record the run the signal ends; a signal crossing nested agents ends up with the
+        outermost run's trace (the nested run's is in that trace's ``children``)."""
+        self.trace = trace
+        self.messages = list(messages)
+
+
+class RestartRequired(LoopSignal):
     """The run cannot continue as is and must be evaluated again from the start.
 
     Raised for models that do not accept a new tool list mid-conversation; an outer

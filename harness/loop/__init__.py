@@ -1,6 +1,7 @@
 """The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
 
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
+from harness.loop._control import RETURN_DIRECT, is_return_direct, return_direct
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
 from harness.loop._events import (
@@ -41,6 +42,7 @@ from harness.loop._strategy import (
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 
 __all__ = [
+    "RETURN_DIRECT",
     "CallRecord",
     "CapturedRun",
     "ChangeRecord",
@@ -84,6 +86,8 @@ __all__ = [
     "build_core",
     "capture_run",
     "default_strategy",
+    "is_return_direct",
     "override_model",
+    "return_direct",
     "run",
 ]

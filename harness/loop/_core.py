@@ -22,11 +22,13 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from harness._errors import (
     HarnessError,
+    LoopSignal,
     MaxIterationsExceeded,
     OutputValidationError,
     ToolNotFound,
     UsageError,
 )
+from harness.loop._control import is_return_direct
 from harness.loop._events import (
     Event,
     IterationStarted,
@@ -394,8 +396,14 @@ class LoopCore:
         self._phase = Phase.READY
         open_ = self._require_open()
         error: HarnessError | None = None
+        signal: LoopSignal | None = None
+        direct: tuple[ToolCall, ToolResult] | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
+            if signal is None and isinstance(result.exception, LoopSignal):
+                signal = result.exception
+            if direct is None and not result.is_error and is_return_direct(item.tool):
+                direct = (call, result)
             self._emit_call(call, result)
             self.trace.children.extend(result.child_traces)
             notes = []
@@ -429,8 +437,29 @@ class LoopCore:
                     tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
                 )
             )
+        if signal is not None:  # a tool's control flow: the run ends with it
+            self._fail(signal)
         if error is not None:
             self._fail(error)
+        if direct is not None:
+            self._return_direct(*direct)
+
+    def _return_direct(self, call: ToolCall, result: ToolResult) -> None:
+        """End the run with a ``return_direct`` tool's result (see harness/loop/_control.py)."""
+        text = result.content
+        if self._output is None:
+            self.output = text
+        else:
+            value, problem = self._output.parse(text)
+            if problem is not None:
+                raise OutputValidationError(
+                    f"the result of return_direct tool {call.name!r} (call {call.id!r}) did not "
+                    f"match the output type, and no model turn is left to fix it: {problem}; "
+                    "return JSON matching the output type from the tool, or unmark it"
+                )
+            self.output = value
+        self._phase = Phase.FINISHED
+        self.emit(RunFinished(iteration=self.iteration, output=text, return_direct=call.name))
 
     def _check_results(self, results: Sequence[tuple[ToolResult, int]]) -> str | None:
         if len(results) == len(self._pending):

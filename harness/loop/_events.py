@@ -162,9 +162,11 @@ class StrategyWarning(Event):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished(Event):
-    """The model gave its final answer."""
+    """The run ended with its output: the model's final answer, or the result of a
+    ``return_direct`` tool (``return_direct`` names it; ``None`` for a model answer)."""
 
     output: str | None
+    return_direct: str | None = None
 
 
 Observer = Callable[[Event], None]

@@ -25,12 +25,20 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from harness._errors import LoopSignal
 from harness.loop._core import PendingCall
 from harness.loop._events import ToolAbandoned
 from harness.loop._options import LoopOptions
 from harness.tools import ToolResult
 
-__all__ = ["CANCEL_GRACE", "ToolTimedOut", "abandoned_events", "execute_async", "execute_sync"]
+__all__ = [
+    "CANCEL_GRACE",
+    "ToolTimedOut",
+    "abandoned_events",
+    "execute_async",
+    "execute_sync",
+    "signal_result",
+]
 
 Outcome = tuple[ToolResult, int]
 
@@ -60,6 +68,19 @@ class ToolTimedOut(Exception):
         else:
             detail = "it was cancelled"
         super().__init__(f"the tool missed its {timeout:g}s timeout; {detail}")
+
+
+def signal_result(name: str, signal: LoopSignal) -> ToolResult:
+    """The placeholder result of a call that raised a ``LoopSignal``; the core ends the run
+    with the signal once every call of the turn is recorded."""
+    return ToolResult(
+        content=f"Tool {name!r} interrupted the run with {type(signal).__name__}; "
+        "the run ended before its result was read.",
+        is_error=True,
+        error_kind="signal",
+        exception=signal,
+        child_traces=(signal.trace,) if signal.trace is not None else (),  # a nested run's
+    )
 
 
 def _timeout_result(pending: PendingCall, exc: ToolTimedOut) -> ToolResult:
@@ -105,6 +126,8 @@ def _settle(
     assert tool is not None
     if isinstance(exc, ToolTimedOut):
         return _timeout_result(pending, exc)
+    if isinstance(exc, LoopSignal):  # control flow for the loop: never retried, never read
+        return signal_result(pending.call.name, exc)
     if exc is not None:
         delay = options.retry_delay(attempt, exc)
         if delay is not None:
