@@ -207,14 +207,17 @@ class RestartRequired(LoopSignal):
 class VisibilityExpansionRequired(RestartRequired):
     """Prompt sections must be shown in full, which the model can only get by a restart.
 
-    ``overrides`` maps section keys to the visibility they need (``"full"``); the outer
-    loop persists them in session state and re-renders the prompt.
+    ``requested_overrides`` (also ``overrides``) maps section keys to the visibility they
+    need (``"full"``); ``reason`` says why; ``section_keys`` lists the sections. The outer
+    loop persists the overrides in session state and re-renders the prompt.
     """
 
     def __init__(
         self, *, overrides: dict[str, str], reason: str, section_keys: Sequence[str]
     ) -> None:
         self.overrides = dict(overrides)
+        self.requested_overrides = self.overrides
+        """The visibility each section needs (``{key: "full"}``); same dict as ``overrides``."""
         self.reason = reason
         self.section_keys = tuple(section_keys)
         super().__init__(

@@ -39,9 +39,11 @@ from harness.loop._strategy import (
     StrategyChain,
     ToolsetChange,
 )
+from harness.loop._telemetry import METRICS, configure_metrics, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 
 __all__ = [
+    "METRICS",
     "RETURN_DIRECT",
     "CallRecord",
     "CapturedRun",
@@ -85,9 +87,11 @@ __all__ = [
     "arun",
     "build_core",
     "capture_run",
+    "configure_metrics",
     "default_strategy",
     "is_return_direct",
     "override_model",
+    "record_metric",
     "return_direct",
     "run",
 ]

@@ -61,6 +61,7 @@ from harness.loop._strategy import (
     consult,
     hook_strategies,
 )
+from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
@@ -68,6 +69,7 @@ from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
 
 __all__ = ["LoopCore", "PendingCall"]
 
+_log = logger.getChild("loop")
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -150,7 +152,9 @@ class LoopCore:
         self.capabilities = capabilities or ModelCapabilities()
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
-        self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
+        self.context = CallContext(
+            options.context, state=self.state, run_id=self.run_id, loop_id=self.run_id
+        )
         self._phase = Phase.READY
         self.error: BaseException | None = None
         """The error that ended the run (``phase`` is ``FAILED``), if one did."""
@@ -299,6 +303,15 @@ class LoopCore:
             )
         if added:
             self.injected.extend(added)
+            record_metric("tools_injected", len(added), strategy=change.strategy)
+            _log.info(
+                "run %s iteration %d: %s injected %s (%s)",
+                self.run_id,
+                self.iteration,
+                change.strategy,
+                ", ".join(added),
+                change.reason,
+            )
             self.emit(
                 ToolsInjected(
                     iteration=self.iteration,

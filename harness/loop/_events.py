@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -115,6 +116,9 @@ class ToolsInjected(Event):
     """Name of the tool whose result caused the change, if any."""
     section_key: str | None = None
     """The prompt section whose expansion caused it, if any."""
+    timestamp: float = dataclasses.field(default_factory=time.time, compare=False)
+    """When the tools were added (seconds since the epoch, ``time.time()``). Not compared
+    by ``==`` and left out of ``Trace.to_dict()``, which stay deterministic."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

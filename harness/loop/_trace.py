@@ -182,6 +182,12 @@ def _scrubbed(value: Any) -> Any:
     return value
 
 
+_VOLATILE = frozenset({"timestamp"})
+"""Event fields left out of ``Trace.to_dict()``: they differ between equal runs."""
+
+
 def _event_dict(event: Event) -> dict[str, Any]:
     data = event.to_dict()
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    return {
+        k: list(v) if isinstance(v, tuple) else v for k, v in data.items() if k not in _VOLATILE
+    }
