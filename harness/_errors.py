@@ -131,7 +131,20 @@ class DuplicateToolName(UsageError):
 
 
 class InvalidToolProvider(UsageError):
-    """A ``@tool_provider`` class or one of its instances cannot expose tools."""
+    """A ``@tool_provider`` class or one of its instances cannot expose tools.
+
+    ``provider_class`` is the class at fault (``None`` when the decorated target is not
+    a class); ``reason`` is a stable code: ``not_a_class``, ``no_tool_methods``,
+    ``bad_prefix``, ``bad_id_attr``, ``missing_id``, ``none_id``, ``bad_id_type``,
+    ``empty_id`` or ``name_collision``.
+    """
+
+    def __init__(
+        self, message: str, *, provider_class: type | None = None, reason: str = ""
+    ) -> None:
+        self.provider_class = provider_class
+        self.reason = reason
+        super().__init__(message)
 
 
 class FacadeError(UsageError):

@@ -137,7 +137,11 @@ class ProviderDiscovered(Event):
 
     provider: str
     """The provider's class name."""
-    instance_id: str
+    provider_class: str = ""
+    """The provider's qualified class name (``module.QualName``)."""
+    provider_count: int = 1
+    """How many providers the same tool result exposed (each of their events says it)."""
+    instance_id: str = ""
     """The instance's id attribute value."""
     tool_names: tuple[str, ...]
     """The tools created for it."""
