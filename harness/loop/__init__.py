@@ -1,6 +1,7 @@
 """The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
 
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
+from harness.loop._channels import EMPTY_ERROR, EMPTY_RESULT
 from harness.loop._control import RETURN_DIRECT, is_return_direct, return_direct
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
@@ -18,6 +19,7 @@ from harness.loop._events import (
     ToolFailed,
     ToolsInjected,
     ToolsRemoved,
+    UserNotified,
 )
 from harness.loop._model import (
     FinishReason,
@@ -43,6 +45,8 @@ from harness.loop._telemetry import METRICS, configure_metrics, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 
 __all__ = [
+    "EMPTY_ERROR",
+    "EMPTY_RESULT",
     "METRICS",
     "RETURN_DIRECT",
     "CallRecord",
@@ -84,6 +88,7 @@ __all__ = [
     "Trace",
     "UnknownToolPolicy",
     "Usage",
+    "UserNotified",
     "arun",
     "build_core",
     "capture_run",

@@ -28,6 +28,7 @@ from harness._errors import (
     ToolNotFound,
     UsageError,
 )
+from harness.loop._channels import model_content, user_text
 from harness.loop._control import is_return_direct
 from harness.loop._events import (
     Event,
@@ -41,6 +42,7 @@ from harness.loop._events import (
     ToolFailed,
     ToolsInjected,
     ToolsRemoved,
+    UserNotified,
 )
 from harness.loop._model import (
     HistoryView,
@@ -162,6 +164,8 @@ class LoopCore:
         self.usage = Usage()
         self.iteration = 0
         self.injected: list[str] = []
+        self.user_outputs: list[str] = []
+        """``user_content`` of non-silent results, in order (``RunResult.user_outputs``)."""
         self.called: dict[str, int] = {}
         self._strategy_state: dict[int, dict[str, Any]] = {}
         self._seen_ids: set[str] = set()
@@ -429,9 +433,17 @@ class LoopCore:
                             notes.append(change.result_note)
                 except HarnessError as exc:
                     error = exc
-            content = result.content
+            content = model_content(result, call.name)
             if notes:
                 content = "\n\n".join((content, *notes))
+            for_user = user_text(result) if result.error_kind != "signal" else None
+            if for_user is not None:
+                self.user_outputs.append(for_user)
+                self.emit(
+                    UserNotified(
+                        iteration=self.iteration, call_id=call.id, name=call.name, content=for_user
+                    )
+                )
             open_.calls.append(
                 CallRecord(
                     id=call.id,
@@ -443,6 +455,8 @@ class LoopCore:
                     value=result.value,
                     exception=result.exception,
                     attempts=attempts,
+                    user_content=result.user_content,
+                    silent=result.silent,
                 )
             )
             self.messages.append(
@@ -543,6 +557,7 @@ class LoopCore:
             trace=self.trace,
             usage=self.usage,
             state=self.state,
+            user_outputs=list(self.user_outputs),
         )
 
     def abort(self, exc: BaseException) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "ToolFailed",
     "ToolsInjected",
     "ToolsRemoved",
+    "UserNotified",
 ]
 
 
@@ -82,6 +83,20 @@ class ToolFailed(Event):
     """``invalid_arguments``, ``exception``, ``timeout``, ``unknown_tool``, ..."""
     message: str
     """What the model was told."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UserNotified(Event):
+    """A tool result spoke to the user (its ``user_content``; never for a silent result).
+
+    The same texts, in order, are ``RunResult.user_outputs``.
+    """
+
+    call_id: str
+    name: str
+    """The tool whose result it was."""
+    content: str
+    """The text for the user."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
