@@ -170,6 +170,13 @@ def test_a_broken_meter_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -
         configure_metrics()
 
 
+def test_a_zero_amount_records_nothing(reader: InMemoryMetricReader) -> None:
+    record_metric("visibility_restarts", 0)
+    assert "visibility_restarts" not in _sums(reader)
+    record_metric("visibility_restarts", 2)
+    assert _sums(reader)["visibility_restarts"] == 2
+
+
 def test_unknown_metric_names_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown metric 'tool_injected'"):
         record_metric("tool_injected")

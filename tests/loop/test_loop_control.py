@@ -251,3 +251,10 @@ def test_a_plain_object_without_a_facade_declaration_is_still_refused() -> None:
 
     with pytest.raises(ToolDefinitionError, match="expected a Tool, a function"):
         Toolset([Plain()])
+
+
+def test_a_facade_under_construction_is_accepted_as_a_tool() -> None:
+    from harness.injection import Facade
+
+    built = Facade("billing_ops", "Billing operations.", tools=[quote])
+    assert Toolset([built]).names == ("billing_ops",)
