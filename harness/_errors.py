@@ -13,8 +13,9 @@ HarnessError
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   └── ScriptError             a scripted model's script does not fit the run
 ├── StrategyError               a strategy raised while the loop consulted it
-├── RestartRequired             the run must be restarted (the model cannot take new tools)
-│   └── VisibilityExpansionRequired   prompt sections must be re-rendered in full
+├── LoopSignal                  control flow raised inside a tool: ends the run, never a result
+│   └── RestartRequired         the run must be restarted (the model cannot take new tools)
+│       └── VisibilityExpansionRequired   prompt sections must be re-rendered in full
 ├── ModelBehaviorError          the model misbehaved in a way the policy refuses
 │   ├── ToolNotFound            the model called a tool that is not offered
 │   └── OutputValidationError   structured output still invalid after retries
@@ -51,6 +52,7 @@ __all__ = [
     "InjectionLimitExceeded",
     "InvalidToolName",
     "InvalidToolProvider",
+    "LoopSignal",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
     "NetworkRefused",
@@ -129,7 +131,20 @@ class DuplicateToolName(UsageError):
 
 
 class InvalidToolProvider(UsageError):
-    """A ``@tool_provider`` class or one of its instances cannot expose tools."""
+    """A ``@tool_provider`` class or one of its instances cannot expose tools.
+
+    ``provider_class`` is the class at fault (``None`` when the decorated target is not
+    a class); ``reason`` is a stable code: ``not_a_class``, ``no_tool_methods``,
+    ``bad_prefix``, ``bad_id_attr``, ``missing_id``, ``none_id``, ``bad_id_type``,
+    ``empty_id`` or ``name_collision``.
+    """
+
+    def __init__(
+        self, message: str, *, provider_class: type | None = None, reason: str = ""
+    ) -> None:
+        self.provider_class = provider_class
+        self.reason = reason
+        super().__init__(message)
 
 
 class FacadeError(UsageError):
@@ -176,7 +191,25 @@ class StrategyError(HarnessError):
     """An injection strategy raised an unexpected exception (kept as ``__cause__``)."""
 
 
-class RestartRequired(HarnessError):
+class LoopSignal(HarnessError):
+    """Control flow raised inside a tool, meant for the loop (or its caller), not the model.
+
+    Subclass it for your own signals (stop, hand off, escalate). A tool that raises one
+    does not get an error result the model reads: the loop records every call of the
+    turn (the signalling call's result says the run was interrupted), ends the run and
+    raises the signal out of ``run``/``arun`` with ``trace`` and ``messages`` attached.
+    It is never retried. An agent tool re-raises a signal from its nested run, so a
+    signal crosses any depth of nested agents.
+    """
+
+    def attach_run(self, trace: Any, messages: Sequence[Any]) -> None:
+        """Record the run the signal ends; a signal crossing nested agents ends up with the
+        outermost run's trace (the nested run's is in that trace's ``children``)."""
+        self.trace = trace
+        self.messages = list(messages)
+
+
+class RestartRequired(LoopSignal):
     """The run cannot continue as is and must be evaluated again from the start.
 
     Raised for models that do not accept a new tool list mid-conversation; an outer
@@ -187,14 +220,17 @@ class RestartRequired(HarnessError):
 class VisibilityExpansionRequired(RestartRequired):
     """Prompt sections must be shown in full, which the model can only get by a restart.
 
-    ``overrides`` maps section keys to the visibility they need (``"full"``); the outer
-    loop persists them in session state and re-renders the prompt.
+    ``requested_overrides`` (also ``overrides``) maps section keys to the visibility they
+    need (``"full"``); ``reason`` says why; ``section_keys`` lists the sections. The outer
+    loop persists the overrides in session state and re-renders the prompt.
     """
 
     def __init__(
         self, *, overrides: dict[str, str], reason: str, section_keys: Sequence[str]
     ) -> None:
         self.overrides = dict(overrides)
+        self.requested_overrides = self.overrides
+        """The visibility each section needs (``{key: "full"}``); same dict as ``overrides``."""
         self.reason = reason
         self.section_keys = tuple(section_keys)
         super().__init__(

@@ -59,7 +59,9 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
     divergent = outcome.divergence.iteration if outcome.divergence else None
     for row in outcome.rows:
         calls = ", ".join(
-            f"[red]{escape(c)}![/red]" if c in row.errors else escape(c) for c in row.calls
+            (f"[red]{escape(c)}![/red]" if c in row.errors else escape(c))
+            + (" [cyan](to user)[/cyan]" if c in row.to_user else "")
+            for c in row.calls
         ) or ("[dim]answer[/dim]" if row.final else "")
         changes = " ".join(
             [

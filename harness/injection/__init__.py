@@ -26,9 +26,20 @@ from harness.injection._playbook import (
     when,
 )
 from harness.injection._providers import ProviderSpec, find_providers, provider_spec, tool_provider
-from harness.injection._sections import SUMMARY_SUFFIX, PromptTemplate, Section, Visibility
+from harness.injection._sections import (
+    SUMMARY_SEPARATOR,
+    SUMMARY_SUFFIX,
+    PromptTemplate,
+    Section,
+    Visibility,
+)
 from harness.injection._sections_run import RunRestarted, arun_with_sections, run_with_sections
-from harness.injection._sections_strategy import SectionDisclosure, SectionRead, SectionSession
+from harness.injection._sections_strategy import (
+    ALREADY_EXPANDED,
+    SectionDisclosure,
+    SectionRead,
+    SectionSession,
+)
 from harness.injection._state_machine import StateMachine, StateTransition
 from harness.injection._stub import StubTool, stub_of
 from harness.loop import (
@@ -41,6 +52,8 @@ from harness.loop import (
 
 __all__ = [
     "ALL_CATEGORIES",
+    "ALREADY_EXPANDED",
+    "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
     "AgentOutcome",
     "ChainedType",

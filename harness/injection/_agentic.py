@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from harness._errors import HarnessError, UsageError
+from harness._errors import HarnessError, LoopSignal, UsageError
 from harness.loop import InjectionStrategy, LoopOptions, Model, run
 from harness.tools import CallContext, Tool, ToolResult, as_tool, serialize_for_model
 
@@ -136,6 +136,8 @@ def agent_tool(
                 system=system,
                 options=nested_options,
             )
+        except LoopSignal:
+            raise  # control flow crosses nested agents: the parent's loop ends with it
         except HarnessError as exc:
             return ToolResult(
                 content=f"Agent {name!r} failed: {type(exc).__name__}: {exc}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
@@ -157,7 +158,9 @@ class EntityDiscovery(InjectionStrategy):
                 if self.collision == "error":
                     raise InvalidToolProvider(
                         f"name collision: {label} returned by {source!r} but {what}; "
-                        "use collision='skip' or 'replace', or give instances unique ids"
+                        "use collision='skip' or 'replace', or give instances unique ids",
+                        provider_class=type(instance),
+                        reason="name_collision",
                     )
                 if self.collision == "skip" or previous is None:
                     skipped.setdefault(key, []).append(instance)
@@ -201,6 +204,7 @@ class EntityDiscovery(InjectionStrategy):
                 ProviderDiscovered(
                     iteration=context.iteration,
                     provider=type(instance).__name__,
+                    provider_class=_qualified(type(instance)),
                     instance_id=instance_id,
                     tool_names=tuple(t.name for t in tools),
                     depth=depth,
@@ -209,6 +213,13 @@ class EntityDiscovery(InjectionStrategy):
         state["injected"] = injected
         if not (add or events):
             return None
+        discovered = sum(1 for e in events if isinstance(e, ProviderDiscovered))
+        events = [
+            dataclasses.replace(e, provider_count=discovered)
+            if isinstance(e, ProviderDiscovered)
+            else e
+            for e in events
+        ]
         note = None
         if self.hint and add:
             note = "[New tools available: " + ", ".join(t.name for t in add) + "]"
@@ -219,3 +230,8 @@ class EntityDiscovery(InjectionStrategy):
             events=tuple(events),
             result_note=note,
         )
+
+
+def _qualified(cls: type) -> str:
+    """``module.QualName`` of a provider class."""
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -10,7 +10,7 @@ from typing import Any, TypeVar, overload
 
 from harness._errors import FacadeError, UsageError
 from harness.injection._facade import Facade
-from harness.tools import Tool, tool_methods, tools_of
+from harness.tools import Tool, register_tool_converter, tool_methods, tools_of
 
 __all__ = ["FacadeClassSpec", "facade_class", "facade_of", "facade_spec"]
 
@@ -169,3 +169,16 @@ def facade_of(
         "exclusive": exclusive,
     }
     return _build(obj, overrides, []).tool()
+
+
+def _facade_tool(obj: Any) -> Tool | None:
+    """``as_tool``'s converter: a ``Facade``, or a ``@facade_class`` class or instance,
+    becomes its one facade tool (not a flat list of its methods)."""
+    if isinstance(obj, Facade):
+        return obj.tool()
+    if not isinstance(obj, Tool) and facade_spec(obj) is not None:
+        return facade_of(obj)
+    return None
+
+
+register_tool_converter(_facade_tool)

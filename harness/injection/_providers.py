@@ -52,21 +52,31 @@ def tool_provider(
 
     def mark(target: C) -> C:
         if not isinstance(target, type):
-            raise InvalidToolProvider(f"@tool_provider decorates classes, got {target!r}")
+            raise InvalidToolProvider(
+                f"@tool_provider decorates classes, got {target!r}", reason="not_a_class"
+            )
         methods = tuple(tool_methods(target))
         if not methods:
             raise InvalidToolProvider(
                 f"@tool_provider class {target.__qualname__} has no @llm_tool methods; "
-                "decorate at least one method with @llm_tool"
+                "decorate at least one method with @llm_tool",
+                provider_class=target,
+                reason="no_tool_methods",
             )
         chosen = prefix if prefix is not None else target.__name__.lower()
         if not sanitize_part(chosen):
             raise InvalidToolProvider(
                 f"@tool_provider prefix {chosen!r} for {target.__qualname__} has no letters or "
-                "digits; pass prefix='something'"
+                "digits; pass prefix='something'",
+                provider_class=target,
+                reason="bad_prefix",
             )
         if not isinstance(id_attr, str) or not id_attr:
-            raise InvalidToolProvider(f"id_attr must be an attribute name, got {id_attr!r}")
+            raise InvalidToolProvider(
+                f"id_attr must be an attribute name, got {id_attr!r}",
+                provider_class=target,
+                reason="bad_id_attr",
+            )
         setattr(target, _MARK, ProviderSpec(prefix=chosen, id_attr=id_attr, methods=methods))
         return target
 
@@ -89,11 +99,17 @@ def provider_id(instance: Any, spec: ProviderSpec) -> str:
     except AttributeError:
         raise InvalidToolProvider(
             f"{type(instance).__qualname__} instance has no attribute {spec.id_attr!r} to use as "
-            f"its id; add it, or pass id_attr='<attribute>' to @tool_provider"
+            f"its id; add it, or pass id_attr='<attribute>' to @tool_provider",
+            provider_class=type(instance),
+            reason="missing_id",
         ) from None
     where = f"{type(instance).__qualname__}.{spec.id_attr}"
     if value is None:
-        raise InvalidToolProvider(f"{where}=None cannot name tools: give the instance an id")
+        raise InvalidToolProvider(
+            f"{where}=None cannot name tools: give the instance an id",
+            provider_class=type(instance),
+            reason="none_id",
+        )
     if isinstance(value, str):
         text = value
     elif isinstance(value, (int, uuid.UUID)) and not isinstance(value, bool):
@@ -102,10 +118,16 @@ def provider_id(instance: Any, spec: ProviderSpec) -> str:
         raise InvalidToolProvider(
             f"{where} is a {type(value).__name__} ({_short(value)}); an id must be a str, "
             "int or UUID so tool names are stable and readable: store a string id there, "
-            "or pass id_attr='<attribute>' to @tool_provider"
+            "or pass id_attr='<attribute>' to @tool_provider",
+            provider_class=type(instance),
+            reason="bad_id_type",
         )
     if not text.strip():
-        raise InvalidToolProvider(f"{where}={value!r} cannot name tools: the id is empty")
+        raise InvalidToolProvider(
+            f"{where}={value!r} cannot name tools: the id is empty",
+            provider_class=type(instance),
+            reason="empty_id",
+        )
     return text
 
 

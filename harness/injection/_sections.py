@@ -16,12 +16,15 @@ from typing import Any, cast
 from harness._errors import UsageError
 from harness.tools import Tool, as_tool
 
-__all__ = ["SUMMARY_SUFFIX", "PromptTemplate", "Section", "Visibility"]
+__all__ = ["SUMMARY_SEPARATOR", "SUMMARY_SUFFIX", "PromptTemplate", "Section", "Visibility"]
 
 SUMMARY_SUFFIX = (
     '[This section is summarized. To view full content, call `read_section` with key "{key}".]'
 )
 """Appended to every summarised section; it never says whether tools are attached."""
+
+SUMMARY_SEPARATOR = "\n---\n"
+"""Between a section's summary and ``SUMMARY_SUFFIX``: a newline, ``---``, a newline."""
 
 
 class Visibility(str, enum.Enum):
@@ -201,7 +204,7 @@ class PromptTemplate:
         heading = f"{'#' * min(depth, 6)} {section.title or section.key}"
         if self.visibility(section.key, overrides) is Visibility.SUMMARY:
             suffix = SUMMARY_SUFFIX.format(key=section.key)
-            return [heading, f"{self._fill(section.summary).strip()}\n\n{suffix}"]
+            return [heading, f"{self._fill(section.summary).strip()}{SUMMARY_SEPARATOR}{suffix}"]
         parts = [heading]
         body = self._fill(section.template).strip()
         if body:

@@ -15,7 +15,16 @@ from typing import Any
 from harness._errors import UsageError, VisibilityExpansionRequired
 from harness.injection._sections import PromptTemplate, Visibility
 from harness.injection._sections_strategy import SESSION_KEY, SectionDisclosure, session_of
-from harness.loop import Event, InjectionStrategy, Model, Observer, RunResult, arun, run
+from harness.loop import (
+    Event,
+    InjectionStrategy,
+    Model,
+    Observer,
+    RunResult,
+    arun,
+    record_metric,
+    run,
+)
 from harness.messages import Message, SystemMessage
 
 __all__ = ["RunRestarted", "arun_with_sections", "run_with_sections"]
@@ -89,6 +98,7 @@ class _Restarter:
         for key, visibility in exc.overrides.items():
             self.session.overrides[key] = Visibility(visibility)
         self.session.restarts += 1
+        record_metric("visibility_restarts")
         event = RunRestarted(
             iteration=0,
             attempt=self.session.restarts,

@@ -19,12 +19,23 @@ from harness.loop import (
     InjectionStrategy,
     StrategyWarning,
     ToolsetChange,
+    record_metric,
 )
 from harness.tools import CallContext, Tool, ToolResult
 
-__all__ = ["SESSION_KEY", "SectionDisclosure", "SectionRead", "SectionSession"]
+__all__ = [
+    "ALREADY_EXPANDED",
+    "SESSION_KEY",
+    "SectionDisclosure",
+    "SectionRead",
+    "SectionSession",
+]
 
 SESSION_KEY = "harness.sections"
+
+ALREADY_EXPANDED = "Section is already expanded."
+"""First line of ``read_section``'s result for a section already shown in full; the
+section's content follows after a blank line, and no tools are added."""
 """Where the session lives in the run's shared state."""
 
 
@@ -101,7 +112,8 @@ class SectionDisclosure(InjectionStrategy):
             if template.is_open(key, overrides):
                 content = template.render_section(key, overrides)
                 return ToolResult(
-                    content=content, value=SectionRead(key=key, content=content, expanded=False)
+                    content=f"{ALREADY_EXPANDED}\n\n{content}",
+                    value=SectionRead(key=key, content=content, expanded=False),
                 )
             content = template.render_section(key, {**overrides, key: Visibility.FULL})
             return ToolResult(
@@ -196,6 +208,7 @@ class SectionDisclosure(InjectionStrategy):
         ):
             remove = (self.read_section.name,)  # nothing left to read
         session.dynamic_expansions += 1
+        record_metric("dynamic_expansions", section=read.key)
         session.tools_injected += len(add)
         return ToolsetChange(
             add=tuple(add),

@@ -1,6 +1,8 @@
 """The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
 
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
+from harness.loop._channels import EMPTY_ERROR, EMPTY_RESULT
+from harness.loop._control import RETURN_DIRECT, is_return_direct, return_direct
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
 from harness.loop._events import (
@@ -17,6 +19,7 @@ from harness.loop._events import (
     ToolFailed,
     ToolsInjected,
     ToolsRemoved,
+    UserNotified,
 )
 from harness.loop._model import (
     FinishReason,
@@ -38,9 +41,14 @@ from harness.loop._strategy import (
     StrategyChain,
     ToolsetChange,
 )
+from harness.loop._telemetry import METRICS, configure_metrics, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 
 __all__ = [
+    "EMPTY_ERROR",
+    "EMPTY_RESULT",
+    "METRICS",
+    "RETURN_DIRECT",
     "CallRecord",
     "CapturedRun",
     "ChangeRecord",
@@ -80,10 +88,15 @@ __all__ = [
     "Trace",
     "UnknownToolPolicy",
     "Usage",
+    "UserNotified",
     "arun",
     "build_core",
     "capture_run",
+    "configure_metrics",
     "default_strategy",
+    "is_return_direct",
     "override_model",
+    "record_metric",
+    "return_direct",
     "run",
 ]

@@ -22,11 +22,14 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from harness._errors import (
     HarnessError,
+    LoopSignal,
     MaxIterationsExceeded,
     OutputValidationError,
     ToolNotFound,
     UsageError,
 )
+from harness.loop._channels import model_content, user_text
+from harness.loop._control import is_return_direct
 from harness.loop._events import (
     Event,
     IterationStarted,
@@ -39,6 +42,7 @@ from harness.loop._events import (
     ToolFailed,
     ToolsInjected,
     ToolsRemoved,
+    UserNotified,
 )
 from harness.loop._model import (
     HistoryView,
@@ -59,6 +63,7 @@ from harness.loop._strategy import (
     consult,
     hook_strategies,
 )
+from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
@@ -66,6 +71,7 @@ from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
 
 __all__ = ["LoopCore", "PendingCall"]
 
+_log = logger.getChild("loop")
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -148,7 +154,9 @@ class LoopCore:
         self.capabilities = capabilities or ModelCapabilities()
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
-        self.context = CallContext(options.context, state=self.state, run_id=self.run_id)
+        self.context = CallContext(
+            options.context, state=self.state, run_id=self.run_id, loop_id=self.run_id
+        )
         self._phase = Phase.READY
         self.error: BaseException | None = None
         """The error that ended the run (``phase`` is ``FAILED``), if one did."""
@@ -156,6 +164,8 @@ class LoopCore:
         self.usage = Usage()
         self.iteration = 0
         self.injected: list[str] = []
+        self.user_outputs: list[str] = []
+        """``user_content`` of non-silent results, in order (``RunResult.user_outputs``)."""
         self.called: dict[str, int] = {}
         self._strategy_state: dict[int, dict[str, Any]] = {}
         self._seen_ids: set[str] = set()
@@ -300,6 +310,16 @@ class LoopCore:
         if added:
             if not initial:
                 self.injected.extend(added)
+                record_metric("tools_injected", len(added), strategy=change.strategy)
+            _log.info(
+                "run %s iteration %d: %s %s %s (%s)",
+                self.run_id,
+                self.iteration,
+                change.strategy,
+                "set up" if initial else "injected",
+                ", ".join(added),
+                change.reason,
+            )
             self.emit(
                 ToolsInjected(
                     iteration=self.iteration,
@@ -397,8 +417,14 @@ class LoopCore:
         self._phase = Phase.READY
         open_ = self._require_open()
         error: HarnessError | None = None
+        signal: LoopSignal | None = None
+        direct: tuple[ToolCall, ToolResult] | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
+            if signal is None and isinstance(result.exception, LoopSignal):
+                signal = result.exception
+            if direct is None and not result.is_error and is_return_direct(item.tool):
+                direct = (call, result)
             self._emit_call(call, result)
             self.trace.children.extend(result.child_traces)
             notes = []
@@ -411,9 +437,17 @@ class LoopCore:
                             notes.append(change.result_note)
                 except HarnessError as exc:
                     error = exc
-            content = result.content
+            content = model_content(result, call.name)
             if notes:
                 content = "\n\n".join((content, *notes))
+            for_user = user_text(result) if result.error_kind != "signal" else None
+            if for_user is not None:
+                self.user_outputs.append(for_user)
+                self.emit(
+                    UserNotified(
+                        iteration=self.iteration, call_id=call.id, name=call.name, content=for_user
+                    )
+                )
             open_.calls.append(
                 CallRecord(
                     id=call.id,
@@ -425,6 +459,8 @@ class LoopCore:
                     value=result.value,
                     exception=result.exception,
                     attempts=attempts,
+                    user_content=result.user_content,
+                    silent=result.silent,
                 )
             )
             self.messages.append(
@@ -432,8 +468,29 @@ class LoopCore:
                     tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
                 )
             )
+        if signal is not None:  # a tool's control flow: the run ends with it
+            self._fail(signal)
         if error is not None:
             self._fail(error)
+        if direct is not None:
+            self._return_direct(*direct)
+
+    def _return_direct(self, call: ToolCall, result: ToolResult) -> None:
+        """End the run with a ``return_direct`` tool's result (see harness/loop/_control.py)."""
+        text = result.content
+        if self._output is None:
+            self.output = text
+        else:
+            value, problem = self._output.parse(text)
+            if problem is not None:
+                raise OutputValidationError(
+                    f"the result of return_direct tool {call.name!r} (call {call.id!r}) did not "
+                    f"match the output type, and no model turn is left to fix it: {problem}; "
+                    "return JSON matching the output type from the tool, or unmark it"
+                )
+            self.output = value
+        self._phase = Phase.FINISHED
+        self.emit(RunFinished(iteration=self.iteration, output=text, return_direct=call.name))
 
     def _check_results(self, results: Sequence[tuple[ToolResult, int]]) -> str | None:
         if len(results) == len(self._pending):
@@ -504,6 +561,7 @@ class LoopCore:
             trace=self.trace,
             usage=self.usage,
             state=self.state,
+            user_outputs=list(self.user_outputs),
         )
 
     def abort(self, exc: BaseException) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "ToolFailed",
     "ToolsInjected",
     "ToolsRemoved",
+    "UserNotified",
 ]
 
 
@@ -84,6 +86,20 @@ class ToolFailed(Event):
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UserNotified(Event):
+    """A tool result spoke to the user (its ``user_content``; never for a silent result).
+
+    The same texts, in order, are ``RunResult.user_outputs``.
+    """
+
+    call_id: str
+    name: str
+    """The tool whose result it was."""
+    content: str
+    """The text for the user."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolAbandoned(Event):
     """A tool missed its ``tool_timeout``: its timeout result was delivered without it.
 
@@ -115,6 +131,9 @@ class ToolsInjected(Event):
     """Name of the tool whose result caused the change, if any."""
     section_key: str | None = None
     """The prompt section whose expansion caused it, if any."""
+    timestamp: float = dataclasses.field(default_factory=time.time, compare=False)
+    """When the tools were added (seconds since the epoch, ``time.time()``). Not compared
+    by ``==`` and left out of ``Trace.to_dict()``, which stay deterministic."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,7 +152,11 @@ class ProviderDiscovered(Event):
 
     provider: str
     """The provider's class name."""
-    instance_id: str
+    provider_class: str = ""
+    """The provider's qualified class name (``module.QualName``)."""
+    provider_count: int = 1
+    """How many providers the same tool result exposed (each of their events says it)."""
+    instance_id: str = ""
     """The instance's id attribute value."""
     tool_names: tuple[str, ...]
     """The tools created for it."""
@@ -162,9 +185,11 @@ class StrategyWarning(Event):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished(Event):
-    """The model gave its final answer."""
+    """The run ended with its output: the model's final answer, or the result of a
+    ``return_direct`` tool (``return_direct`` names it; ``None`` for a model answer)."""
 
     output: str | None
+    return_direct: str | None = None
 
 
 Observer = Callable[[Event], None]

@@ -19,20 +19,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from harness._errors import LoopSignal
 from harness.loop._core import PendingCall
 from harness.loop._events import ToolAbandoned
 from harness.loop._options import LoopOptions
+from harness.loop._telemetry import logger
 from harness.tools import ToolResult
 
-__all__ = ["CANCEL_GRACE", "ToolTimedOut", "abandoned_events", "execute_async", "execute_sync"]
+__all__ = [
+    "CANCEL_GRACE",
+    "ToolTimedOut",
+    "abandoned_events",
+    "execute_async",
+    "execute_sync",
+    "signal_result",
+]
 
 Outcome = tuple[ToolResult, int]
+
+_log = logger.getChild("tools")
 
 CANCEL_GRACE = 0.25
 """Seconds an async tool gets to finish after its timeout cancelled it."""
@@ -60,6 +72,19 @@ class ToolTimedOut(Exception):
         else:
             detail = "it was cancelled"
         super().__init__(f"the tool missed its {timeout:g}s timeout; {detail}")
+
+
+def signal_result(name: str, signal: LoopSignal) -> ToolResult:
+    """The placeholder result of a call that raised a ``LoopSignal``; the core ends the run
+    with the signal once every call of the turn is recorded."""
+    return ToolResult(
+        content=f"Tool {name!r} interrupted the run with {type(signal).__name__}; "
+        "the run ended before its result was read.",
+        is_error=True,
+        error_kind="signal",
+        exception=signal,
+        child_traces=(signal.trace,) if signal.trace is not None else (),  # a nested run's
+    )
 
 
 def _timeout_result(pending: PendingCall, exc: ToolTimedOut) -> ToolResult:
@@ -105,6 +130,8 @@ def _settle(
     assert tool is not None
     if isinstance(exc, ToolTimedOut):
         return _timeout_result(pending, exc)
+    if isinstance(exc, LoopSignal):  # control flow for the loop: never retried, never read
+        return signal_result(pending.call.name, exc)
     if exc is not None:
         delay = options.retry_delay(attempt, exc)
         if delay is not None:
@@ -161,10 +188,51 @@ def _call_with_timeout(function: Callable[[], Any], timeout: float | None) -> An
     return box.get("value")
 
 
+def _log_start(pending: PendingCall, is_async: bool) -> float:
+    """Log a tool's start; return the start time for ``_log_end``."""
+    if _log.isEnabledFor(logging.DEBUG):
+        kind = "async tool" if is_async else "tool"
+        _log.debug("%s %r (call %s) started", kind, pending.call.name, pending.call.id)
+    return time.perf_counter()
+
+
+def _log_end(pending: PendingCall, outcome: Outcome, started: float) -> Outcome:
+    """Log how a call ended and how long it took (never its arguments or values)."""
+    result, attempts = outcome
+    elapsed = (time.perf_counter() - started) * 1000
+    name, call_id = pending.call.name, pending.call.id
+    if not result.is_error:
+        _log.debug(
+            "tool %r (call %s) completed in %.1f ms (%d attempt(s))",
+            name,
+            call_id,
+            elapsed,
+            attempts,
+        )
+    else:
+        cause = f"{type(result.exception).__name__}" if result.exception is not None else "-"
+        _log.warning(
+            "tool %r (call %s) failed in %.1f ms (%d attempt(s)): %s, %s",
+            name,
+            call_id,
+            elapsed,
+            attempts,
+            result.error_kind,
+            cause,
+        )
+    return outcome
+
+
 def _execute_one_sync(pending: PendingCall, options: LoopOptions) -> Outcome:
     if pending.prepared is None:
         assert pending.immediate is not None
         return pending.immediate, 0
+    started = _log_start(pending, pending.prepared.is_async)
+    return _log_end(pending, _run_one_sync(pending, options), started)
+
+
+def _run_one_sync(pending: PendingCall, options: LoopOptions) -> Outcome:
+    assert pending.prepared is not None
     prepared = pending.prepared
     attempt = 0
     while True:
@@ -262,6 +330,12 @@ async def _execute_one_async(pending: PendingCall, options: LoopOptions, threade
     if pending.prepared is None:
         assert pending.immediate is not None
         return pending.immediate, 0
+    started = _log_start(pending, pending.prepared.is_async)
+    return _log_end(pending, await _run_one_async(pending, options, threaded), started)
+
+
+async def _run_one_async(pending: PendingCall, options: LoopOptions, threaded: bool) -> Outcome:
+    assert pending.prepared is not None
     prepared = pending.prepared
     timeout = options.tool_timeout
     attempt = 0

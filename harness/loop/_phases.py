@@ -10,8 +10,8 @@ phase               allowed call         moves to
 ready               ``begin_iteration``  awaiting a response
 awaiting a response ``receive_response`` awaiting tool results (tool calls), finished (a
                                          valid answer) or ready (an answer to retry)
-awaiting tool       ``receive_results``  ready
-results
+awaiting tool       ``receive_results``  ready, finished (a ``return_direct`` tool's result)
+results                                  or failed (a tool raised a ``LoopSignal``)
 finished            ``result``           finished
 failed              (none)               failed: the run is over, ``core.error`` says why
 ==================  ===================  ====================================================

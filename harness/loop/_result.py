@@ -30,6 +30,9 @@ class RunResult:
     """Summed token usage."""
     state: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     """The run's shared state (blackboard) at the end."""
+    user_outputs: list[str] = dataclasses.field(default_factory=list)
+    """What tool results said to the user (``user_content`` of non-silent results), in
+    order; each was also a ``UserNotified`` event."""
 
     def __repr__(self) -> str:
         # a summary: asyncio.run(arun(...)) formats its result twice on Python 3.11

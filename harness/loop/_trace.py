@@ -34,10 +34,15 @@ class CallRecord:
     """The exception the tool raised, if any."""
     attempts: int = 1
     """How many times the tool ran (retries included)."""
+    user_content: str | None = None
+    """What the result said to the user (``ToolResult.user_content``), if anything."""
+    silent: bool = False
+    """The result was background work: its ``user_content`` was not delivered."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (without the Python value and exception)."""
-        return {
+        """JSON-friendly form (without the Python value and exception); ``user_content``
+        and ``silent`` appear only when set, so traces without them keep their shape."""
+        data: dict[str, Any] = {
             "id": self.id,
             "name": self.name,
             "arguments": self.arguments,
@@ -46,6 +51,11 @@ class CallRecord:
             "error_kind": self.error_kind,
             "attempts": self.attempts,
         }
+        if self.user_content is not None:
+            data["user_content"] = self.user_content
+        if self.silent:
+            data["silent"] = True
+        return data
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,6 +209,12 @@ def _scrubbed(value: Any) -> Any:
     return value
 
 
+_VOLATILE = frozenset({"timestamp"})
+"""Event fields left out of ``Trace.to_dict()``: they differ between equal runs."""
+
+
 def _event_dict(event: Event) -> dict[str, Any]:
     data = event.to_dict()
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    return {
+        k: list(v) if isinstance(v, tuple) else v for k, v in data.items() if k not in _VOLATILE
+    }

@@ -94,6 +94,14 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         problem = _check_output(expect.output, expect.output_contains, result.output)
         if problem:
             return outcome(problem)
+    if (
+        expect.user_outputs is not None
+        and result is not None
+        and result.user_outputs != expect.user_outputs
+    ):
+        return outcome(
+            f"expected user outputs {expect.user_outputs!r}, got {result.user_outputs!r}"
+        )
     if expect.restarts is not None and trace is not None and trace.restarts != expect.restarts:
         return outcome(f"expected {expect.restarts} restarts, got {trace.restarts}")
     if expect.invariants and trace is not None:

@@ -53,6 +53,8 @@ class TimelineStep(BaseModel):
     """Names (or globs) added during this iteration, in order."""
     removed: list[str] | None = None
     """Names (or globs) removed during this iteration, in order."""
+    to_user: list[str] | None = None
+    """Names of the calls in this turn whose result spoke to the user (``UserNotified``)."""
     answer: bool | str | None = None
     """``true``: the turn is the final answer; a string: the exact answer text."""
 
@@ -72,6 +74,8 @@ class ExpectSpec(BaseModel):
     """One entry per iteration; the run must have exactly this many iterations."""
     restarts: int | None = None
     """Number of restarts (providers without dynamic tools)."""
+    user_outputs: list[str] | None = None
+    """Exact ``RunResult.user_outputs``: what tool results said to the user, in order."""
     invariants: bool = False
     """Check the run's invariants (``harness.scenarios.check_invariants``): a sound history,
     explained toolset changes, valid names, limits, and no ``context`` value visible to the

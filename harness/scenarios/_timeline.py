@@ -26,6 +26,8 @@ class TimelineRow:
     removed: tuple[str, ...]
     answer: str | None
     final: bool
+    to_user: tuple[str, ...] = ()
+    """Calls whose result spoke to the user (non-silent ``user_content``)."""
 
     def render(self) -> str:
         """``#2 offered=3 calls=a,b !b +x -y`` style text."""
@@ -34,6 +36,8 @@ class TimelineRow:
             parts.append("calls=" + ",".join(self.calls))
         if self.errors:
             parts.append("errors=" + ",".join(self.errors))
+        if self.to_user:
+            parts.append("to_user=" + ",".join(self.to_user))
         if self.injected:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
@@ -55,6 +59,14 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                 offered_names=it.offered,
                 calls=tuple(c.name for c in it.calls),
                 errors=tuple(c.name for c in it.calls if c.is_error),
+                to_user=tuple(
+                    c.name
+                    for c in it.calls
+                    if not c.silent
+                    and c.user_content is not None
+                    and c.user_content.strip()
+                    and c.error_kind != "signal"
+                ),
                 injected=it.injected,
                 removed=it.removed,
                 answer=it.answer,
@@ -105,6 +117,7 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
     checks = (
         ("calls", step.calls, row.calls),
         ("errors", step.errors, row.errors),
+        ("to_user", step.to_user, row.to_user),
         ("injected", step.injected, row.injected),
         ("removed", step.removed, row.removed),
     )

@@ -17,7 +17,15 @@ class CallContext(Mapping[str, Any]):
     where the call happens. Values never appear in a schema, a message or a repr.
     """
 
-    __slots__ = ("_values", "iteration", "run_id", "state", "tool_call_id", "tool_name")
+    __slots__ = (
+        "_loop_id",
+        "_values",
+        "iteration",
+        "run_id",
+        "state",
+        "tool_call_id",
+        "tool_name",
+    )
 
     def __init__(
         self,
@@ -28,12 +36,14 @@ class CallContext(Mapping[str, Any]):
         iteration: int = 0,
         tool_name: str = "",
         tool_call_id: str = "",
+        loop_id: str = "",
     ) -> None:
         self._values: dict[str, Any] = dict(values or {})
+        self._loop_id = loop_id
         self.state: dict[str, Any] = state if state is not None else {}
         """Shared mutable state for the whole run (the blackboard)."""
         self.run_id = run_id
-        """Identity of the loop run (``loop_id`` in the values overrides it)."""
+        """Identity of the run (never used as the loop id: see ``loop_id``)."""
         self.iteration = iteration
         """The loop iteration of this call (1-based; 0 outside a run)."""
         self.tool_name = tool_name
@@ -43,9 +53,11 @@ class CallContext(Mapping[str, Any]):
 
     @property
     def loop_id(self) -> str:
-        """The loop identity: the ``loop_id`` value if set, else the run id."""
+        """The loop identity: the ``loop_id`` value if set, else the loop the tool runs in
+        (the loop sets it to its run id); ``""`` when neither says (e.g. a call made
+        outside a loop). It never falls back to ``run_id``."""
         value = self._values.get("loop_id")
-        return str(value) if value is not None else self.run_id
+        return str(value) if value is not None else self._loop_id
 
     def for_call(
         self,
@@ -64,6 +76,7 @@ class CallContext(Mapping[str, Any]):
             iteration=iteration,
             tool_name=tool_name,
             tool_call_id=tool_call_id,
+            loop_id=self._loop_id,
         )
 
     def __getitem__(self, key: str) -> Any:

@@ -13,7 +13,16 @@ from harness.tools._names import validate_name
 from harness.tools._schema import ArgsSchema, build_args_schema, describe_callable
 from harness.tools._tool import Tool
 
-__all__ = ["ToolSpec", "as_tool", "as_tools", "llm_tool", "tool_methods", "tool_spec", "tools_of"]
+__all__ = [
+    "ToolSpec",
+    "as_tool",
+    "as_tools",
+    "llm_tool",
+    "register_tool_converter",
+    "tool_methods",
+    "tool_spec",
+    "tools_of",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 _MARK = "__llm_tool__"
@@ -94,6 +103,19 @@ def tool_spec(obj: Any) -> ToolSpec | None:
     return spec if isinstance(spec, ToolSpec) else None
 
 
+_CONVERTERS: list[Callable[[Any], Tool | None]] = []
+
+
+def register_tool_converter(converter: Callable[[Any], Tool | None]) -> None:
+    """Let ``as_tool`` (and so ``Toolset``, ``run(tools=...)``) accept more kinds of objects.
+
+    ``converter(obj)`` returns a ``Tool`` for objects it knows, else ``None``; it is asked
+    before the function rules. Registering the same converter twice has no effect.
+    """
+    if converter not in _CONVERTERS:
+        _CONVERTERS.append(converter)
+
+
 def as_tool(
     obj: Tool | Callable[..., Any],
     *,
@@ -114,6 +136,10 @@ def as_tool(
         if presets:
             tool = tool.with_presets(**presets)
         return tool
+    for convert in _CONVERTERS:  # e.g. a @facade_class object becomes one facade tool
+        made = convert(obj)
+        if made is not None:
+            return as_tool(made, name=name, description=description, presets=presets)
     if not callable(obj):
         raise ToolDefinitionError(repr(obj), ["expected a Tool, a function or a bound method"])
     spec = tool_spec(obj)

@@ -100,7 +100,7 @@ class ToolResult:
     user_content: str | None = None
     """Optional text meant for the user rather than the model."""
     silent: bool = False
-    """When true, observers and reports treat the call as background work (not shown to users)."""
+    """Background work: ``user_content`` is not delivered to the user (no ``UserNotified``)."""
     is_error: bool = False
     """True when the call failed; ``content`` explains the failure to the model."""
     error_kind: str | None = None
@@ -130,6 +130,32 @@ class ToolResult:
             user_content=user_content,
             silent=silent,
         )
+
+    @classmethod
+    def plain(cls, text: str) -> ToolResult:
+        """For the model only: ``text`` as is, nothing for the user."""
+        return cls(content=text, value=text)
+
+    @classmethod
+    def user(cls, text: str) -> ToolResult:
+        """The same ``text`` for the model and the user (a ``UserNotified`` event)."""
+        return cls(content=text, value=text, user_content=text)
+
+    @classmethod
+    def background(cls, text: str, *, user_content: str | None = None) -> ToolResult:
+        """Silent background work: the model reads ``text``; nothing reaches the user,
+        even ``user_content`` (kept in the trace)."""
+        return cls(content=text, value=text, user_content=user_content, silent=True)
+
+    @property
+    def for_llm(self) -> str:
+        """What the model reads (``content``)."""
+        return self.content
+
+    @property
+    def for_user(self) -> str | None:
+        """What the user is told (``user_content``), unless the result is silent."""
+        return None if self.silent else self.user_content
 
     @classmethod
     def error(

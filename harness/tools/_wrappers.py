@@ -120,16 +120,24 @@ class DelegatingTool(Tool):
         return PreparedCall(self, run_sync, (), {}, False, context)
 
 
+ONE_SHOT_ADVICE = (
+    "ALREADY LOADED: this tool already ran in this loop. "
+    "Use the result of the first call instead of calling it again."
+)
+"""The default answer of a one-shot tool called again in the same loop."""
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class OneShotTool(DelegatingTool):
     """Runs once per loop: later calls in the same loop answer "ALREADY LOADED ...".
 
-    The loop is ``CallContext.loop_id``; a call with no loop id passes through. A call
-    that fails does not count.
+    The loop is ``CallContext.loop_id`` (set by the loop, or a ``loop_id`` context
+    value); a call with no loop id passes through, every time. A call that fails does
+    not count. A repeated call's result is exactly ``advice``.
     """
 
-    advice: str = "Use the result of the first call instead of calling it again."
-    """What the "ALREADY LOADED" answer tells the model to do."""
+    advice: str = ONE_SHOT_ADVICE
+    """The whole answer to a repeated call in the same loop, sent as is."""
     _loops: set[str] = dataclasses.field(default_factory=set, init=False, repr=False)
     _lock: threading.Lock = dataclasses.field(
         default_factory=threading.Lock, init=False, repr=False
@@ -143,10 +151,7 @@ class OneShotTool(DelegatingTool):
             if loop not in self._loops:
                 self._loops.add(loop)  # claimed now, so parallel calls run it only once
                 return None
-        return ToolResult(
-            content=f"ALREADY LOADED: {self.name!r} already ran in this loop. {self.advice}",
-            value=None,
-        )
+        return ToolResult(content=self.advice, value=None)
 
     def after(self, result: ToolResult, context: CallContext) -> ToolResult:
         if result.is_error and context.loop_id:
@@ -183,8 +188,11 @@ def one_shot(tool: Tool | Callable[..., Any], *, advice: str | None = None) -> O
     """``tool`` made one-shot per loop (see ``OneShotTool``)."""
     if advice is None:
         return OneShotTool.wrap(tool)
-    if not isinstance(advice, str):
-        raise UsageError(f"one_shot advice must be a text, got {advice!r}")
+    if not isinstance(advice, str) or not advice.strip():
+        raise UsageError(
+            f"one_shot advice must be a non-empty text (the whole answer to a repeated "
+            f"call), got {advice!r}"
+        )
     return OneShotTool.wrap(tool, advice=advice)
 
 

@@ -65,7 +65,7 @@ def test_a_summarised_section_renders_its_summary_and_the_exact_suffix() -> None
     suffix = (
         '[This section is summarized. To view full content, call `read_section` with key "orders".]'
     )
-    assert f"# Orders\n\nHow to look up and refund orders.\n\n{suffix}" in text
+    assert f"# Orders\n\nHow to look up and refund orders.\n---\n{suffix}" in text
     assert SUMMARY_SUFFIX.format(key="orders") == suffix
     assert "You are the support agent of ACME." in text  # $company filled in
     assert "Refund policy" not in text  # the child is hidden under the summary
@@ -83,7 +83,7 @@ def test_the_suffix_is_the_same_with_or_without_tools() -> None:
     tooled = PromptTemplate(
         [Section(key="a", template="x", summary="s", visibility=Visibility.SUMMARY, tools=(_ping,))]
     )
-    assert bare.render() == tooled.render() == "# a\n\ns\n\n" + SUMMARY_SUFFIX.format(key="a")
+    assert bare.render() == tooled.render() == "# a\n\ns\n---\n" + SUMMARY_SUFFIX.format(key="a")
 
 
 def test_full_rendering_nests_headings_and_keeps_summarised_children_summarised() -> None:
@@ -105,7 +105,7 @@ def test_full_rendering_nests_headings_and_keeps_summarised_children_summarised(
         ]
     )
     assert template.render() == (
-        "# Top\n\ntop text\n\n## kid\n\nkid summary\n\n" + SUMMARY_SUFFIX.format(key="kid")
+        "# Top\n\ntop text\n\n## kid\n\nkid summary\n---\n" + SUMMARY_SUFFIX.format(key="kid")
     )
     assert template.render({"kid": "full"}) == "# Top\n\ntop text\n\n## kid\n\nkid text"
     assert template.render_section("kid", {"kid": Visibility.FULL}) == "## kid\n\nkid text"
@@ -180,7 +180,9 @@ def test_already_expanded_returns_content_without_tools_and_hidden_names_its_par
     result = run_with_sections(model, "go", sections=support_template())
     hidden, faq = result.trace.calls
     assert hidden.is_error and "inside the summarised section 'orders'" in hidden.content
-    assert not faq.is_error and faq.content == "# FAQ\n\nAnswer common questions."
+    assert not faq.is_error and faq.content == (
+        "Section is already expanded.\n\n# FAQ\n\nAnswer common questions."
+    )
     # the section tools are set up before the first request: offered from the start
     assert result.trace.injected == []
     assert {"read_section", "search_faq"} <= set(result.trace.offered_at_start)

@@ -144,15 +144,13 @@ def test_one_shot_runs_once_per_loop_with_advice() -> None:
         runs.append("x")
         return "the guide"
 
-    tool = one_shot(load_guide, advice="Use the guide above.")
+    tool = one_shot(load_guide, advice="ALREADY LOADED: use the guide above.")
     for _ in range(2):  # two runs = two loops: each runs it once
         model = ScriptedModel([call("load_guide"), call("load_guide"), reply("ok")])
         result = run(model, "go", tools=[tool])
         first, second = result.trace.calls
         assert first.content == "the guide"
-        assert second.content == (
-            "ALREADY LOADED: 'load_guide' already ran in this loop. Use the guide above."
-        )
+        assert second.content == "ALREADY LOADED: use the guide above."  # exactly the advice
         assert not second.is_error
         assert [r.tool_names for r in model.requests] == [("load_guide",)] * 3
     assert runs == ["x", "x"]
@@ -172,6 +170,18 @@ def test_one_shot_without_loop_id_passes_through() -> None:
     tool = one_shot(greet)
     for _ in range(2):
         assert run_direct(tool, '{"name": "x"}', CallContext()).content == "hi x"
+    for _ in range(2):  # a run id alone is not a loop id: no fallback to it
+        assert run_direct(tool, '{"name": "x"}', CallContext(run_id="r1")).content == "hi x"
+    assert not tool.loaded_in("r1")
+
+
+def test_one_shot_default_advice_is_the_whole_answer() -> None:
+    model = ScriptedModel([call("greet", {"name": "a"}), call("greet", {"name": "a"}), reply("ok")])
+    result = run(model, "go", tools=[one_shot(greet)])
+    assert result.trace.calls[1].content == (
+        "ALREADY LOADED: this tool already ran in this loop. "
+        "Use the result of the first call instead of calling it again."
+    )
 
 
 def test_one_shot_parallel_calls_run_once() -> None:
@@ -214,8 +224,10 @@ def test_one_shot_failures_do_not_count() -> None:
 
 
 def test_one_shot_bad_advice() -> None:
-    with pytest.raises(UsageError, match="advice must be a text"):
+    with pytest.raises(UsageError, match="advice must be a non-empty text"):
         one_shot(greet, advice=3)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="advice must be a non-empty text"):
+        one_shot(greet, advice="  ")
     assert isinstance(one_shot(greet), OneShotTool)
 
 

@@ -163,6 +163,8 @@ def test_trace_to_dict_is_json_serialisable() -> None:
         "kind": "ProviderDiscovered",
         "iteration": 1,
         "provider": "Ticket",
+        "provider_class": "test_loop_trace.Ticket",
+        "provider_count": 1,
         "instance_id": "t-1",
         "tool_names": ["ticket_t1_close"],
         "depth": 1,

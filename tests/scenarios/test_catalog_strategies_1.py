@@ -187,7 +187,7 @@ def test_decorator_scenarios_show_their_effect() -> None:
     outcome = _run("decorators/one_shot_style_guide")
     assert outcome.trace is not None
     second = outcome.trace.calls[1].content
-    assert second.startswith("ALREADY LOADED") and "Reuse the style guide" in second
+    assert second == "ALREADY LOADED: reuse the style guide you already loaded."
     outcome = _run("decorators/artifact_sink_reports")
     assert outcome.result is not None
     assert outcome.result.state["reports"] == ["First", "Second"]

@@ -53,9 +53,12 @@ def test_call_level_values_win_over_run_level_values() -> None:
     assert dict(plain) == dict(run)
 
 
-def test_loop_id_defaults_to_run_id() -> None:
-    assert CallContext(run_id="r1").loop_id == "r1"
-    assert CallContext({"loop_id": 7}, run_id="r1").loop_id == "7"
+def test_loop_id_never_falls_back_to_the_run_id() -> None:
+    assert CallContext(run_id="r1").loop_id == ""
+    assert CallContext(run_id="r1", loop_id="L").loop_id == "L"
+    assert CallContext({"loop_id": 7}, run_id="r1", loop_id="L").loop_id == "7"
+    call = CallContext(loop_id="L").for_call(tool_name="t", tool_call_id="c", iteration=1)
+    assert call.loop_id == "L"
 
 
 def test_context_repr_shows_keys_but_never_values() -> None:
