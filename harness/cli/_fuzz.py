@@ -68,7 +68,10 @@ def fuzz_command(
         ",".join(FAULTS), "--faults", help="Comma-separated tool faults ('' for none)."
     ),
     database: Path = typer.Option(  # noqa: B008
-        Path(DEFAULT_DATABASE), "--database", help="Hypothesis example database folder."
+        Path(DEFAULT_DATABASE),
+        "--database",
+        help="Hypothesis example database folder.",
+        envvar="HARNESS_FUZZ_DATABASE",
     ),
     no_database: bool = typer.Option(False, "--no-database", help="Keep no example database."),
     output: Path = typer.Option(  # noqa: B008

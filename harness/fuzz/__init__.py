@@ -14,10 +14,13 @@ from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:
     from harness.fuzz._campaign import (
+        DATABASE_ENV,
         PROFILE_ENV,
+        PROFILE_PREFIX,
         PROFILES,
         CampaignConfig,
         CampaignReport,
+        load_profile,
         load_strategy,
         run_campaign,
     )
@@ -62,7 +65,10 @@ if typing.TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "DATABASE_ENV": "harness.fuzz._campaign",
     "PROFILE_ENV": "harness.fuzz._campaign",
+    "PROFILE_PREFIX": "harness.fuzz._campaign",
+    "load_profile": "harness.fuzz._campaign",
     "PROFILES": "harness.fuzz._campaign",
     "CampaignConfig": "harness.fuzz._campaign",
     "CampaignReport": "harness.fuzz._campaign",
@@ -107,10 +113,12 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "DATABASE_ENV",
     "DECISION_KINDS",
     "FAULTS",
     "PROFILES",
     "PROFILE_ENV",
+    "PROFILE_PREFIX",
     "SECRET",
     "UNIVERSE_KINDS",
     "UNKNOWN_TOOL",
@@ -139,6 +147,7 @@ __all__ = [
     "decisions",
     "example_arguments",
     "fuzz_scenarios",
+    "load_profile",
     "load_strategy",
     "loop_core_machine",
     "run_campaign",

@@ -12,6 +12,7 @@ from harness import ProviderError, UsageError
 from harness.fuzz import (
     DECISION_KINDS,
     FAULTS,
+    PROFILE_PREFIX,
     UNIVERSE_KINDS,
     Decision,
     DecisionModel,
@@ -28,6 +29,9 @@ from harness.fuzz import (
 from harness.loop import ModelRequest, ModelSettings
 from harness.tools import Tool, is_valid_name
 
+CI = settings.get_profile(PROFILE_PREFIX + "ci")
+"""Our own fuzz tests run under the registered ``ci`` profile (bounded, derandomised)."""
+
 
 def _all_tools(built: Any) -> list[Any]:
     tools = list(built.tools)
@@ -38,7 +42,7 @@ def _all_tools(built: Any) -> list[Any]:
     return [t for t in tools if isinstance(t, Tool)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(CI, max_examples=40)
 @given(data=st.data(), kind=st.sampled_from(UNIVERSE_KINDS))
 def test_universes_build_with_valid_schemas_and_names(data: st.DataObject, kind: str) -> None:
     spec = data.draw(tool_universes(kind, max_tools=12))
@@ -62,7 +66,7 @@ def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
     first = find(tool_specs(seed=7), lambda spec: True)
     assert "_" in first.name and first.description.endswith(".")
 
-    @settings(max_examples=5, deadline=None, database=None)
+    @settings(CI, max_examples=5, database=None)
     @given(spec=tool_universes("tools", max_tools=5))
     def same(spec: UniverseSpec) -> None:
         seen.append(spec)
@@ -77,7 +81,7 @@ def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
     assert [s.model_dump() for s in seen] == before
 
 
-@settings(max_examples=60, deadline=None)
+@settings(CI, max_examples=60)
 @given(
     moves=decisions(max_turns=8),
     offered=st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=4),
