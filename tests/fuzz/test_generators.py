@@ -156,3 +156,15 @@ def test_the_public_lists_match_the_generators() -> None:
     assert DECISION_KINDS[0] == "call" and "provider_error" in DECISION_KINDS
     only_calls = find(decisions(max_turns=3, kinds=["call"]), lambda moves: len(moves) == 3)
     assert all(d.kind == "call" for d in only_calls)
+
+
+def test_mixed_universes_mix_every_kind() -> None:
+    mixed = tool_universes("mixed", max_tools=10)
+    every = find(
+        mixed,
+        lambda u: bool(u.machine and u.groups and u.sections and u.tools),
+        settings=settings(CI, max_examples=500, database=None),
+    )
+    built = build_universe(every)
+    names = {type(s).__name__ for s in built.strategies}
+    assert {"SectionDisclosure", "StateMachine"} <= names, names
