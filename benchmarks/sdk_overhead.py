@@ -1,26 +1,44 @@
-"""Per-iteration cost of the loop through the real ``openai`` SDK + fake transport vs in-process.
+"""Per-iteration cost of the loop through the real ``openai`` SDK + the wire fake.
 
-The same scripted run (N tool-calling iterations, then an answer) is played by a
-``ScriptedModel`` called in-process, and by the same script served through
-``OpenAIWireTransport`` to ``OpenAIChatModel`` / ``OpenAIResponsesModel`` over the
-real SDK (JSON encoding, HTTP request objects, validation, SSE parsing). Each
-request carries the whole history, so the SDK path grows with N.
+The same scripted run (N ``add`` calls, then an answer) is played by:
 
-Run: ``python benchmarks/sdk_overhead.py`` (``--quick`` for a smoke run; at N=1000
-only the Chat Completions case runs unless ``--all`` is given).
+- ``bare+dumps``: a hand-written loop (dict messages, ``json.loads`` of the
+  arguments) that also ``json.dumps`` the whole request each turn, as any HTTP
+  client must: the baseline every ratio is taken against;
+- ``in-process``: ``harness.run`` with a ``ScriptedModel``;
+- ``chat``, ``chat stream``, ``chat async``, ``responses``, ``responses stream``:
+  ``OpenAIChatModel`` / ``OpenAIResponsesModel`` over the real SDK, served by
+  ``OpenAIWireTransport`` in process (JSON both ways, HTTP objects, SSE parsing).
+
+Every timed run is checked: each call answered with a non-error result holding
+the right sum, and the expected final answer. Timing: best of the repeats, GC off
+while timing (as in ``loop_overhead.py``). The target is each SDK case within 2x
+of ``bare+dumps`` at N=100 and N=1000.
+
+Run: ``python benchmarks/sdk_overhead.py`` (``--quick`` for a smoke run).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
+import json
 import time
 from collections.abc import Callable
 from typing import Any
 
-from harness import ScriptedModel, call, llm_tool, reply, run
-from harness.loop import Model
-from harness.models import OpenAIChatModel, OpenAIResponsesModel, Step, fake_openai_client
+from harness import RunResult, ScriptedModel, Tool, arun, call, llm_tool, reply, run
+from harness.models import (
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    Step,
+    fake_async_openai_client,
+    fake_openai_client,
+)
+
+TARGET = 2.0
+"""Each SDK case within this factor of ``bare+dumps``."""
 
 
 @llm_tool
@@ -29,60 +47,131 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+ADD_DEFINITION = Tool.from_function(add).definition()
+
+
 def _steps(n: int) -> list[Step]:
     return [call("add", {"a": i, "b": 1}) for i in range(n)] + [reply("done")]
 
 
-CASES: dict[str, Callable[[ScriptedModel], Model]] = {
-    "in-process": lambda scripted: scripted,
-    "chat": lambda scripted: OpenAIChatModel(fake_openai_client(scripted), "gpt-bench"),
-    "chat stream": lambda scripted: OpenAIChatModel(
-        fake_openai_client(scripted), "gpt-bench", stream=True
+def check(result: RunResult, n: int) -> None:
+    """Raise unless every one of the ``n`` calls succeeded with the right sum and the run ended."""
+    calls = result.trace.calls
+    failed = [c for c in calls if c.is_error or c.value != int(json.loads(c.arguments)["a"]) + 1]
+    if len(calls) != n or failed or result.output != "done":
+        first = failed[0] if failed else None
+        raise RuntimeError(
+            f"the timed run did not do the work: {len(calls)}/{n} calls, "
+            f"{len(failed)} failed (first: {first!r}), output={result.output!r}"
+        )
+
+
+def bare_dumps(n: int) -> None:
+    """The hand-written loop that serialises the whole request each turn (baseline)."""
+
+    def add_fn(a: int, b: int) -> int:
+        return a + b
+
+    tools: dict[str, Callable[..., Any]] = {"add": add_fn}
+    definitions = [ADD_DEFINITION]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "add numbers"}]
+    results = []
+    for turn in range(n + 1):
+        json.dumps({"model": "gpt-bench", "messages": messages, "tools": definitions})
+        if turn == n:
+            messages.append({"role": "assistant", "content": "done"})
+            break
+        tool_call = {
+            "id": f"call_{turn}",
+            "type": "function",
+            "function": {"name": "add", "arguments": json.dumps({"a": turn, "b": 1})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
+        result = tools[tool_call["function"]["name"]](
+            **json.loads(tool_call["function"]["arguments"])
+        )
+        results.append(result)
+        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": str(result)})
+    if results != [i + 1 for i in range(n)] or messages[-1]["content"] != "done":
+        raise RuntimeError("the bare loop did not do the work")
+
+
+def _sync(factory: Callable[[ScriptedModel], Any]) -> Callable[[int], None]:
+    def go(n: int) -> None:
+        result = run(
+            factory(ScriptedModel(_steps(n))), "add numbers", tools=[add], max_iterations=n + 1
+        )
+        check(result, n)
+
+    return go
+
+
+def _async(factory: Callable[[ScriptedModel], Any]) -> Callable[[int], None]:
+    def go(n: int) -> None:
+        model = factory(ScriptedModel(_steps(n)))
+        result = asyncio.run(arun(model, "add numbers", tools=[add], max_iterations=n + 1))
+        check(result, n)
+
+    return go
+
+
+CASES: dict[str, Callable[[int], None]] = {
+    "bare+dumps": bare_dumps,
+    "in-process": _sync(lambda scripted: scripted),
+    "chat": _sync(lambda s: OpenAIChatModel(fake_openai_client(s), "gpt-bench")),
+    "chat stream": _sync(
+        lambda s: OpenAIChatModel(fake_openai_client(s), "gpt-bench", stream=True)
     ),
-    "responses": lambda scripted: OpenAIResponsesModel(fake_openai_client(scripted), "gpt-bench"),
+    "chat async": _async(lambda s: OpenAIChatModel(fake_async_openai_client(s), "gpt-bench")),
+    "responses": _sync(lambda s: OpenAIResponsesModel(fake_openai_client(s), "gpt-bench")),
+    "responses stream": _sync(
+        lambda s: OpenAIResponsesModel(fake_openai_client(s), "gpt-bench", stream=True)
+    ),
 }
+SDK_CASES = tuple(case for case in CASES if case not in ("bare+dumps", "in-process"))
 
 
-def timed_run(case: str, n: int) -> float:
-    """Seconds for one run of ``n`` iterations through ``case``."""
-    model = CASES[case](ScriptedModel(_steps(n)))
-    gc.collect()
-    start = time.perf_counter()
-    result = run(model, "add numbers", tools=[add], max_iterations=n + 1)
-    elapsed = time.perf_counter() - start
-    if result.output != "done":  # pragma: no cover - the benchmark would be meaningless
-        raise RuntimeError(f"{case}: unexpected output {result.output!r}")
-    return elapsed
+def measure(cases: list[str], n: int, repeats: int) -> dict[str, float]:
+    """Best-of-``repeats`` µs per iteration of each case, interleaved (GC off while timing).
 
-
-def measure(case: str, n: int, repeats: int) -> float:
-    """Best-of-``repeats`` microseconds per iteration."""
-    return min(timed_run(case, n) for _ in range(repeats)) / (n + 1) * 1e6
+    Interleaving (every case once per round) spreads the noise of a shared machine
+    over all cases alike, so their ratios stay meaningful.
+    """
+    best = dict.fromkeys(cases, float("inf"))
+    for _ in range(repeats):
+        for case in cases:
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.perf_counter()
+                CASES[case](n)
+                best[case] = min(best[case], time.perf_counter() - start)
+            finally:
+                gc.enable()
+    return {case: seconds / (n + 1) * 1e6 for case, seconds in best.items()}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     parser.add_argument(
-        "--all", action="store_true", help="every case at N=1000 too (slow: minutes per case)"
+        "--sizes", type=int, nargs="+", help="iterations per run (default 100 1000)"
     )
     args = parser.parse_args(argv)
-    sizes = [5, 20] if args.quick else [100, 1000]
+    sizes = args.sizes or ([5, 20] if args.quick else [100, 1000])
     results: dict[str, Any] = {}
-    header = f"{'N':>6}{'case':>14}{'us/iteration':>15}{'ratio':>9}"
+    header = f"{'N':>6}{'case':>18}{'us/iteration':>15}{'vs bare+dumps':>15}"
     print(header)
     print("-" * len(header))
     for n in sizes:
-        repeats = 1 if args.quick or n >= 1000 else 3
-        base = measure("in-process", n, repeats)
-        results[f"N={n} in-process"] = base
-        print(f"{n:>6}{'in-process':>14}{base:>15.1f}{1.0:>8.1f}x")
-        cases = ("chat", "chat stream", "responses") if n < 1000 or args.all else ("chat",)
-        for case in cases:
-            cost = measure(case, n, repeats)
+        repeats = 1 if args.quick else (5 if n <= 100 else 2)
+        costs = measure(list(CASES), n, repeats)
+        base = costs["bare+dumps"]
+        for case, cost in costs.items():
             results[f"N={n} {case}"] = cost
             results[f"N={n} {case} ratio"] = cost / base
-            print(f"{n:>6}{case:>14}{cost:>15.1f}{cost / base:>8.1f}x")
+            mark = "" if case not in SDK_CASES else ("  ok" if cost / base <= TARGET else "  >2x")
+            print(f"{n:>6}{case:>18}{cost:>15.1f}{cost / base:>14.2f}x{mark}")
     return results
 
 

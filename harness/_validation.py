@@ -68,13 +68,16 @@ def format_names(
     return text
 
 
-def close_matches(name: str, candidates: Iterable[str], *, n: int = 3) -> list[str]:
-    """The candidates closest to ``name`` (best first; case-insensitive), at most ``n``."""
+def close_matches(
+    name: str, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6
+) -> list[str]:
+    """The candidates closest to ``name`` (best first; case-insensitive), at most ``n``,
+    each at least ``cutoff`` similar (``difflib`` ratio)."""
     pool = list(dict.fromkeys(candidates))
     by_lower: dict[str, str] = {}
     for candidate in pool:
         by_lower.setdefault(candidate.lower(), candidate)
-    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=cutoff)
     return [by_lower[match] for match in found]
 
 

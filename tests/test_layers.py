@@ -15,6 +15,7 @@ LAYERS: dict[str, int] = {
     "harness._version": 0,
     "harness._validation": 0,
     "harness._secrets": 0,  # known secret values and scrubbing, used by every layer
+    "harness._extras": 0,
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.loop": 1,

@@ -83,7 +83,7 @@ def build_core(
         options = _options_from(option_overrides or {})
     elif option_overrides:
         raise UsageError("pass either options= or keyword options, not both")
-    toolset = tools.copy() if isinstance(tools, Toolset) else Toolset(tools)
+    toolset = tools.copy() if isinstance(tools, Toolset) else Toolset.of(tools)
     return LoopCore(
         messages=_initial_messages(prompt, system),
         toolset=toolset,

@@ -30,3 +30,15 @@ class RunResult:
     """Summed token usage."""
     state: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     """The run's shared state (blackboard) at the end."""
+
+    def __repr__(self) -> str:
+        # a summary: asyncio.run(arun(...)) formats its result twice on Python 3.11
+        # (signal handler reprs), and a whole history would make that O(history)
+        output = repr(self.output)
+        if len(output) > 80:
+            output = output[:77] + "..."
+        return (
+            f"RunResult(output={output}, iterations={self.iterations}, "
+            f"messages=<{len(self.messages)} messages>, "
+            f"tools_injected={self.tools_injected!r}, usage={self.usage!r})"
+        )

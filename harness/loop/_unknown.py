@@ -8,9 +8,9 @@ the message lists at most ``CLOSEST`` close names (``difflib``) plus the count.
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Sequence
 
+from harness._validation import close_matches
 from harness.messages import ToolCall
 from harness.tools import ToolResult
 
@@ -49,7 +49,7 @@ def closest_names(name: str, names: Sequence[str], n: int = CLOSEST) -> list[str
         ordered = _sorted(names)
         at = bisect.bisect_left(ordered, name)
         pool = ordered[max(0, at - _POOL // 2) : at + _POOL // 2]
-    return difflib.get_close_matches(name, pool, n=n, cutoff=0.5)
+    return close_matches(name, pool, n=n, cutoff=0.5)
 
 
 def unknown_tool_message(name: str, offered: Sequence[str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
@@ -16,6 +17,8 @@ __all__ = ["ToolSpec", "as_tool", "as_tools", "llm_tool", "tool_methods", "tool_
 
 F = TypeVar("F", bound=Callable[..., Any])
 _MARK = "__llm_tool__"
+_BUILT = "__llm_tool_built__"
+"""Where a decorated function keeps its ``Tool`` (with the spec it was built from)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,12 +117,24 @@ def as_tool(
     if not callable(obj):
         raise ToolDefinitionError(repr(obj), ["expected a Tool, a function or a bound method"])
     spec = tool_spec(obj)
+    reusable = (
+        spec is not None
+        and isinstance(obj, types.FunctionType)
+        and not name
+        and description is None
+        and not presets
+    )
+    if reusable:  # a decorated function: its Tool is built once and reused (Tools are immutable)
+        built = obj.__dict__.get(_BUILT)
+        if built is not None and built[0] is spec:
+            reused: Tool = built[1]
+            return reused
     metadata: dict[str, Any] = {}
     if spec is not None:
         metadata = dict(spec.metadata)
         if spec.category is not None:
             metadata["category"] = spec.category
-    return Tool.from_function(
+    tool = Tool.from_function(
         obj,
         name=name or (spec.name if spec else None),
         description=description
@@ -129,6 +144,9 @@ def as_tool(
         args_schema=spec.args_schema if spec else None,
         metadata=metadata,
     )
+    if reusable:
+        obj.__dict__[_BUILT] = (spec, tool)
+    return tool
 
 
 def as_tools(items: Iterable[Tool | Callable[..., Any]]) -> list[Tool]:

@@ -324,6 +324,14 @@ class Tool:
         }
 
     @functools.cached_property
+    def offered_definition(self) -> dict[str, Any]:
+        """``definition()``, built once (tools are immutable): what toolsets offer.
+
+        Shared by every toolset offering this tool: read it, never change it.
+        """
+        return self.definition()
+
+    @functools.cached_property
     def is_async(self) -> bool:
         """True when the handler is a coroutine function (computed once)."""
         return inspect.iscoroutinefunction(self.handler)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from harness._errors import DuplicateToolName, UsageError
 from harness.tools._decorator import as_tool
@@ -18,18 +19,55 @@ class Toolset:
 
     ``names`` and ``definitions()`` are cached and rebuilt only after a change, so
     offering 10,000 tools on every request costs nothing extra per request.
+    Copies share the tools until one of them changes (copy on write).
     """
 
-    __slots__ = ("_definitions", "_names", "_tools", "version")
+    __slots__ = ("_definitions", "_names", "_shared", "_tools", "version")
+
+    _TEMPLATES: ClassVar[list[tuple[tuple[Any, ...], Toolset]]] = []
+    _TEMPLATES_LOCK: ClassVar[threading.Lock] = threading.Lock()
+    _MAX_TEMPLATES: ClassVar[int] = 8
 
     def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._shared = False
         self._names: tuple[str, ...] | None = None
         self._definitions: tuple[dict[str, Any], ...] | None = None
         self.version = 0
         """Incremented on every change; equal versions mean equal contents."""
         for tool in tools:
             self.add(tool)
+
+    @classmethod
+    def of(cls, tools: Iterable[Tool | Callable[..., Any]]) -> Toolset:
+        """A new toolset of ``tools``, like ``Toolset(tools)``, built once per tool list.
+
+        The same tools again (the same ``Tool`` objects and functions, in the same
+        order: every run of a test or a fuzz campaign) reuse the tools, names and
+        definitions built the first time, so a run's start costs the same with 10
+        tools or 10,000. Only lists of ``Tool``s and plain functions are remembered
+        (a bound method would keep its instance alive); a few lists at a time.
+        """
+        items = tuple(tools)
+        with cls._TEMPLATES_LOCK:
+            for key, template in cls._TEMPLATES:
+                if len(key) == len(items) and key == items:
+                    return template.copy()
+        toolset = cls(items)
+        if all(isinstance(item, (Tool, types.FunctionType)) for item in items):
+            toolset.definitions()  # built once here, shared by every copy
+            _ = toolset.names
+            with cls._TEMPLATES_LOCK:
+                cls._TEMPLATES.insert(0, (items, toolset))
+                del cls._TEMPLATES[cls._MAX_TEMPLATES :]
+            return toolset.copy()
+        return toolset
+
+    def _own(self) -> None:
+        """Before a change: stop sharing the tools with copies."""
+        if self._shared:
+            self._tools = dict(self._tools)
+            self._shared = False
 
     def _changed(self) -> None:
         self._names = None
@@ -44,12 +82,15 @@ class Toolset:
             if existing is tool:
                 return tool
             raise DuplicateToolName(tool.name)
+        self._own()
         self._tools[tool.name] = tool
         self._changed()
         return tool
 
     def remove(self, name: str) -> Tool:
         """Remove and return the tool called ``name``."""
+        if name in self._tools:
+            self._own()
         try:
             tool = self._tools.pop(name)
         except KeyError:
@@ -68,8 +109,9 @@ class Toolset:
     def replace(self, tool: Tool) -> Tool | None:
         """Put ``tool`` in place of the tool with its name (or add it); return the old one."""
         old = self._tools.get(tool.name)
-        self._tools[tool.name] = tool
         if old is not tool:
+            self._own()
+            self._tools[tool.name] = tool
             self._changed()
         return old
 
@@ -102,20 +144,45 @@ class Toolset:
     def definitions(self) -> tuple[dict[str, Any], ...]:
         """The OpenAI ``tools`` list (cached until the next change)."""
         if self._definitions is None:
-            self._definitions = tuple(tool.definition() for tool in self._tools.values())
+            self._definitions = tuple(tool.offered_definition for tool in self._tools.values())
         return self._definitions
 
     def view(self) -> Mapping[str, Tool]:
         """A read-only live mapping of the tools by name (no copy)."""
-        return types.MappingProxyType(self._tools)
+        return _ToolsView(self)
 
     def copy(self) -> Toolset:
-        """An independent toolset with the same tools."""
+        """An independent toolset with the same tools (shared until either changes)."""
         clone = Toolset()
-        clone._tools = dict(self._tools)
+        clone._tools = self._tools
+        clone._shared = self._shared = True
         clone._names = self._names  # caches are immutable tuples: share them until a change
         clone._definitions = self._definitions
         return clone
 
     def __repr__(self) -> str:
         return f"Toolset({len(self._tools)} tools: {list(self._tools)[:10]})"
+
+
+class _ToolsView(Mapping[str, Tool]):
+    """A read-only live mapping over a toolset's tools (it follows copy on write)."""
+
+    __slots__ = ("_toolset",)
+
+    def __init__(self, toolset: Toolset) -> None:
+        self._toolset = toolset
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._toolset._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._toolset._tools
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._toolset._tools)
+
+    def __len__(self) -> int:
+        return len(self._toolset._tools)
+
+    def __repr__(self) -> str:
+        return f"<tools view: {list(self._toolset._tools)[:10]}>"

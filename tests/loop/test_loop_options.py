@@ -262,3 +262,21 @@ def test_context_is_per_run_and_state_is_shared() -> None:
     result = run(model, "go", tools=[bump], state=state)
     assert [c.value for c in result.trace.calls] == [1, 2]
     assert state == {"n": 2} and result.state is state
+
+
+def test_run_result_repr_is_a_short_summary() -> None:
+    from harness import RunResult, Trace, Usage
+    from harness.messages import UserMessage
+
+    result = RunResult(
+        output="x" * 500,
+        messages=[UserMessage(content="secret-ish " * 100)] * 1000,
+        iterations=1000,
+        tools_injected=["a"],
+        trace=Trace(),
+        usage=Usage(),
+    )
+    text = repr(result)
+    assert len(text) < 300
+    assert "iterations=1000" in text and "<1000 messages>" in text and "'a'" in text
+    assert "secret-ish" not in text

@@ -14,8 +14,9 @@ from openai.types.responses import ResponseStreamEvent
 from pydantic import TypeAdapter
 from wire_helpers import KINDS, RESPONSES_TOOLS, TOOLS, Canned, model_request
 
+from harness import UsageError
 from harness.loop import ModelResponse
-from harness.messages import AssistantMessage
+from harness.messages import AssistantMessage, ToolCall
 from harness.models import (
     FAKE_BASE_URL,
     OpenAIChatModel,
@@ -196,3 +197,71 @@ def test_small_chunk_size_splits_arguments_finely() -> None:
             "/chat/completions", json={"model": "m", "messages": USER, "stream": True}
         ).text
     assert text.count('"arguments":"') > len(KINDS["tool_call"].message.tool_calls[0].arguments)
+
+
+def _big_call(size: int) -> ModelResponse:
+    arguments = json.dumps({"blob": "x" * size})
+    return ModelResponse(
+        message=AssistantMessage(
+            tool_calls=(ToolCall(id="call_big", name="store", arguments=arguments),)
+        ),
+        finish_reason="tool_calls",
+    )
+
+
+@pytest.mark.parametrize("path", ["/chat/completions", "/responses"])
+def test_large_payloads_stream_in_a_bounded_number_of_deltas(path: str) -> None:
+    text = " ".join(f"word{i}" for i in range(5000))
+    for response, field in (
+        (_big_call(100_000), "arguments"),
+        (ModelResponse(message=AssistantMessage(content=text)), "text"),
+    ):
+        events = _raw_events(
+            Canned(response), path, {"model": "m", "input": "hi", "messages": USER, "stream": True}
+        )
+        datas = [json.loads(d) for _, d in events if d != "[DONE]"]
+        if path == "/chat/completions":
+            deltas = [d["choices"][0]["delta"] for d in datas if d["choices"]]
+            if field == "arguments":
+                pieces = [
+                    c["function"]["arguments"]
+                    for d in deltas
+                    for c in d.get("tool_calls", [])
+                    if c["function"].get("arguments")
+                ]
+                expected = response.message.tool_calls[0].arguments
+            else:
+                pieces = [d["content"] for d in deltas if d.get("content")]
+                expected = text
+        else:
+            kind = (
+                "response.function_call_arguments.delta"
+                if field == "arguments"
+                else "response.output_text.delta"
+            )
+            pieces = [d["delta"] for d in datas if d["type"] == kind]
+            expected = response.message.tool_calls[0].arguments if field == "arguments" else text
+        assert 1 < len(pieces) <= 64
+        assert "".join(pieces) == expected
+
+
+def test_max_chunks_is_configurable_and_validated() -> None:
+    transport = OpenAIWireTransport(Canned(_big_call(1000)), max_chunks=4)
+    with httpx2.Client(transport=transport, base_url=FAKE_BASE_URL) as http:
+        text = http.post(
+            "/chat/completions", json={"model": "m", "messages": USER, "stream": True}
+        ).text
+    assert text.count('"arguments":"') == 1 + 4  # the header's empty string, then 4 pieces
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(UsageError, match="max_chunks must be a positive int"):
+            OpenAIWireTransport(Canned(_big_call(1)), max_chunks=bad)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="chunk_chars must be a positive int"):
+        OpenAIWireTransport(Canned(_big_call(1)), chunk_chars=0)
+
+
+@pytest.mark.parametrize("adapter", [OpenAIChatModel, OpenAIResponsesModel])
+def test_a_megabyte_argument_streams_through_the_sdk_intact(adapter: type) -> None:
+    expected = _big_call(1_000_000)
+    model = adapter(fake_openai_client(Canned(expected)), "m", stream=True)
+    got = model.request(model_request())
+    assert got.message.tool_calls[0].arguments == expected.message.tool_calls[0].arguments

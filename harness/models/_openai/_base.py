@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from harness._errors import UsageError
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._openai._common import client_kind, map_openai_error, secrets_of
+from harness.models._openai._fast import post_args
 from harness.models._openai._read import not_json
 
 if TYPE_CHECKING:
@@ -53,8 +54,29 @@ class OpenAIAdapter(Model):
         """The SDK call's keyword arguments for ``request``."""
 
     @abstractmethod
-    def _create(self, client: Any) -> Any:
-        """The SDK's ``create`` method for this API (e.g. ``client.responses.create``)."""
+    def _resource(self, client: Any) -> Any:
+        """The SDK resource whose ``create`` this API uses (e.g. ``client.responses``)."""
+
+    @abstractmethod
+    def _wire_exact(self) -> tuple[frozenset[str], Any]:
+        """Params this adapter builds as plain JSON, and the SDK's params ``TypedDict``.
+
+        ``params()`` builds the history as plain JSON; a subclass that overrides
+        ``params()`` trusts nothing, so every value is checked before the fast path.
+        """
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        """Post ``params`` like the SDK's ``create`` would, skipping its request transform.
+
+        Returns what ``create`` returns (awaitable with an async client).
+        """
+        resource = self._resource(self.client)
+        trusted, params_type = self._wire_exact()
+        fast = post_args(resource, params, trusted=trusted, params_type=params_type)
+        if fast is None:
+            return resource.create(**params)
+        path, arguments = fast
+        return resource._post(path, **arguments)
 
     @abstractmethod
     def _read(self, result: Any) -> ModelResponse:
@@ -75,9 +97,9 @@ class OpenAIAdapter(Model):
         params = self.params(request)
         try:
             if self.stream:
-                with self._create(self.client)(**params) as stream:
+                with self._send(params) as stream:
                     return self._read_stream(stream)
-            return self._read(self._create(self.client)(**params))
+            return self._read(self._send(params))
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
@@ -91,10 +113,10 @@ class OpenAIAdapter(Model):
         params = self.params(request)
         try:
             if self.stream:
-                async with await self._create(self.client)(**params) as stream:
+                async with await self._send(params) as stream:
                     events = [event async for event in stream]
                 return self._read_stream(events)
-            return self._read(await self._create(self.client)(**params))
+            return self._read(await self._send(params))
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it

@@ -13,12 +13,13 @@ from harness.loop import (
     ModelResponse,
     Usage,
 )
-from harness.messages import AssistantMessage, ToolCall, ToolMessage, to_openai
+from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, to_openai
 from harness.models._openai._base import OpenAIAdapter
 from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )
+from harness.models._openai._history import WireHistory
 from harness.models._openai._read import (
     MALFORMED,
     error_body_message,
@@ -53,6 +54,7 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _CHOICES = frozenset({"auto", "none", "required"})
+_TRUSTED = frozenset({"messages"})  # built by to_openai from validated messages: plain JSON
 
 
 def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
@@ -61,24 +63,31 @@ def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
     return choice if isinstance(choice, str) else dict(choice)
 
 
+def _wire_message(message: Message) -> dict[str, Any]:
+    data = to_openai(message)
+    if isinstance(message, ToolMessage):
+        data.pop("name", None)
+    return data
+
+
 def chat_params(
     request: ModelRequest,
     *,
     model: str,
     stream: bool = False,
     defaults: Mapping[str, Any] | None = None,
+    history: WireHistory | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``client.chat.completions.create`` for one request.
 
     ``defaults`` (temperature, max_tokens, ...) apply first; the request's
-    ``settings.extra`` overrides them.
+    ``settings.extra`` overrides them. ``history`` converts only the messages
+    added since the previous request.
     """
-    messages = []
-    for message in request.messages:
-        data = to_openai(message)
-        if isinstance(message, ToolMessage):
-            data.pop("name", None)
-        messages.append(data)
+    if history is not None:
+        messages = history.convert(request.messages)
+    else:
+        messages = [_wire_message(message) for message in request.messages]
     params: dict[str, Any] = {"model": model, "messages": messages}
     settings = request.settings
     params.update(tool_params(request, dict, _tool_choice))
@@ -268,12 +277,32 @@ class OpenAIChatModel(OpenAIAdapter):
 
     default_capabilities = OPENAI_CHAT_CAPABILITIES
 
+    _history: WireHistory | None = None
+
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The SDK call's keyword arguments for ``request``."""
-        return chat_params(request, model=self.model, stream=self.stream, defaults=self.defaults)
+        if self._history is None:
+            self._history = WireHistory(_wire_message)
+        return chat_params(
+            request,
+            model=self.model,
+            stream=self.stream,
+            defaults=self.defaults,
+            history=self._history,
+        )
 
-    def _create(self, client: Any) -> Any:
-        return client.chat.completions.create
+    def end_run(self, *, completed: bool) -> None:
+        if self._history is not None:
+            self._history.clear()
+
+    def _resource(self, client: Any) -> Any:
+        return client.chat.completions
+
+    def _wire_exact(self) -> tuple[frozenset[str], Any]:
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+        own = type(self).params is OpenAIChatModel.params
+        return (_TRUSTED if own else frozenset()), CompletionCreateParamsBase
 
     def _read(self, result: Any) -> ModelResponse:
         return chat_response_from_completion(result)

@@ -48,6 +48,7 @@ OPENAI_RESPONSES_CAPABILITIES = ModelCapabilities(
 """What the Responses API supports."""
 
 _CHOICES = frozenset({"auto", "none", "required"})
+_TRUSTED = frozenset({"input"})  # built by _input from validated messages: plain JSON
 _INCOMPLETE: dict[str, FinishReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
@@ -325,8 +326,14 @@ class OpenAIResponsesModel(OpenAIAdapter):
             include_reasoning=self.include_reasoning,
         )
 
-    def _create(self, client: Any) -> Any:
-        return client.responses.create
+    def _resource(self, client: Any) -> Any:
+        return client.responses
+
+    def _wire_exact(self) -> tuple[frozenset[str], Any]:
+        from openai.types.responses.response_create_params import ResponseCreateParamsBase
+
+        own = type(self).params is OpenAIResponsesModel.params
+        return (_TRUSTED if own else frozenset()), ResponseCreateParamsBase
 
     def _read(self, result: Any) -> ModelResponse:
         response: Response = result

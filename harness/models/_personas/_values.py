@@ -17,6 +17,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from harness._extras import require
+
 __all__ = ["SchemaValues", "wrong_type_value"]
 
 _MAX_DEPTH = 5
@@ -54,9 +56,8 @@ class SchemaValues:
 
     def _fake(self, rng: random.Random) -> Any:
         if self._faker is None:
-            from faker import Faker
-
-            self._faker = Faker("en_US")
+            faker = require("faker", "persona models (schema-valid argument values)")
+            self._faker = faker.Faker("en_US")
         self._faker.seed_instance(rng.getrandbits(32))
         return self._faker
 

@@ -41,6 +41,24 @@ def _show(names: Sequence[str]) -> str:
     return format_names(names, quote=False)
 
 
+_NAME_SETS: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {}
+_MAX_NAME_SETS = 16
+
+
+def _name_set(names: tuple[str, ...]) -> frozenset[str]:
+    """``frozenset(names)``, remembered for the last few tuples seen by identity
+    (toolsets reuse their names tuple across requests and runs, so a fresh model need
+    not rebuild the set for 10,000 tools)."""
+    known = _NAME_SETS.get(id(names))
+    if known is not None and known[0] is names:
+        return known[1]
+    found = frozenset(names)
+    if len(_NAME_SETS) >= _MAX_NAME_SETS:
+        _NAME_SETS.clear()
+    _NAME_SETS[id(names)] = (names, found)  # the tuple is kept, so its id stays its own
+    return found
+
+
 class ScriptedModel(Model):
     """A fake model that plays a script.
 
@@ -103,7 +121,7 @@ class ScriptedModel(Model):
         names = request.tool_names
         if names is not self._names_key:
             self._names_key = names
-            self._name_set = frozenset(names)
+            self._name_set = _name_set(names)
         while True:
             if self.position >= len(self.steps):
                 raise ScriptError(

@@ -15,7 +15,14 @@ from harness._errors import ProviderError, UsageError
 from harness._validation import check_choice
 from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
-from harness.models._wire._common import IdSource, WireRequest, now
+from harness.models._wire._common import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHUNKS,
+    AcceptedHistory,
+    IdSource,
+    WireRequest,
+    now,
+)
 from harness.models._wire._errors import WireError, provider_error_to_wire
 from harness.models._wire._messages import (
     is_messages_route,
@@ -81,19 +88,33 @@ class WireApp:
     longer declared is rejected).
     """
 
-    def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        profile: Profile = "default",
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
+        max_chunks: int = DEFAULT_MAX_CHUNKS,
+    ) -> None:
         if not isinstance(model, Model):
             raise UsageError(f"the fake server serves a harness Model, got {model!r}")
         check_choice(profile, Profile, name="profile")
         self.model = model
         self.profile: Profile = profile
-        self.chunk_chars = max(1, int(chunk_chars))
+        for name, value in (("chunk_chars", chunk_chars), ("max_chunks", max_chunks)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name} must be a positive int, got {name}={value!r}")
+        self.chunk_chars = chunk_chars
+        """Characters per streamed argument delta."""
+        self.max_chunks = max_chunks
+        """At most this many deltas per streamed text or argument (larger deltas beyond)."""
         self.requests: list[RecordedRequest] = []
         """Every request received, in order (retries included)."""
         self.responses: list[ModelResponse | None] = []
         """The model's answer to each request of ``requests`` (``None`` when it had none)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
+        self._accepted = AcceptedHistory()  # the last chat history, to read the next one fast
 
     # -- the two halves around the model call ------------------------------------------
 
@@ -146,7 +167,14 @@ class WireApp:
             if not isinstance(decoded, dict):
                 raise WireError(400, _BAD_JSON)
             if route == "/chat/completions":
-                return index, parse_chat_request(decoded, profile=self.profile)
+                with self._lock:
+                    accepted = self._accepted
+                wire = parse_chat_request(decoded, profile=self.profile, accepted=accepted)
+                with self._lock:
+                    self._accepted = AcceptedHistory(
+                        raw=decoded["messages"], messages=tuple(wire.request.messages)
+                    )
+                return index, wire
             return index, parse_responses_request(decoded, profile=self.profile)
         except WireError as exc:
             return index, self._error(exc)
@@ -181,7 +209,13 @@ class WireApp:
             return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         if wire.stream:
             stream = stream_chat if chat else stream_response
-            chunks = stream(wire, response, self._ids, chunk_chars=self.chunk_chars)
+            chunks = stream(
+                wire,
+                response,
+                self._ids,
+                chunk_chars=self.chunk_chars,
+                max_chunks=self.max_chunks,
+            )
             headers = {**self._headers(), "content-type": "text/event-stream; charset=utf-8"}
             return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         data = (render_chat if chat else render_response)(wire, response, self._ids)

@@ -9,6 +9,9 @@ from harness._errors import UsageError
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message, from_openai
 from harness.models._wire._common import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHUNKS,
+    AcceptedHistory,
     IdSource,
     WireRequest,
     count_iteration,
@@ -110,8 +113,17 @@ def _settings(body: Mapping[str, Any]) -> ModelSettings:
     )
 
 
-def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default") -> WireRequest:
-    """Validate a ``POST /v1/chat/completions`` body like the API; ``WireError`` if invalid."""
+def parse_chat_request(
+    body: Mapping[str, Any],
+    *,
+    profile: Profile = "default",
+    accepted: AcceptedHistory | None = None,
+) -> WireRequest:
+    """Validate a ``POST /v1/chat/completions`` body like the API; ``WireError`` if invalid.
+
+    With ``accepted`` (the previous accepted history), a body that repeats it only
+    has its new messages parsed and validated.
+    """
     model = require_model(body)
     raw_messages = body.get("messages")
     if raw_messages is not None and not isinstance(raw_messages, list):
@@ -127,12 +139,14 @@ def parse_chat_request(body: Mapping[str, Any], *, profile: Profile = "default")
             param="messages",
             code="missing_required_parameter" if raw_messages is None else "empty_array",
         )
-    messages = [_message(m, i) for i, m in enumerate(raw_messages)]
+    reuse = accepted.reusable(raw_messages) if accepted is not None else 0
+    messages = list(accepted.messages[:reuse]) if accepted is not None else []
+    messages.extend(_message(m, i) for i, m in enumerate(raw_messages[reuse:], reuse))
     tools = body.get("tools") or []
     if not isinstance(tools, list):
         raise WireError(400, "Invalid type for 'tools': expected an array.", param="tools")
     validate_tools(tools, api="chat")
-    validate_history(messages, api="chat")
+    validate_history(messages, api="chat", start=reuse)
     names = tuple(str(t["function"]["name"]) for t in tools)
     if profile == "strict":
         validate_strict(messages, names, api="chat")
@@ -193,7 +207,12 @@ def render_chat(wire: WireRequest, response: ModelResponse, ids: IdSource) -> di
 
 
 def stream_chat(
-    wire: WireRequest, response: ModelResponse, ids: IdSource, *, chunk_chars: int = 8
+    wire: WireRequest,
+    response: ModelResponse,
+    ids: IdSource,
+    *,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
 ) -> list[bytes]:
     """The SSE events of one response: role, content / refusal / tool-call deltas, finish,
     an optional usage-only chunk, then ``data: [DONE]``."""
@@ -227,9 +246,9 @@ def stream_chat(
         first["refusal"] = ""
     # like the API: a tool-call-only turn carries its first call header in the role chunk
     merge_first = bool(calls) and message.content is None and message.refusal is None
-    for piece in words(message.content) if message.content else ():
+    for piece in words(message.content, max_chunks) if message.content else ():
         events.append(chunk({"content": piece}))
-    for piece in words(message.refusal) if message.refusal else ():
+    for piece in words(message.refusal, max_chunks) if message.refusal else ():
         events.append(chunk({"refusal": piece}))
     for index, call in enumerate(calls):
         header = {
@@ -242,7 +261,7 @@ def stream_chat(
             first["tool_calls"] = [header]
         else:
             events.append(chunk({"tool_calls": [header]}))
-        for piece in _argument_pieces(call["function"]["arguments"], chunk_chars):
+        for piece in _argument_pieces(call["function"]["arguments"], chunk_chars, max_chunks):
             events.append(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             )
@@ -254,5 +273,5 @@ def stream_chat(
     return events
 
 
-def _argument_pieces(arguments: str, size: int) -> Sequence[str]:
-    return [p for p in fragments(arguments, size) if p]
+def _argument_pieces(arguments: str, size: int, max_chunks: int) -> Sequence[str]:
+    return [p for p in fragments(arguments, size, max_chunks) if p]

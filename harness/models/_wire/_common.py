@@ -47,6 +47,27 @@ class WireRequest:
     """The decoded JSON body (echoed fields come from here)."""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class AcceptedHistory:
+    """The last history the server accepted for one API, to read the next one incrementally.
+
+    An accepted history has every tool call answered, so a request that repeats
+    it and adds messages only needs the new messages parsed and validated.
+    """
+
+    raw: list[Any] = dataclasses.field(default_factory=list)
+    """The history as decoded from the request body."""
+    messages: tuple[Message, ...] = ()
+    """The same history, parsed."""
+
+    def reusable(self, raw: list[Any]) -> int:
+        """How many leading messages of ``raw`` are this history (0 when it does not extend it)."""
+        size = len(self.raw)
+        if size and len(raw) >= size and raw[:size] == self.raw:
+            return size
+        return 0
+
+
 class IdSource:
     """Unique, readable ids (``chatcmpl-harness000001``), thread-safe."""
 
@@ -163,16 +184,36 @@ def usage_responses(usage: Usage) -> dict[str, Any]:
     }
 
 
-def words(text: str) -> list[str]:
-    """Split text into word-sized deltas (leading whitespace kept), like token streaming."""
-    return _WORDS.findall(text) or [text]
+DEFAULT_CHUNK_CHARS = 8
+"""Characters per streamed argument delta: a provider sends a token or two at a time."""
+DEFAULT_MAX_CHUNKS = 64
+"""At most this many deltas per streamed text or argument string: longer strings get
+larger deltas, so a large payload stays a few dozen events (a real provider would
+send a token per delta; the SDK's cost per event makes that needlessly slow here)."""
 
 
-def fragments(text: str, size: int) -> Iterator[str]:
-    """Split ``text`` into pieces of at most ``size`` characters (at least one piece)."""
+def words(text: str, max_chunks: int = DEFAULT_MAX_CHUNKS) -> list[str]:
+    """Split text into word-sized deltas (leading whitespace kept), like token streaming.
+
+    At most ``max_chunks`` deltas: when there are more words, neighbours are joined.
+    """
+    pieces = _WORDS.findall(text) or [text]
+    if len(pieces) <= max_chunks:
+        return pieces
+    per = -(-len(pieces) // max(1, max_chunks))
+    return ["".join(pieces[start : start + per]) for start in range(0, len(pieces), per)]
+
+
+def fragments(text: str, size: int, max_chunks: int | None = None) -> Iterator[str]:
+    """Split ``text`` into pieces of ``size`` characters (at least one piece).
+
+    With ``max_chunks``, pieces grow so that there are at most that many.
+    """
     if not text:
         yield ""
         return
+    if max_chunks is not None:
+        size = max(size, -(-len(text) // max(1, max_chunks)))
     for start in range(0, len(text), size):
         yield text[start : start + size]
 

@@ -16,6 +16,8 @@ from harness.messages import (
     UserMessage,
 )
 from harness.models._wire._common import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_CHUNKS,
     IdSource,
     WireRequest,
     count_iteration,
@@ -263,7 +265,12 @@ def render_response(wire: WireRequest, response: ModelResponse, ids: IdSource) -
 
 
 def stream_response(
-    wire: WireRequest, response: ModelResponse, ids: IdSource, *, chunk_chars: int = 8
+    wire: WireRequest,
+    response: ModelResponse,
+    ids: IdSource,
+    *,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
 ) -> list[bytes]:
     """The Responses API event stream (``event:`` + ``data:`` lines) for one response."""
     counter = itertools.count()
@@ -284,14 +291,14 @@ def stream_response(
                 item={**item, "status": "in_progress", "content": []},
             )
             for part_index, part in enumerate(item["content"]):
-                _stream_part(emit, item["id"], index, part_index, part)
+                _stream_part(emit, item["id"], index, part_index, part, max_chunks)
         else:
             emit(
                 "response.output_item.added",
                 output_index=index,
                 item={**item, "status": "in_progress", "arguments": ""},
             )
-            for piece in fragments(item["arguments"], chunk_chars):
+            for piece in fragments(item["arguments"], chunk_chars, max_chunks):
                 if piece:
                     emit(
                         "response.function_call_arguments.delta",
@@ -313,7 +320,12 @@ def stream_response(
 
 
 def _stream_part(
-    emit: Any, item_id: str, index: int, part_index: int, part: dict[str, Any]
+    emit: Any,
+    item_id: str,
+    index: int,
+    part_index: int,
+    part: dict[str, Any],
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
 ) -> None:
     where = {"item_id": item_id, "output_index": index, "content_index": part_index}
     if part["type"] == "output_text":
@@ -322,12 +334,12 @@ def _stream_part(
             **where,
             part={"type": "output_text", "text": "", "annotations": [], "logprobs": []},
         )
-        for piece in words(part["text"]):
+        for piece in words(part["text"], max_chunks):
             emit("response.output_text.delta", **where, delta=piece, logprobs=[])
         emit("response.output_text.done", **where, text=part["text"], logprobs=[])
     else:
         emit("response.content_part.added", **where, part={"type": "refusal", "refusal": ""})
-        for piece in words(part["refusal"]):
+        for piece in words(part["refusal"], max_chunks):
             emit("response.refusal.delta", **where, delta=piece)
         emit("response.refusal.done", **where, refusal=part["refusal"])
     emit("response.content_part.done", **where, part=part)

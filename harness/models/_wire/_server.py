@@ -12,6 +12,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp
+from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.models._wire._errors import WireError
 from harness.models._wire._validation import Profile
 
@@ -176,7 +177,8 @@ class WireServer:
         host: str = "127.0.0.1",
         port: int = 0,
         profile: Profile = "default",
-        chunk_chars: int = 8,
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
+        max_chunks: int = DEFAULT_MAX_CHUNKS,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
@@ -195,7 +197,7 @@ class WireServer:
             )
         if not isinstance(port, int) or not 0 <= port <= 65535:
             raise UsageError(f"port must be 0 (any free port) to 65535, got {port!r}")
-        self.app = WireApp(model, profile=profile, chunk_chars=chunk_chars)
+        self.app = WireApp(model, profile=profile, chunk_chars=chunk_chars, max_chunks=max_chunks)
         self._address = (host, port)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

@@ -13,6 +13,7 @@ import httpx2
 
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp, WireReply
+from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
@@ -51,8 +52,15 @@ class OpenAIWireTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
     other exception from the model propagates unchanged, so script errors surface.
     """
 
-    def __init__(self, model: Model, *, profile: Profile = "default", chunk_chars: int = 8) -> None:
-        self.app = WireApp(model, profile=profile, chunk_chars=chunk_chars)
+    def __init__(
+        self,
+        model: Model,
+        *,
+        profile: Profile = "default",
+        chunk_chars: int = DEFAULT_CHUNK_CHARS,
+        max_chunks: int = DEFAULT_MAX_CHUNKS,
+    ) -> None:
+        self.app = WireApp(model, profile=profile, chunk_chars=chunk_chars, max_chunks=max_chunks)
 
     @property
     def requests(self) -> list[RecordedRequest]:

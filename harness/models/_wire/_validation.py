@@ -116,23 +116,31 @@ def _schema_problem(schema_json: str) -> str | None:
 
 
 def validate_history(
-    messages: Sequence[Message], *, api: Api, where: Callable[[int], str] | None = None
+    messages: Sequence[Message],
+    *,
+    api: Api,
+    where: Callable[[int], str] | None = None,
+    start: int = 0,
 ) -> None:
     """Every tool result answers an earlier call; every call is answered (400 otherwise).
 
     Chat Completions needs the results right after the assistant message that made
-    the calls; the Responses API only needs each output after its call.
+    the calls; the Responses API only needs each output after its call. ``start``
+    skips a prefix already accepted as a whole history (Chat Completions only).
     """
     if api == "chat":
-        _validate_chat_order(messages, where or (lambda i: f"messages.[{i}].role"))
+        _validate_chat_order(messages, where or (lambda i: f"messages.[{i}].role"), start)
     else:
         _validate_responses_order(messages)
 
 
-def _validate_chat_order(messages: Sequence[Message], where: Callable[[int], str]) -> None:
+def _validate_chat_order(
+    messages: Sequence[Message], where: Callable[[int], str], start: int = 0
+) -> None:
     pending: dict[str, None] = {}
     opened_at = 0
-    for index, message in enumerate(messages):
+    for index in range(start, len(messages)):
+        message = messages[index]
         if isinstance(message, ToolMessage):
             if message.tool_call_id not in pending:
                 raise WireError(

@@ -1,0 +1,188 @@
+"""Send wire-exact params through the SDK without its request transform.
+
+``client.chat.completions.create(**params)`` runs the SDK's ``maybe_transform``
+over every argument before posting: a walk of the whole history guided by the
+params' ``TypedDict`` types, on every turn. For plain JSON values that walk is
+the identity (the SDK's params types rename no keys), and it costs far more
+than serialising the body. So the adapters post the body themselves, with what
+the SDK's own ``create`` would use: the path, the body keys in the SDK's order,
+the request options, ``cast_to`` and the stream class. Responses, streams and
+errors are the SDK's own.
+
+Those are learned from the installed SDK, not copied: ``create`` is called once
+per params shape on a stand-in whose ``_post`` records its arguments, with
+``None`` in place of each value. Whenever anything is unusual (a key the SDK
+renames or drops, a value that is not plain JSON, an SDK whose ``create`` does
+more than post) the request goes through ``create`` unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["has_aliases", "is_plain_json", "post_args"]
+
+_OPTION_KEYS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
+"""``create`` arguments that become request options rather than body keys."""
+_MAX_PLANS = 256
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Plan:
+    path: str
+    order: tuple[str, ...]
+    options: Mapping[str, Any]
+    cast_to: Any
+    stream: Any
+    stream_cls: Any
+
+
+class _Posted(Exception):
+    def __init__(self, path: str, arguments: dict[str, Any]) -> None:
+        super().__init__(path)
+        self.path = path
+        self.arguments = arguments
+
+
+class _Recorder:
+    """Stands in for an SDK resource: records what ``create`` would post."""
+
+    __slots__ = ()
+
+    def _post(self, path: str, **arguments: Any) -> Any:
+        raise _Posted(path, arguments)
+
+
+_PLANS: dict[tuple[type, frozenset[str], Any], _Plan | None] = {}
+_ALIASES: dict[type, bool] = {}
+
+
+def is_plain_json(value: Any) -> bool:
+    """Whether ``value`` is made only of dict/list/tuple/str/int/float/bool/None.
+
+    For such values the SDK's request transform changes nothing (it converts
+    tuples to lists, which serialise alike) and the JSON is the same.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return True
+    if kind is dict:
+        return all(type(key) is str and is_plain_json(item) for key, item in value.items())
+    if kind is list or kind is tuple:
+        return all(is_plain_json(item) for item in value)
+    return False
+
+
+def has_aliases(params_type: Any) -> bool:
+    """Whether the SDK renames any key anywhere under ``params_type`` (a ``TypedDict``).
+
+    The fast path relies on the transform keeping key names; a future SDK that
+    aliases one turns the fast path off for that API.
+    """
+    if params_type not in _ALIASES:
+        _ALIASES[params_type] = _aliased(params_type, set())
+    return _ALIASES[params_type]
+
+
+def _aliased(tp: Any, seen: set[int]) -> bool:
+    if id(tp) in seen:
+        return False
+    seen.add(id(tp))
+    for meta in getattr(tp, "__metadata__", ()):  # Annotated[...]
+        if getattr(meta, "alias", None) is not None:
+            return True
+    if typing.is_typeddict(tp):
+        try:
+            hints = typing.get_type_hints(tp, include_extras=True)
+        except Exception:  # unresolvable annotations: assume the worst
+            return True
+        return any(_aliased(hint, seen) for hint in hints.values())
+    return any(_aliased(arg, seen) for arg in typing.get_args(tp))
+
+
+def _probe(resource: type, params: Mapping[str, Any]) -> _Plan | None:
+    placeholders = {
+        key: value if key in _OPTION_KEYS or key == "stream" else None
+        for key, value in params.items()
+    }
+    try:
+        result = resource.create(_Recorder(), **placeholders)  # type: ignore[attr-defined]
+        if inspect.iscoroutine(result):
+            try:
+                result.send(None)
+            finally:
+                result.close()
+    except _Posted as posted:
+        return _plan(posted, params)
+    except Exception:  # e.g. an unknown argument: create() itself will say so
+        return None
+    return None
+
+
+def _plan(posted: _Posted, params: Mapping[str, Any]) -> _Plan | None:
+    arguments = posted.arguments
+    body = arguments.get("body")
+    if type(body) is not dict:
+        return None
+    expected = {key for key in params if key not in _OPTION_KEYS}
+    if set(body) != expected:  # the SDK renamed or dropped a key
+        return None
+    for key, value in body.items():
+        if value is not (params[key] if key == "stream" else None):
+            return None
+    if set(arguments) - {"body", "options", "cast_to", "stream", "stream_cls"}:
+        return None
+    return _Plan(
+        path=posted.path,
+        order=tuple(body),
+        options=arguments.get("options") or {},
+        cast_to=arguments.get("cast_to"),
+        stream=arguments.get("stream", False),
+        stream_cls=arguments.get("stream_cls"),
+    )
+
+
+def post_args(
+    resource: Any,
+    params: Mapping[str, Any],
+    *,
+    trusted: frozenset[str] = frozenset(),
+    params_type: Any = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """The path and ``_post`` keyword arguments that send ``params`` like ``create`` would.
+
+    ``trusted`` names params the caller built as plain JSON itself (the history),
+    which are not walked again; every other value must be plain JSON. ``None``
+    means: call ``create(**params)`` instead.
+    """
+    if params_type is not None and has_aliases(params_type):
+        return None
+    for key, value in params.items():
+        if key not in trusted and key not in _OPTION_KEYS and not is_plain_json(value):
+            return None
+    cls = type(resource)
+    if _OPTION_KEYS.isdisjoint(params):
+        cache_key = (cls, frozenset(params), params.get("stream"))
+        if cache_key in _PLANS:
+            plan = _PLANS[cache_key]
+        else:
+            plan = _probe(cls, params)
+            if len(_PLANS) >= _MAX_PLANS:
+                _PLANS.clear()
+            _PLANS[cache_key] = plan
+    else:  # options carry caller values: never cached
+        plan = _probe(cls, params)
+    if plan is None:
+        return None
+    arguments = {
+        "body": {key: params[key] for key in plan.order},
+        "options": dict(plan.options),
+        "cast_to": plan.cast_to,
+        "stream": plan.stream,
+        "stream_cls": plan.stream_cls,
+    }
+    return plan.path, arguments
