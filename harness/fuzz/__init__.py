@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import typing
 
+from harness._extras import require as _require
 from harness._lazy import lazy_exports as _lazy_exports
+
+# hypothesis (and faker) come with the ``fuzz`` extra; ``import harness`` never needs
+# them, and without them this import says which extra to install.
+_require("hypothesis", "harness.fuzz (fuzzing)")
+_require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:
     from harness.fuzz._campaign import (
