@@ -25,10 +25,15 @@ STRATEGY = "unfolding"
 """The strategy name facade changes carry in the trace."""
 ALL_CATEGORIES = "all"
 """The category that reveals every inner tool."""
-EXCLUSIVE_KEY = "harness.unfolding.exclusive"
-"""Where the run's shared state records the exclusive facade that unfolded: a tuple of
-its name and the names of the facades nested in it (the only ones that may still
-unfold)."""
+
+
+class _Exclusive:
+    """Key of the per-run record of the exclusive facade that unfolded (``claim``: its
+    name and the names of the facades nested in it, the only ones that may still unfold).
+    Per run, never in the shared ``state``, so a reused state dict does not carry it."""
+
+
+_EXCLUSIVE = _Exclusive()
 
 ToolLike = Tool | Callable[..., Any]
 Selector = Callable[..., Any]
@@ -274,11 +279,12 @@ class _Unfolder:
         self, context: InjectionContext, guide: Tool, adding: Sequence[Tool], what: str
     ) -> ToolsetChange:
         spec = self.spec
-        claim = context.state.get(EXCLUSIVE_KEY)
-        if isinstance(claim, tuple) and spec.name not in claim:
+        record = context.state_for(_EXCLUSIVE)
+        claim: tuple[str, ...] | None = record.get("claim")
+        if claim is not None and spec.name not in claim:
             return self._overruled(context, claim[0])
         if spec.exclusive:
-            context.state[EXCLUSIVE_KEY] = self.tree()
+            record["claim"] = self.tree()
         offered = context.tools
         add: list[Tool] = []
         skipped: list[str] = []

@@ -384,6 +384,24 @@ def test_an_exclusive_facade_wins_over_another_facade_called_in_the_same_turn(
         assert "facade 'meta' was not unfolded" in warning.message
 
 
+def test_the_exclusive_claim_lasts_one_run_even_with_a_reused_state() -> None:
+    state: dict[str, object] = {}
+    for _ in range(2):  # the second run starts clean: "meta" unfolds
+        exclusive = facade("files", "File tools.", [read_file], exclusive=True)
+        plain = facade("meta", "Meta tools.", [file_size])
+        model = ScriptedModel([call("meta", {"category": "all"}), reply("ok")])
+        run(model, "go", tools=[exclusive, plain], state=state)
+        assert "file_size" in offered(model)[-1]
+        model = ScriptedModel(
+            [
+                calls(call("files", {"category": "all"}), call("meta", {"category": "all"})),
+                reply("ok"),
+            ]
+        )
+        run(model, "go", tools=[exclusive, plain], state=state)
+        assert offered(model)[-1] == ("files", "files_context", "read_file")
+
+
 def test_facades_nested_in_the_exclusive_one_still_unfold() -> None:
     inner = Facade("meta", "Meta tools.", [file_size])
     outer = Facade("files", "File tools.", [read_file, inner], exclusive=True)
