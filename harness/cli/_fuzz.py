@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -11,7 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harness._errors import HarnessError
-from harness.fuzz import FAULTS, CampaignConfig, CampaignReport, run_campaign
+
+if TYPE_CHECKING:
+    from harness.fuzz import CampaignReport
 
 __all__ = ["fuzz_command"]
 
@@ -64,11 +67,17 @@ def fuzz_command(
     max_fan_out: int = typer.Option(3, "--max-fan-out", help="Objects per provider search."),
     max_turns: int = typer.Option(20, "--max-turns", help="Model decisions per scenario."),
     max_iterations: int = typer.Option(20, "--max-iterations", help="The loop's limit."),
-    faults: str = typer.Option(
-        ",".join(FAULTS), "--faults", help="Comma-separated tool faults ('' for none)."
+    faults: str | None = typer.Option(
+        None,
+        "--faults",
+        help="Comma-separated tool faults ('' for none; default: all of them).",
+        show_default=False,
     ),
     database: Path = typer.Option(  # noqa: B008
-        Path(DEFAULT_DATABASE), "--database", help="Hypothesis example database folder."
+        Path(DEFAULT_DATABASE),
+        "--database",
+        help="Hypothesis example database folder.",
+        envvar="HARNESS_FUZZ_DATABASE",
     ),
     no_database: bool = typer.Option(False, "--no-database", help="Keep no example database."),
     output: Path = typer.Option(  # noqa: B008
@@ -81,6 +90,12 @@ def fuzz_command(
 ) -> None:
     """Fuzz injection strategies with generated tool universes, model behaviour and faults."""
     console = Console(highlight=False)
+    try:  # hypothesis comes with the fuzz extra: only this command needs it
+        from harness.fuzz import FAULTS, CampaignConfig, run_campaign
+    except ImportError as exc:
+        console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    chosen = FAULTS if faults is None else tuple(f.strip() for f in faults.split(",") if f.strip())
     config = CampaignConfig(
         kind=universe,
         strategy=strategy,
@@ -92,7 +107,7 @@ def fuzz_command(
         max_fan_out=max_fan_out,
         max_turns=max_turns,
         max_iterations=max_iterations,
-        faults=tuple(f.strip() for f in faults.split(",") if f.strip()),
+        faults=chosen,
         database=None if no_database else str(database),
         output=str(output),
         workers=workers,

@@ -10,14 +10,23 @@ from __future__ import annotations
 
 import typing
 
+from harness._extras import require as _require
 from harness._lazy import lazy_exports as _lazy_exports
+
+# hypothesis (and faker) come with the ``fuzz`` extra; ``import harness`` never needs
+# them, and without them this import says which extra to install.
+_require("hypothesis", "harness.fuzz (fuzzing)")
+_require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:
     from harness.fuzz._campaign import (
+        DATABASE_ENV,
         PROFILE_ENV,
+        PROFILE_PREFIX,
         PROFILES,
         CampaignConfig,
         CampaignReport,
+        load_profile,
         load_strategy,
         run_campaign,
     )
@@ -62,7 +71,10 @@ if typing.TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "DATABASE_ENV": "harness.fuzz._campaign",
     "PROFILE_ENV": "harness.fuzz._campaign",
+    "PROFILE_PREFIX": "harness.fuzz._campaign",
+    "load_profile": "harness.fuzz._campaign",
     "PROFILES": "harness.fuzz._campaign",
     "CampaignConfig": "harness.fuzz._campaign",
     "CampaignReport": "harness.fuzz._campaign",
@@ -107,10 +119,12 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "DATABASE_ENV",
     "DECISION_KINDS",
     "FAULTS",
     "PROFILES",
     "PROFILE_ENV",
+    "PROFILE_PREFIX",
     "SECRET",
     "UNIVERSE_KINDS",
     "UNKNOWN_TOOL",
@@ -139,6 +153,7 @@ __all__ = [
     "decisions",
     "example_arguments",
     "fuzz_scenarios",
+    "load_profile",
     "load_strategy",
     "loop_core_machine",
     "run_campaign",

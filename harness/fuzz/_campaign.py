@@ -44,16 +44,24 @@ from harness.injection import InjectionStrategy
 from harness.scenarios import STRATEGIES, resolve_import
 
 __all__ = [
+    "DATABASE_ENV",
     "PROFILES",
     "PROFILE_ENV",
+    "PROFILE_PREFIX",
     "CampaignConfig",
     "CampaignReport",
+    "load_profile",
     "load_strategy",
     "run_campaign",
 ]
 
 PROFILE_ENV = "HARNESS_FUZZ_PROFILE"
 """Environment variable naming the default settings profile (``dev``, ``ci``, ``nightly``)."""
+DATABASE_ENV = "HARNESS_FUZZ_DATABASE"
+"""Environment variable with the example database folder of ``harness fuzz``."""
+PROFILE_PREFIX = "harness-"
+"""The profiles are registered with hypothesis as ``harness-dev``, ``harness-ci`` and
+``harness-nightly`` (prefixed, so they never replace a project's own ``ci`` profile)."""
 
 _SUPPRESS = (
     HealthCheck.too_slow,
@@ -78,7 +86,31 @@ PROFILES: dict[str, settings] = {
     ),
 }
 """Hypothesis settings per profile: ``dev`` (quick), ``ci`` (bounded and derandomised),
-``nightly`` (long)."""
+``nightly`` (long). Registered with hypothesis under ``PROFILE_PREFIX + name``."""
+
+for _name, _profile in PROFILES.items():
+    settings.register_profile(PROFILE_PREFIX + _name, _profile)
+
+
+def _profile_name(name: str | None) -> str:
+    chosen = name or os.environ.get(PROFILE_ENV) or "dev"
+    check_choice(f"profile (or ${PROFILE_ENV})", chosen, tuple(PROFILES))
+    return chosen
+
+
+def load_profile(name: str | None = None) -> str:
+    """Make a harness profile hypothesis's default settings; return its registered name.
+
+    ``name`` is ``dev``, ``ci`` or ``nightly`` (default: ``$HARNESS_FUZZ_PROFILE`` or
+    ``dev``); an unknown name raises ``UsageError`` listing the valid ones. Call it in a
+    ``conftest.py`` so that your own ``@given`` tests run under the same budget as
+    ``harness fuzz`` (or pass ``--hypothesis-profile harness-ci`` to pytest after
+    importing ``harness.fuzz``).
+    """
+    registered = PROFILE_PREFIX + _profile_name(name)
+    settings.load_profile(registered)
+    return registered
+
 
 _DETERMINISM_EVERY = 8
 """One scenario in this many (chosen by its content, so reruns agree) is run twice."""
@@ -120,6 +152,10 @@ class CampaignConfig:
     def profile_name(self) -> str:
         """The profile in effect."""
         return self.profile or os.environ.get(PROFILE_ENV) or "dev"
+
+    def hypothesis_settings(self) -> settings:
+        """The registered hypothesis profile in effect (``harness-<profile>``)."""
+        return settings.get_profile(PROFILE_PREFIX + _profile_name(self.profile))
 
     def example_count(self) -> int:
         """How many examples the campaign runs in total."""
@@ -293,7 +329,7 @@ def _run_task(
     started = time.perf_counter()
 
     @settings(
-        PROFILES[config.profile_name()],
+        config.hypothesis_settings(),
         max_examples=examples,
         database=_database(config.database),
         report_multiple_bugs=False,

@@ -15,7 +15,7 @@ from harness._errors import HarnessError, VisibilityExpansionRequired
 from harness.fuzz._decisions import DecisionModel
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
-from harness.injection import InjectionStrategy, run_with_sections
+from harness.injection import InjectionStrategy, SectionDisclosure, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
 from harness.messages import Message
 from harness.models import Model, ScriptedModel, StaticToolsModel, steps_from_data
@@ -169,6 +169,8 @@ def check_restart_equivalence(
         return []
     if not outcome.scenario.universe.sections:
         return []
+    if outcome.trace is not None and _changed_by_others(outcome.trace):
+        return []  # only section changes have a restart fallback (others end the static run)
     replay = StaticToolsModel(ScriptedModel(steps_from_data(outcome.steps), lenient=True))
     result, error, trace, _ = _drive(replay, outcome.scenario, strategies)
     if isinstance(error, VisibilityExpansionRequired):
@@ -197,6 +199,16 @@ def check_restart_equivalence(
     if a != b:
         problems.append(f"expanded sections differ: dynamic {a}, restart {b}")
     return [Violation(invariant="restart_equivalence", message=p) for p in problems]
+
+
+def _changed_by_others(trace: Trace) -> bool:
+    """Whether a strategy other than the sections changed the tools after the first request."""
+    return any(
+        change.strategy != SectionDisclosure.__name__
+        for it in trace.iterations
+        for change in it.changes
+        if change.after_call is not None or it.index > 1
+    )
 
 
 def counterexample_data(

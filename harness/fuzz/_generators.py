@@ -284,17 +284,19 @@ def tool_universes(
                 parts["tools"] = b.tools(0, 3)
         if kind == "playbook" or (mixed and draw(st.booleans())):
             parts["playbook"] = b.playbook()
-        if kind == "state_machine":
+        if kind == "state_machine" or (mixed and draw(st.booleans())):
             parts["machine"] = b.machine()
-        if kind == "groups":
+        if kind == "groups" or (mixed and draw(st.booleans())):
             parts["groups"] = b.groups()
-            parts["tools"] = b.tools(0, 2)
-        if kind == "sections":
+            if not mixed:
+                parts["tools"] = b.tools(0, 2)
+        if kind == "sections" or (mixed and draw(st.booleans())):
             counter = [0]
             parts["sections"] = [
                 b.section(max_depth, counter) for _ in range(draw(st.integers(1, 3)))
             ]
-            parts["tools"] = b.tools(0, 2)
+            if not mixed:
+                parts["tools"] = b.tools(0, 2)
         return UniverseSpec(**parts)
 
     return build()

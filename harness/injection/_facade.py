@@ -26,6 +26,15 @@ STRATEGY = "unfolding"
 ALL_CATEGORIES = "all"
 """The category that reveals every inner tool."""
 
+
+class _Exclusive:
+    """Key of the per-run record of the exclusive facade that unfolded (``claim``: its
+    name and the names of the facades nested in it, the only ones that may still unfold).
+    Per run, never in the shared ``state``, so a reused state dict does not carry it."""
+
+
+_EXCLUSIVE = _Exclusive()
+
 ToolLike = Tool | Callable[..., Any]
 Selector = Callable[..., Any]
 _EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -270,6 +279,12 @@ class _Unfolder:
         self, context: InjectionContext, guide: Tool, adding: Sequence[Tool], what: str
     ) -> ToolsetChange:
         spec = self.spec
+        record = context.state_for(_EXCLUSIVE)
+        claim: tuple[str, ...] | None = record.get("claim")
+        if claim is not None and spec.name not in claim:
+            return self._overruled(context, claim[0])
+        if spec.exclusive:
+            record["claim"] = self.tree()
         offered = context.tools
         add: list[Tool] = []
         skipped: list[str] = []
@@ -293,7 +308,7 @@ class _Unfolder:
             )
             note = f"[Not added, the names are taken by other tools: {', '.join(skipped)}]"
         remove: tuple[str, ...] = ()
-        kept = {spec.name, *(t.name for t in adding)}
+        kept = {spec.name, spec.context_name, *(t.name for t in adding)}
         if spec.exclusive:
             remove = tuple(n for n in context.offered if n not in kept)
         caller = context.call.name if context.call else spec.name
@@ -310,6 +325,22 @@ class _Unfolder:
             strategy=STRATEGY,
             events=tuple(events),
             result_note=note,
+        )
+
+    def _overruled(self, context: InjectionContext, winner: str) -> ToolsetChange:
+        """An exclusive facade unfolded earlier in the run (or this turn): this one stays
+        folded, whatever the order of the calls, and the model is told so."""
+        spec = self.spec
+        text = (
+            f"facade {spec.name!r} was not unfolded: the exclusive facade {winner!r} unfolded "
+            "earlier and hides every other tool for the rest of the run"
+        )
+        return ToolsetChange(
+            reason=text,
+            strategy=STRATEGY,
+            events=(StrategyWarning(iteration=context.iteration, strategy=STRATEGY, message=text),),
+            result_note=f"[Not unfolded after all: the exclusive facade {winner!r} hides every "
+            f"other tool for the rest of the run; use the tools of {winner!r}.]",
         )
 
 

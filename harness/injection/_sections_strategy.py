@@ -2,9 +2,13 @@
 
 With a model that accepts new tools mid-conversation (``supports_dynamic_tools``),
 the section's tools are injected right away (``ToolsInjected`` with ``section_key``)
-and the visibility override is recorded in the session state. Otherwise the loop
-raises ``VisibilityExpansionRequired`` before the next request, and
-``run_with_sections`` restarts the run with the section shown in full.
+and the visibility override is recorded in the session state; opening the last
+summary also removes ``read_section``. Otherwise, whenever opening a section would
+change the tool list (it has tools, or it was the last summary so ``read_section``
+goes), the loop raises ``VisibilityExpansionRequired`` before the next request and
+``run_with_sections`` restarts the run with the section shown in full. Both paths
+end with the same tools offered and the same overrides; a section without tools
+that leaves other summaries open changes no tool, so it opens without a restart.
 """
 
 from __future__ import annotations
@@ -131,8 +135,8 @@ class SectionDisclosure(InjectionStrategy):
             raise VisibilityExpansionRequired(
                 overrides={k: Visibility.FULL.value for k in pending},
                 reason=(
-                    f"{self.read_section.name} opened section(s) {pending} with tools and the "
-                    "model does not accept new tools mid-conversation"
+                    f"{self.read_section.name} opened section(s) {pending}, which changes the "
+                    "tools offered, and the model does not accept new tools mid-conversation"
                 ),
                 section_keys=pending,
             )
@@ -188,7 +192,11 @@ class SectionDisclosure(InjectionStrategy):
         if session.overrides.get(read.key) is Visibility.FULL:
             return None  # opened by an earlier call in the same turn
         tools = self.template.tools_opened_by(read.key, session.overrides)
-        if tools and not context.capabilities.supports_dynamic_tools:
+        # Opening the last summary retires read_section: that is a toolset change too.
+        retire = not self.template.summarized({**session.overrides, read.key: Visibility.FULL})
+        if (tools or retire) and not context.capabilities.supports_dynamic_tools:
+            # The model cannot take a different tool list: restart with the section in
+            # full, so both paths end with the same tools and overrides.
             pending = context.state_for(self).setdefault("pending", [])
             if read.key not in pending:
                 pending.append(read.key)
@@ -202,11 +210,7 @@ class SectionDisclosure(InjectionStrategy):
                 continue
             offered.add(tool.name)
             add.append(tool)
-        remove: tuple[str, ...] = ()
-        if not self.template.summarized(session.overrides) and (
-            context.capabilities.supports_dynamic_tools
-        ):
-            remove = (self.read_section.name,)  # nothing left to read
+        remove = (self.read_section.name,) if retire else ()  # nothing left to read
         session.dynamic_expansions += 1
         record_metric("dynamic_expansions", section=read.key)
         session.tools_injected += len(add)

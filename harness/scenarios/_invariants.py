@@ -27,6 +27,7 @@ INVARIANTS = (
     "history",
     "calls_answered",
     "toolset_explained",
+    "exclusive",
     "names",
     "limits",
     "secrets",
@@ -34,6 +35,8 @@ INVARIANTS = (
 """The names of the invariants ``check_invariants`` checks, in the order it checks them."""
 
 _MIN_SECRET = 4  # shorter values would match by accident everywhere
+_UNFOLDING = "unfolding"  # the strategy name facade changes carry (harness.injection)
+_EXCLUSIVE_MARK = "; exclusive: hid "  # how an exclusive facade's change reason lists the hidden
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -76,6 +79,7 @@ def check_invariants(
     found += _check_history(messages)
     found += _check_calls_answered(trace, messages)
     found += _check_toolset(trace)
+    found += _check_exclusive(trace)
     found += _check_names(trace)
     found += _check_limits(trace, error, max_iterations)
     found += _check_secrets(trace, messages, secrets, definitions)
@@ -237,6 +241,33 @@ def _check_toolset(trace: Trace) -> list[Violation]:
                 )
             _check_added(out, change.added, current, it.index, change.strategy)
             _apply_change(current, change)
+    return out
+
+
+def _check_exclusive(trace: Trace) -> list[Violation]:
+    """No facade puts back a tool an exclusive facade hid (in the same run attempt)."""
+    out: list[Violation] = []
+    hidden: dict[str, str] = {}  # name -> the change reason that hid it
+    previous = 0
+    for it in trace.iterations:
+        if it.index <= previous:
+            hidden.clear()  # a restart evaluates the run again from the start
+        previous = it.index
+        for change in it.changes:
+            if change.strategy != _UNFOLDING:
+                continue
+            back = [n for n in (*change.replaced, *change.added) if n in hidden]
+            if back:
+                out.append(
+                    Violation(
+                        invariant="exclusive",
+                        iteration=it.index,
+                        message=f"{change.reason!r} put back {back}, hidden by an exclusive "
+                        f"facade ({hidden[back[0]]!r})",
+                    )
+                )
+            if _EXCLUSIVE_MARK in change.reason:
+                hidden.update(dict.fromkeys(change.removed, change.reason))
     return out
 
 

@@ -123,3 +123,23 @@ def test_the_profile_can_come_from_the_environment(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HARNESS_FUZZ_PROFILE", "weekly")
     result = runner.invoke(app, ["fuzz"])
     assert result.exit_code == 2 and "HARNESS_FUZZ_PROFILE" in result.output
+
+
+def test_the_profile_and_the_database_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARNESS_FUZZ_PROFILE", "ci")
+    monkeypatch.setenv("HARNESS_FUZZ_DATABASE", str(tmp_path / "db"))
+    args = ["fuzz", "-u", "tools", "-n", "20", "--max-tools", "3", "--max-turns", "3"]
+    planted = [*args, "-s", "planted:offered_before_injected", "-o", str(tmp_path / "out")]
+    result = runner.invoke(app, planted)
+    assert result.exit_code == 1, result.output
+    assert "profile=ci" in result.output
+    # hypothesis saved the failing example where the environment said
+    assert any(p.is_file() for p in (tmp_path / "db").rglob("*"))
+    result = runner.invoke(app, [*args, "--profile", "dev", "--no-database"])
+    assert result.exit_code == 0, result.output
+    assert "profile=dev" in result.output
+    result = runner.invoke(app, [*args, "--profile", "weekly"])
+    assert result.exit_code != 0
+    assert "must be one of ['dev', 'ci', 'nightly']" in result.output

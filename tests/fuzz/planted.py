@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
+from harness.loop import InjectionContext, InjectionStrategy, LoopCore, ToolsetChange
+from harness.tools import ToolResult
 
 
 class InjectsOfferedTool(InjectionStrategy):
@@ -46,3 +48,15 @@ def interrupting() -> list[InjectionStrategy]:
     if _Interrupt.calls > int(os.environ.get("PLANTED_INTERRUPT_AFTER", "1000000")):
         raise KeyboardInterrupt
     return [InjectsOfferedTool()]
+
+
+class DropsSecondToolMessage(LoopCore):
+    """Bug in a loop core: with two or more calls in one turn, the second call's tool
+    message never reaches the history (strategies cannot touch the history, so this
+    history bug is planted in the core; tests swap it in for ``LoopCore``)."""
+
+    def receive_results(self, results: Sequence[tuple[ToolResult, int]]) -> None:
+        before = len(self.messages)
+        super().receive_results(results)
+        if len(self.messages) - before >= 2:
+            del self.messages[before + 1]

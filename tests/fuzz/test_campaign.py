@@ -6,9 +6,18 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from harness import UsageError
-from harness.fuzz import PROFILE_ENV, PROFILES, CampaignConfig, load_strategy, run_campaign
+from harness.fuzz import (
+    PROFILE_ENV,
+    PROFILE_PREFIX,
+    PROFILES,
+    CampaignConfig,
+    load_profile,
+    load_strategy,
+    run_campaign,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,6 +56,25 @@ def test_profiles_come_from_the_option_or_the_environment(
     assert CampaignConfig().example_count() == PROFILES["nightly"].max_examples
     assert CampaignConfig(profile="ci").example_count() == PROFILES["ci"].max_examples
     assert PROFILES["ci"].derandomize
+
+
+def test_the_profiles_are_registered_with_hypothesis(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, profile in PROFILES.items():
+        registered = settings.get_profile(PROFILE_PREFIX + name)
+        assert registered.max_examples == profile.max_examples
+    assert settings.get_profile("harness-ci").derandomize
+    assert CampaignConfig(profile="nightly").hypothesis_settings().max_examples == 10_000
+    previous = settings.get_current_profile_name()
+    try:
+        assert load_profile("ci") == "harness-ci"
+        assert settings.default.max_examples == PROFILES["ci"].max_examples
+        monkeypatch.setenv(PROFILE_ENV, "nightly")
+        assert load_profile() == "harness-nightly"
+        assert settings.default.max_examples == 10_000
+        with pytest.raises(UsageError, match=r"profile .* must be one of"):
+            load_profile("weekly")
+    finally:
+        settings.load_profile(previous)
 
 
 def test_registered_strategies_are_built_fresh() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 
 from harness.fuzz import (
-    PROFILES,
+    PROFILE_PREFIX,
     SECRET,
     UNIVERSE_KINDS,
     Decision,
@@ -26,7 +26,8 @@ from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.scenarios import format_violations
 from harness.tools import Tool
 
-CI = settings(PROFILES["ci"], max_examples=10, database=None)
+CI = settings(settings.get_profile(PROFILE_PREFIX + "ci"), max_examples=10, database=None)
+"""The registered ``harness-ci`` profile (derandomised, no deadline), fewer examples."""
 
 
 @pytest.mark.parametrize("kind", UNIVERSE_KINDS)

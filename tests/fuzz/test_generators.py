@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import find, given, settings, strategies as st
+from hypothesis import Phase, find, given, settings, strategies as st
 from jsonschema import Draft202012Validator
 
 from harness import ProviderError, UsageError
 from harness.fuzz import (
     DECISION_KINDS,
     FAULTS,
+    PROFILE_PREFIX,
     UNIVERSE_KINDS,
     Decision,
     DecisionModel,
@@ -28,6 +29,9 @@ from harness.fuzz import (
 from harness.loop import ModelRequest, ModelSettings
 from harness.tools import Tool, is_valid_name
 
+CI = settings.get_profile(PROFILE_PREFIX + "ci")
+"""Our own fuzz tests run under the registered ``ci`` profile (bounded, derandomised)."""
+
 
 def _all_tools(built: Any) -> list[Any]:
     tools = list(built.tools)
@@ -38,7 +42,7 @@ def _all_tools(built: Any) -> list[Any]:
     return [t for t in tools if isinstance(t, Tool)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(CI, max_examples=40)
 @given(data=st.data(), kind=st.sampled_from(UNIVERSE_KINDS))
 def test_universes_build_with_valid_schemas_and_names(data: st.DataObject, kind: str) -> None:
     spec = data.draw(tool_universes(kind, max_tools=12))
@@ -62,7 +66,7 @@ def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
     first = find(tool_specs(seed=7), lambda spec: True)
     assert "_" in first.name and first.description.endswith(".")
 
-    @settings(max_examples=5, deadline=None, database=None)
+    @settings(CI, max_examples=5, database=None)
     @given(spec=tool_universes("tools", max_tools=5))
     def same(spec: UniverseSpec) -> None:
         seen.append(spec)
@@ -77,7 +81,7 @@ def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
     assert [s.model_dump() for s in seen] == before
 
 
-@settings(max_examples=60, deadline=None)
+@settings(CI, max_examples=60)
 @given(
     moves=decisions(max_turns=8),
     offered=st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=4),
@@ -152,3 +156,15 @@ def test_the_public_lists_match_the_generators() -> None:
     assert DECISION_KINDS[0] == "call" and "provider_error" in DECISION_KINDS
     only_calls = find(decisions(max_turns=3, kinds=["call"]), lambda moves: len(moves) == 3)
     assert all(d.kind == "call" for d in only_calls)
+
+
+def test_mixed_universes_mix_every_kind() -> None:
+    mixed = tool_universes("mixed", max_tools=10)
+    every = find(
+        mixed,
+        lambda u: bool(u.machine and u.groups and u.sections and u.tools),
+        settings=settings(CI, max_examples=500, database=None, phases=[Phase.generate]),
+    )
+    built = build_universe(every)
+    names = {type(s).__name__ for s in built.strategies}
+    assert {"SectionDisclosure", "StateMachine"} <= names, names

@@ -50,6 +50,28 @@ def test_offered_before_injected_is_found_and_shrunk(tmp_path: Path) -> None:
     assert run_scenario(load_scenario(fixed)).passed
 
 
+def test_a_core_that_drops_a_tool_message_is_found_and_shrunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planted import DropsSecondToolMessage
+
+    config = CampaignConfig(kind="tools", examples=60, profile="ci", output=str(tmp_path))
+    with monkeypatch.context() as patch:
+        patch.setattr("harness.loop._drivers.LoopCore", DropsSecondToolMessage)
+        report = run_campaign(config)
+        assert report.failed and report.violations["calls_answered"] >= 1
+        assert "(id 'call_2') has 0 tool messages" in report.failures[0]
+        (path,) = report.counterexamples
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        # shrunk: one tool, one turn with two calls (the smallest that loses a message)
+        universe = data["tools"][0]["harness.fuzz:universe_tools"]["universe"]
+        assert len(universe["tools"]) == 1
+        first, last = data["model"]["steps"]
+        assert len(first["calls"]) == 2 and last == {"reply": "Done."}
+        assert not run_scenario(load_scenario(path)).passed  # replays the bug
+    assert run_scenario(load_scenario(path)).passed  # the real core keeps every message
+
+
 def test_a_sound_strategy_passes_the_same_campaign(tmp_path: Path) -> None:
     config = CampaignConfig(
         kind="mixed", strategy="planted:sound", examples=25, profile="ci", output=str(tmp_path)

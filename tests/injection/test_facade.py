@@ -26,6 +26,7 @@ from harness import (
 )
 from harness.injection import ALL_CATEGORIES, Facade, facade, is_facade
 from harness.loop import InjectionContext, ToolsetChange
+from harness.scenarios import check_invariants
 
 
 @llm_tool(category="read")
@@ -362,6 +363,54 @@ def test_exclusive_hides_every_other_tool_for_the_rest_of_the_run() -> None:
     removed = events(result, ToolsRemoved)
     assert [e.tool_names for e in removed] == [("other", "file_size")]
     assert "Every other tool is hidden" in result.trace.calls[0].content
+
+
+@pytest.mark.parametrize("order", [("files", "meta"), ("meta", "files")])
+def test_an_exclusive_facade_wins_over_another_facade_called_in_the_same_turn(
+    order: tuple[str, str],
+) -> None:
+    exclusive = facade("files", "File tools.", [read_file], exclusive=True)
+    plain = facade("meta", "Meta tools.", [file_size])
+    args = {"files": {"category": "all"}, "meta": {"category": "all"}}
+    model = ScriptedModel([calls(*(call(name, args[name]) for name in order)), reply("ok")])
+    result = run(model, "go", tools=[other, exclusive, plain])
+    # whatever the order of the calls, only the exclusive facade's tools remain
+    assert offered(model)[-1] == ("files", "files_context", "read_file")
+    assert check_invariants(result.trace, result.messages) == []
+    if order[0] == "files":  # the later facade stays folded, and the model is told so
+        meta = result.trace.calls[1]
+        assert "[Not unfolded after all: the exclusive facade 'files'" in meta.content
+        (warning,) = events(result, StrategyWarning)
+        assert "facade 'meta' was not unfolded" in warning.message
+
+
+def test_the_exclusive_claim_lasts_one_run_even_with_a_reused_state() -> None:
+    state: dict[str, object] = {}
+    for _ in range(2):  # the second run starts clean: "meta" unfolds
+        exclusive = facade("files", "File tools.", [read_file], exclusive=True)
+        plain = facade("meta", "Meta tools.", [file_size])
+        model = ScriptedModel([call("meta", {"category": "all"}), reply("ok")])
+        run(model, "go", tools=[exclusive, plain], state=state)
+        assert "file_size" in offered(model)[-1]
+        model = ScriptedModel(
+            [
+                calls(call("files", {"category": "all"}), call("meta", {"category": "all"})),
+                reply("ok"),
+            ]
+        )
+        run(model, "go", tools=[exclusive, plain], state=state)
+        assert offered(model)[-1] == ("files", "files_context", "read_file")
+
+
+def test_facades_nested_in_the_exclusive_one_still_unfold() -> None:
+    inner = Facade("meta", "Meta tools.", [file_size])
+    outer = Facade("files", "File tools.", [read_file, inner], exclusive=True)
+    model = ScriptedModel([call("files", {"category": "all"}), call("meta"), reply("ok")])
+    result = run(model, "go", tools=[other, outer.tool()])
+    assert set(offered(model)[-1]) == {
+        "files", "files_context", "read_file", "meta", "meta_context", "file_size"
+    }  # fmt: skip
+    assert check_invariants(result.trace, result.messages) == []
 
 
 # -- nesting -------------------------------------------------------------------------

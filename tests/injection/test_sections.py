@@ -293,23 +293,58 @@ def test_two_sections_opened_in_one_turn_restart_once() -> None:
     )
 
 
-def test_a_section_without_tools_opens_without_a_restart_on_a_static_model() -> None:
-    template = PromptTemplate(
-        [
-            Section(
-                key="notes", template="long notes", summary="short", visibility=Visibility.SUMMARY
-            )
-        ]
-    )
-    model = static_model([call("read_section", {"key": "notes"}), reply("x")])
-    result = run_with_sections(model, "go", sections=template)
-    assert result.trace.restarts == 0
-    assert _session(result).overrides == {"notes": Visibility.FULL}
-    assert result.trace.iterations[-1].offered == ("read_section",)  # a static toolset
-    dynamic = run_with_sections(
-        ScriptedModel([call("read_section", {"key": "notes"}), reply("x")]), "go", sections=template
-    )
-    assert dynamic.trace.iterations[-1].offered == ()  # nothing left to read
+def _notes_template(*, with_faq: bool = False) -> PromptTemplate:
+    sections = [
+        Section(key="notes", template="long notes", summary="short", visibility=Visibility.SUMMARY)
+    ]
+    if with_faq:
+        sections.append(
+            Section(key="faq", template="the faq", summary="faq", visibility=Visibility.SUMMARY)
+        )
+    return PromptTemplate(sections)
+
+
+def test_the_last_summary_without_tools_restarts_a_static_model_like_the_dynamic_path() -> None:
+    # Regression (found by harness fuzz -u sections --seed 11): reading the only summarised
+    # section, which has no tools, left read_section offered on a static model while the
+    # dynamic path removed it. Retiring read_section is a toolset change: it restarts.
+    script: list[Step] = [call("read_section", {"key": "notes"}), reply("x")]
+    static = run_with_sections(static_model(list(script)), "go", sections=_notes_template())
+    dynamic = run_with_sections(ScriptedModel(list(script)), "go", sections=_notes_template())
+    assert dynamic.trace.iterations[-1].offered == static.trace.iterations[-1].offered == ()
+    assert _session(static).overrides == _session(dynamic).overrides == {"notes": Visibility.FULL}
+    assert (static.trace.restarts, dynamic.trace.restarts) == (1, 0)
+    assert (_session(static).restarts, _session(static).dynamic_expansions) == (1, 0)
+    assert (_session(dynamic).restarts, _session(dynamic).dynamic_expansions) == (0, 1)
+    (restarted,) = static.trace.events_of(RunRestarted)
+    assert restarted.section_keys == ("notes",)  # type: ignore[attr-defined]
+    assert "which changes the tools offered" in restarted.reason  # type: ignore[attr-defined]
+    assert static.output == dynamic.output == "x"
+
+
+def test_a_section_without_tools_opens_without_a_restart_while_others_stay_summarised() -> None:
+    script: list[Step] = [call("read_section", {"key": "notes"}), reply("x")]
+    template = _notes_template(with_faq=True)
+    static = run_with_sections(static_model(list(script)), "go", sections=template)
+    dynamic = run_with_sections(ScriptedModel(list(script)), "go", sections=template)
+    assert static.trace.restarts == dynamic.trace.restarts == 0
+    assert static.trace.iterations[-1].offered == ("read_section",)  # faq is still summarised
+    assert dynamic.trace.iterations[-1].offered == ("read_section",)
+    assert _session(static).overrides == _session(dynamic).overrides == {"notes": Visibility.FULL}
+
+
+def test_opening_both_tool_less_sections_in_one_turn_restarts_once_on_a_static_model() -> None:
+    script: list[Step] = [
+        calls(call("read_section", {"key": "notes"}), call("read_section", {"key": "faq"})),
+        reply("x"),
+    ]
+    template = _notes_template(with_faq=True)
+    static = run_with_sections(static_model(list(script)), "go", sections=template)
+    dynamic = run_with_sections(ScriptedModel(list(script)), "go", sections=template)
+    assert static.trace.restarts == 1
+    assert static.trace.iterations[-1].offered == dynamic.trace.iterations[-1].offered == ()
+    full = {"notes": Visibility.FULL, "faq": Visibility.FULL}
+    assert _session(static).overrides == _session(dynamic).overrides == full
 
 
 def test_out_of_restarts_re_raises() -> None:

@@ -80,6 +80,7 @@ EXPECTED: dict[str, list[tuple[str, ...]]] = {
     "sections/restart_fallback": [SECTIONS + ORDERS] * 3,
     "sections/unknown_key": [SECTIONS, SECTIONS, SECTIONS, (*SECTIONS, "track_parcel")],
     "sections/duplicate_tool": [SECTIONS, *[(*SECTIONS, "track_parcel")] * 2],
+    "sections/last_summary_restart": [()],
     "agentic/research_delegation": [("research_agent",)] * 2,
     "agentic/capture_artifacts": [("crm_agent",), *[("crm_agent", *CUSTOMER)] * 2],
     "agentic/artifacts_not_captured": [("crm_agent", "broken_agent")] * 3,

@@ -208,3 +208,33 @@ def test_tool_factory_entries_are_checked(tmp_path: Path) -> None:
     )
     with pytest.raises(ScenarioError, match="must be"):
         load_scenario(path).build_tools()
+
+
+def test_a_facade_putting_back_what_an_exclusive_facade_hid_is_caught() -> None:
+    # the trace the facades left before exclusivity held across one turn
+    hide = ChangeRecord(
+        strategy="unfolding",
+        reason="ex was called: unfolded 'ex' into a1; exclusive: hid other, plain",
+        added=("a1",),
+        removed=("other", "plain"),
+        replaced=("ex",),
+        after_call="ex",
+    )
+    back = ChangeRecord(
+        strategy="unfolding",
+        reason="plain was called: unfolded 'plain' into b1",
+        added=("b1",),
+        replaced=("plain",),
+        after_call="plain",
+    )
+    trace = Trace(initial_tools=("other", "ex", "plain"))
+    trace.iterations.append(
+        IterationRecord(index=1, offered=("other", "ex", "plain"), changes=(hide, back))
+    )
+    (violation,) = [v for v in check_invariants(trace, []) if v.invariant == "exclusive"]
+    assert "put back ['plain']" in violation.message and violation.iteration == 1
+    fine = Trace(initial_tools=("other", "ex", "plain"))
+    fine.iterations.append(
+        IterationRecord(index=1, offered=("other", "ex", "plain"), changes=(hide,))
+    )
+    assert [v for v in check_invariants(fine, []) if v.invariant == "exclusive"] == []
