@@ -135,10 +135,13 @@ def _baseline(target: Target) -> float:
     return time.monotonic() - start
 
 
-def _annotation_lines(path: Path) -> set[int]:
-    """Lines holding annotations: with ``from __future__ import annotations`` they are
-    never evaluated, so mutants there are equivalent by construction."""
-    lines: set[int] = set()
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _annotation_spans(path: Path) -> list[Span]:
+    """(line, column) spans of annotations: with ``from __future__ import annotations``
+    they are never evaluated, so mutants inside them are equivalent by construction."""
+    spans: list[Span] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         found: list[ast.expr | None] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -150,9 +153,14 @@ def _annotation_lines(path: Path) -> set[int]:
             found.append(node.annotation)
         for annotation in found:
             if annotation is not None:
-                end = annotation.end_lineno or annotation.lineno
-                lines.update(range(annotation.lineno, end + 1))
-    return lines
+                end = (annotation.end_lineno or 0, annotation.end_col_offset or 0)
+                spans.append(((annotation.lineno, annotation.col_offset), end))
+    return spans
+
+
+def in_annotation(position: tuple[int, int], spans: list[Span]) -> bool:
+    """Whether a mutation starting at ``position`` (line, column) is inside an annotation."""
+    return any(start <= position < end for start, end in spans)
 
 
 def _sample(session: Path, target: Target, size: int | None, seed: int) -> tuple[int, int, int]:
@@ -165,7 +173,7 @@ def _sample(session: Path, target: Target, size: int | None, seed: int) -> tuple
 
     skip = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output="annotation")
     annotations = {
-        Path(source).resolve(): _annotation_lines(ROOT / source)
+        (ROOT / source).resolve(): _annotation_spans(ROOT / source)
         for source in target.sources
         if source not in target.runtime_annotations
     }
@@ -174,8 +182,10 @@ def _sample(session: Path, target: Target, size: int | None, seed: int) -> tuple
         in_annotations = [
             item.job_id
             for item in items
-            if item.mutations[0].start_pos[0]
-            in annotations.get((ROOT / item.mutations[0].module_path).resolve(), set())
+            if in_annotation(
+                tuple(item.mutations[0].start_pos),
+                annotations.get((ROOT / item.mutations[0].module_path).resolve(), []),
+            )
         ]
         if in_annotations:
             db.set_multiple_results(in_annotations, skip)
