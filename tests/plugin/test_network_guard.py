@@ -156,6 +156,8 @@ def test_localhost_names_resolve_locally_never_through_the_resolver(below: Recor
     with deny_network("t", "how"):
         results = socket.getaddrinfo("x.evil.localhost", 8080)
         assert {r[4][0] for r in results} <= {"127.0.0.1", "::1"}
+        # only AI_NUMERICHOST is added to the caller's flags (none here): no canonical name
+        assert results and all(r[3] == "" for r in results)
         assert socket.gethostbyname("x.evil.localhost") == "127.0.0.1"
         assert socket.gethostbyname_ex("LOCALHOST")[2] == ["127.0.0.1"]
         assert socket.gethostbyaddr("127.0.0.1")[0] == "localhost"
