@@ -172,3 +172,22 @@ def test_scrub_message_cleans_urls_inside_text() -> None:
 def test_forms_filter_keeps_forms_no_shorter_than_the_secret() -> None:
     assert all(len(f) >= 8 for f in secret_forms("abcdefghij"))
     assert _secrets.MIN_SECRET_LENGTH == 8
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["pässwörd-Secret-7", 'quote"d-Secret\\value-9'],
+    ids=["non-ascii", "json-escaped-chars"],
+)
+def test_a_json_escaped_secret_is_replaced_whole_once_and_twice_escaped(secret: str) -> None:
+    # ensure_ascii escapes (\u00e4) and JSON inside JSON (\\\" ...) are forms of
+    # their own: the whole form goes, not a prefix with the last character left over.
+    marker = _secrets.scrub_text(secret, [secret])
+    assert secret not in marker
+    once = json.dumps({"key": secret})
+    escaped = json.dumps(secret)[1:-1]
+    assert _secrets.scrub_text(once, [secret]) == once.replace(escaped, marker)
+    twice = json.dumps({"body": once})
+    escaped_twice = json.dumps(escaped)[1:-1]
+    assert escaped_twice in twice
+    assert _secrets.scrub_text(twice, [secret]) == twice.replace(escaped_twice, marker)

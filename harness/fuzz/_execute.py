@@ -183,7 +183,9 @@ def check_restart_equivalence(
                 f"{type(error).__name__}: {error}",
             )
         ]
-    if result is None or trace is None or outcome.trace is None:  # pragma: no cover
+    # Narrowing only: with no error _drive returns a result and its trace, and an
+    # outcome with a result has a trace.
+    if result is None or trace is None or outcome.trace is None:  # pragma: no cover - see above
         return []
     dynamic_tools = set(outcome.trace.iterations[-1].offered)
     static_tools = set(trace.iterations[-1].offered)

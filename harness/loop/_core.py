@@ -581,7 +581,9 @@ class LoopCore:
             try:
                 exc.harness_trace = self.trace  # type: ignore[attr-defined]
                 exc.harness_messages = list(self.messages)  # type: ignore[attr-defined]
-            except AttributeError:  # pragma: no cover - exceptions with __slots__
+            except AttributeError:
+                # An exception refusing attribute assignment (a frozen dataclass
+                # exception, a custom __setattr__): the run still fails with it.
                 pass
 
     # -- helpers ----------------------------------------------------------------------

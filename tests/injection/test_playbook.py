@@ -274,3 +274,12 @@ def test_hooks_before_start_do_nothing() -> None:
     book = Playbook(always=[search])
     context = InjectionContext(history=[], offered=(), tools={}, iteration=1, state={})
     assert book.on_tool_result(context) == []
+
+
+def test_conditions_are_immutable_hashable_values() -> None:
+    import dataclasses as _dc
+
+    for condition in (in_state("ticket"), produced(dict)):
+        assert hash(condition) == hash(condition)
+        with pytest.raises(_dc.FrozenInstanceError):
+            condition.key = "other"  # type: ignore[attr-defined]

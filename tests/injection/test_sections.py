@@ -410,3 +410,19 @@ def test_capabilities_reach_the_strategies() -> None:
     run(model, "go", strategies=[Probe(support_template())])
     run(ScriptedModel([reply("x")]), "go", strategies=[Probe(support_template())])
     assert seen == [False, True]
+
+
+def test_a_section_is_built_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        Section("orders", "Orders: {orders}")  # type: ignore[misc]
+    assert Section(key="orders", template="Orders").key == "orders"
+
+
+def test_read_section_without_a_result_changes_nothing() -> None:
+    from harness.loop import InjectionContext
+
+    strategy = support_sections()
+    context = InjectionContext(
+        history=[], offered=(), tools={}, iteration=1, state={}, tool=strategy.read_section
+    )
+    assert strategy.on_tool_result(context) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from loop_helpers import InjectAfter, Recorder, add, assert_history_well_formed, echo, extra
 
@@ -300,6 +302,44 @@ def test_abort_from_a_driver_fails_an_unfinished_run_but_not_a_finished_one() ->
     done.receive_response(ModelResponse(message=AssistantMessage(content="x")))
     done.abort(RuntimeError("end_run failed"))
     assert done.phase is Phase.FINISHED and done.error is None
+
+
+@dataclasses.dataclass(frozen=True)
+class _FrozenError(Exception):
+    """An exception that refuses attribute assignment (``FrozenInstanceError``)."""
+
+    reason: str
+
+
+def test_abort_with_an_exception_refusing_attributes_still_fails_the_run() -> None:
+    core = _core([add])
+    core.begin_iteration()
+    exc = _FrozenError("model unreachable")
+    core.abort(exc)  # must not raise FrozenInstanceError out of the failure handling
+    assert core.phase is Phase.FAILED and core.error is exc
+    assert len(core.trace.iterations) == 1  # the trace is closed although it cannot be attached
+    assert not hasattr(exc, "harness_trace") and not hasattr(exc, "harness_messages")
+
+
+def test_an_observer_raising_a_frozen_exception_surfaces_that_exception() -> None:
+    boom = _FrozenError("observer broke")
+
+    def observer(event: object) -> None:
+        if type(event).__name__ == "ModelResponded":
+            raise boom
+
+    core = LoopCore(
+        messages=[UserMessage(content="go")],
+        toolset=Toolset([add]),
+        strategy=StrategyChain(()),
+        options=LoopOptions(),
+        observers=[observer],
+    )
+    core.begin_iteration()
+    with pytest.raises(_FrozenError) as caught:
+        core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
+    assert caught.value is boom
+    assert core.phase is Phase.FAILED and core.error is boom
 
 
 def test_core_generates_ids_for_calls_without_one() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -180,3 +181,23 @@ def test_timeouts_are_not_retried(driver: str) -> None:
     )
     assert result.trace.calls[0].attempts == 1
     assert result.trace.calls[0].error_kind == "timeout"
+
+
+def test_one_runnable_call_among_failed_ones_runs_on_the_calling_thread() -> None:
+    # Only two or more runnable calls go to the thread pool: a call next to an
+    # unknown tool's call runs where a single call runs, on the caller's thread.
+    threads: list[threading.Thread] = []
+
+    @llm_tool
+    def where() -> str:
+        """Record the thread the tool runs on."""
+        threads.append(threading.current_thread())
+        return "here"
+
+    model = ScriptedModel(
+        [calls(call("nope", id="c1"), call("where", id="c2")), reply("done")], lenient=True
+    )
+    result = run(model, "go", tools=[where])
+    assert threads == [threading.current_thread()]
+    assert result.messages[2].is_error  # type: ignore[union-attr]
+    assert result.messages[3].content == "here"  # type: ignore[union-attr]

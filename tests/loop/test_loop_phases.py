@@ -38,6 +38,19 @@ def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: Phase) -> No
         assert "start a new run with a new LoopCore" in message
 
 
+@pytest.mark.parametrize("phase", list(Phase))
+def test_only_a_finished_run_also_suggests_a_new_core(phase: Phase) -> None:
+    message = refusal("begin_iteration", phase)
+    if phase is Phase.FINISHED:
+        assert message.endswith("; call result() next, or start a new run with a new LoopCore")
+    elif phase is Phase.FAILED:
+        assert message.endswith(
+            "; no call is allowed any more; start a new run with a new LoopCore"
+        )
+    else:
+        assert "new LoopCore" not in message
+
+
 class Boom(Exception):
     """What the armed observer raises."""
 

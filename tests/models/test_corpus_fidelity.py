@@ -170,12 +170,3 @@ def test_known_facts_of_the_recordings() -> None:
     assert tool_turn.message.tool_calls[0].name == "multiply"
     answer = _direct(gz[1]["request"]["uri"], gz[1]["response"])
     assert answer.finish_reason == "stop" and answer.message.content
-
-
-def test_corpus_location_can_come_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("HARNESS_CORPUS", str(tmp_path))
-    assert corpus_dir() == tmp_path.resolve()
-    monkeypatch.setenv("HARNESS_CORPUS", str(tmp_path / "missing"))
-    assert corpus_dir() is None

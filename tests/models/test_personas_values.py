@@ -135,3 +135,13 @@ def test_wrong_type_value_is_rejected_by_the_schema(schema: dict[str, Any]) -> N
     checked = schema or {"type": "string"}
     value = wrong_type_value(schema)
     assert not Draft202012Validator(checked).is_valid(value)
+
+
+def test_wrong_type_value_for_a_schema_accepting_every_candidate_is_a_fixed_object() -> None:
+    # Every candidate (integer, string, object, array) is accepted: no wrong type
+    # exists among them, and the fallback is a stable object, not an exception.
+    schema = {"type": ["integer", "string", "object", "array"]}
+    assert wrong_type_value(schema) == {"unexpected": True}
+    assert wrong_type_value({"anyOf": [{"type": t} for t in schema["type"]]}) == {
+        "unexpected": True
+    }

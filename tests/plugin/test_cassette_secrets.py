@@ -434,3 +434,19 @@ def test_replay_still_matches_after_scrubbing(tmp_path: Path, echo_url: str) -> 
 
 def test_cassette_error_is_a_usage_error() -> None:
     assert issubclass(CassetteError, UsageError)
+
+
+def test_content_length_follows_the_scrubbed_body_and_only_a_changed_one() -> None:
+    secret = "sk-content-length-secret-1234"
+    engine = CassetteScrubber.build(secrets=[secret], environ={})
+    body = json.dumps({"echo": secret}).encode()
+    response = engine.response(
+        {"headers": {"Content-Length": [str(len(body))]}, "body": {"string": body}}
+    )
+    scrubbed = response["body"]["string"]
+    assert secret.encode() not in scrubbed and len(scrubbed) != len(body)
+    assert response["headers"]["Content-Length"] == [str(len(scrubbed))]
+    clean = b'{"echo": "nothing to hide"}'
+    untouched = engine.response({"headers": {"Content-Length": ["999"]}, "body": {"string": clean}})
+    assert untouched["body"]["string"] == clean
+    assert untouched["headers"]["Content-Length"] == ["999"]  # an unchanged body keeps its header

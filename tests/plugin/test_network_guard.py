@@ -156,6 +156,8 @@ def test_localhost_names_resolve_locally_never_through_the_resolver(below: Recor
     with deny_network("t", "how"):
         results = socket.getaddrinfo("x.evil.localhost", 8080)
         assert {r[4][0] for r in results} <= {"127.0.0.1", "::1"}
+        # only AI_NUMERICHOST is added to the caller's flags (none here): no canonical name
+        assert results and all(r[3] == "" for r in results)
         assert socket.gethostbyname("x.evil.localhost") == "127.0.0.1"
         assert socket.gethostbyname_ex("LOCALHOST")[2] == ["127.0.0.1"]
         assert socket.gethostbyaddr("127.0.0.1")[0] == "localhost"
@@ -317,3 +319,14 @@ def test_allow_hosts_option_and_ini(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     assert "SEEN []" in result.stdout.str()
+
+
+def test_localhost_resolves_through_the_real_resolver_with_default_flags() -> None:
+    # No recorder below: the system resolver itself gets the loopback literals, with
+    # only AI_NUMERICHOST added to the caller's flags (a bad flag set fails here).
+    with deny_network("t", "how"):
+        results = socket.getaddrinfo("localhost", 8080, type=socket.SOCK_STREAM)
+        plain = socket.getaddrinfo("app.localhost", 8080)
+    assert results and {r[4][0] for r in results} <= {"127.0.0.1", "::1"}
+    assert all(r[1] == socket.SOCK_STREAM and r[3] == "" for r in results)
+    assert plain and {r[4][0] for r in plain} <= {"127.0.0.1", "::1"}
