@@ -222,3 +222,43 @@ def test_a_plain_session_imports_nothing_heavy(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_subprocess("-s", *(f"-pno:{name}" for name in others))
     result.assert_outcomes(passed=1)
     assert "LOADED []" in result.stdout.str()
+
+
+def test_offered_and_called_failures_print_one_table_each(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_checks="""
+        from harness import call, reply, llm_tool
+        from harness.assertions import called, offered
+
+        @llm_tool
+        def ping() -> str:
+            "Ping."
+            return "pong"
+
+        def _run(harness_runner, harness_scripted):
+            model = harness_scripted([call("ping"), reply("done")])
+            return harness_runner.run(model, "hi", tools=[ping])
+
+        def test_offered(harness_runner, harness_scripted):
+            assert _run(harness_runner, harness_scripted) == offered(at=2, includes=["pong_*"])
+
+        def test_called(harness_runner, harness_scripted):
+            assert _run(harness_runner, harness_scripted) == called("nope")
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    failures = out.split("short test summary info")[0]
+    assert failures.count("iter  offered  calls") == 2  # one table per failing test
+    assert "- harness timeline -" not in out
+    result.stdout.fnmatch_lines(
+        [
+            "*offered at iteration 2 includes [[]'pong_*'[]]: 'pong_*' is not offered*",
+            "*>    2        1  (answer)    <- expected: offered pong_*",
+            "*called nope: no call matches nope*",
+        ]
+    )
+    summary = out.split("harness timelines")[1].split("short test summary info")[0]
+    assert summary.count("test_checks.py::") == 2
+    assert "iter  offered" not in summary
