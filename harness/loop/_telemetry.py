@@ -12,8 +12,10 @@ are stable:
 =======================  ===========================================================
 
 Logging: the loop, the strategies and the registry log under the ``harness`` logger
-(``logging.getLogger("harness")`` and its children). The library adds no handler and
-sets no level, so nothing is printed unless the application configures logging.
+(``logging.getLogger("harness")`` and its children). The library sets no level and adds
+only a ``NullHandler`` (the standard library's advice for libraries), so nothing is
+printed, not even warnings through logging's last-resort handler, unless the
+application configures logging.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = ["METRICS", "configure_metrics", "logger", "record_metric"]
 
 logger = logging.getLogger("harness")
 """The library's logger; ``harness.loop``, ``harness.injection`` ... are its children."""
+logger.addHandler(logging.NullHandler())
 
 METRICS: dict[str, str] = {
     "tools_injected": "Tools added to a run's toolset",

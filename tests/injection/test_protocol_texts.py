@@ -193,7 +193,9 @@ def fail_with_secret(token: str) -> str:
 
 def test_the_harness_logger_is_silent_by_default() -> None:
     root = logging.getLogger("harness")
-    assert root.handlers == [] and root.level == logging.NOTSET
+    # only a NullHandler: no output of its own, and logging's last resort stays unused
+    assert [type(h) for h in root.handlers] == [logging.NullHandler]
+    assert root.level == logging.NOTSET
     assert all(not logging.getLogger(name).handlers for name in ("harness.loop", "harness.tools"))
 
 
@@ -299,3 +301,23 @@ def test_a_bad_provider_id_names_the_class_and_the_reason(bad_id: Any, reason: s
     with pytest.raises(InvalidToolProvider) as info:
         run(model, "go", tools=[one], strategies=[EntityDiscovery()])
     assert info.value.provider_class is Account and info.value.reason == reason
+
+
+def test_nothing_is_printed_unless_the_application_configures_logging() -> None:
+    """A failing tool logs a warning; with logging unconfigured it must stay silent
+    (no output through logging's last-resort handler)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from harness import ScriptedModel, call, llm_tool, reply, run\n"
+        "@llm_tool\n"
+        "def boom() -> str:\n"
+        "    'Fails.'\n"
+        "    raise RuntimeError('broken')\n"
+        "run(ScriptedModel([call('boom'), reply('done')]), 'hi', tools=[boom])\n"
+        "print('ran')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ran"
+    assert out.stderr == ""
