@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any, NoReturn, TypeVar, get_args
+from typing import Any, NoReturn, TypeGuard, TypeVar, get_args
 
 from harness._errors import UsageError
 from harness._secrets import scrub_message
@@ -117,7 +117,7 @@ def check_choice(
     return value
 
 
-def is_int(value: object, *, minimum: int | None = None) -> bool:
+def is_int(value: object, *, minimum: int | None = None) -> TypeGuard[int]:
     """True for an ``int`` that is not a ``bool`` (and at least ``minimum`` when given)."""
     if not isinstance(value, int) or isinstance(value, bool):
         return False

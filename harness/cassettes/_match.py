@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from harness.cassettes._codecs import ParsedRequest, codec_for
 from harness.messages import Message, to_openai
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 MatchMode = Literal["semantic", "strict", "path-only"]
-MATCH_MODES: tuple[str, ...] = ("semantic", "strict", "path-only")
+MATCH_MODES: tuple[str, ...] = get_args(MatchMode)
 """The built-in matchers, selectable per test."""
 
 VOLATILE_FIELDS = frozenset(

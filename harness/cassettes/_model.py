@@ -10,12 +10,14 @@ loop no longer offers is reported as an injection regression.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from harness._errors import UsageError
+from harness._validation import check_choice
 from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
 from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
 from harness.cassettes._load import Cassette, Interaction, load_cassette
-from harness.cassettes._match import MATCH_MODES, request_differences
+from harness.cassettes._match import MatchMode, request_differences
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.messages import SystemMessage, UserMessage
 
@@ -49,15 +51,8 @@ class CassetteModel(Model):
         match: str = "semantic",
         unused: str = "error",
     ) -> None:
-        if match not in MATCH_MODES:
-            raise UsageError(
-                f"CassetteModel(match={match!r}) is not valid; choose one of "
-                f"{', '.join(MATCH_MODES)}"
-            )
-        if unused not in ("error", "ignore"):
-            raise UsageError(
-                f"CassetteModel(unused={unused!r}) is not valid; choose 'error' or 'ignore'"
-            )
+        check_choice(match, MatchMode, name="CassetteModel(match=...)")
+        check_choice(unused, Literal["error", "ignore"], name="CassetteModel(unused=...)")
         self.cassette = source if isinstance(source, Cassette) else load_cassette(source)
         self.match = match
         self.unused = unused

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, LoopSignal, UsageError
+from harness._validation import is_int
 from harness.loop import InjectionStrategy, LoopOptions, Model, run
 from harness.tools import CallContext, Tool, ToolResult, as_tool, serialize_for_model
 
@@ -29,7 +30,7 @@ so thousands of levels would end in ``RecursionError`` rather than a clean stop.
 def _depth(context: CallContext) -> int:
     """The current nesting depth; a value set by hand cannot go below zero."""
     value = context.get(DEPTH_KEY, 0)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise UsageError(
             f"call context {DEPTH_KEY!r}={value!r} must be a non-negative int (the harness sets "
             "it for nested agents; do not set it yourself)"

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
-from harness._validation import choice_problem
+from harness._validation import choice_problem, int_problem
 from harness.injection._providers import (
     WALK_LIMIT,
     provider_id,
@@ -60,8 +60,9 @@ class EntityDiscovery(InjectionStrategy):
         max_walk: int = WALK_LIMIT,
     ) -> None:
         problems = []
-        if isinstance(max_walk, bool) or not isinstance(max_walk, int) or max_walk < 1:
-            problems.append(f"max_walk must be an int >= 1, got {max_walk!r}")
+        walk_problem = int_problem(max_walk, name="max_walk", minimum=1)
+        if walk_problem:
+            problems.append(walk_problem)
         if max_injected_tools < 0:
             problems.append(f"max_injected_tools must be >= 0, got {max_injected_tools!r}")
         if max_depth < 1:

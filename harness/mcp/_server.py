@@ -18,6 +18,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
 
 from harness._errors import UsageError
+from harness._validation import choice_problem
 from harness.mcp._convert import Listed, NamePolicy, Skipped, to_result, to_tool
 from harness.mcp._errors import McpCallError, McpConnectError, McpTimeout, McpToolError
 from harness.mcp._meta import MetaConverter, meta_for, pass_through
@@ -169,8 +170,9 @@ class McpServer:
         problems = []
         if not isinstance(name, str) or not is_valid_name(name):
             problems.append(f"name must match ^[a-zA-Z0-9_-]{{1,64}}$, got {name!r}")
-        if names not in ("keep", "prefix"):
-            problems.append(f"names must be 'keep' or 'prefix', got {names!r}")
+        names_problem = choice_problem(names, NamePolicy, name="names")
+        if names_problem:
+            problems.append(names_problem)
         if meta is not None and not callable(meta):
             problems.append(f"meta must be a converter function, got {meta!r}")
         if filter is not None and not callable(filter):

@@ -128,4 +128,4 @@ def test_serve_passes_its_limits_to_the_server(monkeypatch: pytest.MonkeyPatch) 
     assert result.exit_code == 0, result.output
     assert seen == {"body": 1000, "connections": 3}
     bad = CliRunner().invoke(app, ["serve", "-s", str(SCENARIO), "--max-connections", "0"])
-    assert bad.exit_code == 2 and "max_connections must be a positive int" in bad.output
+    assert bad.exit_code == 2 and "max_connections must be an int >= 1" in bad.output

@@ -178,7 +178,7 @@ def test_closed_server_reconnects_on_next_use(shop: FakeMcpServer) -> None:
     ("kwargs", "problem"),
     [
         ({"name": "bad name"}, "name must match"),
-        ({"names": "suffix"}, "names must be 'keep' or 'prefix'"),
+        ({"names": "suffix"}, "names must be one of 'keep', 'prefix'"),
         ({"init_timeout": 0}, "init_timeout must be a number of seconds > 0"),
         ({"init_timeout": True}, "init_timeout must be"),
         ({"meta": "all"}, "meta must be a converter function"),

@@ -253,9 +253,9 @@ def test_max_chunks_is_configurable_and_validated() -> None:
         ).text
     assert text.count('"arguments":"') == 1 + 4  # the header's empty string, then 4 pieces
     for bad in (0, -1, True, 2.5):
-        with pytest.raises(UsageError, match="max_chunks must be a positive int"):
+        with pytest.raises(UsageError, match="max_chunks must be an int >= 1"):
             OpenAIWireTransport(Canned(_big_call(1)), max_chunks=bad)  # type: ignore[arg-type]
-    with pytest.raises(UsageError, match="chunk_chars must be a positive int"):
+    with pytest.raises(UsageError, match="chunk_chars must be an int >= 1"):
         OpenAIWireTransport(Canned(_big_call(1)), chunk_chars=0)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ProviderError
+from harness._validation import is_int
 
 __all__ = [
     "MALFORMED",
@@ -84,7 +85,7 @@ def optional_int(obj: Any, name: str, path: str, what: str) -> int:
     value = field(obj, name)
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         raise malformed(what, f"{path}.{name}", "an integer", value)
     return value
 

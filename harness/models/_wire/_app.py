@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ProviderError, UsageError
-from harness._validation import check_choice
+from harness._validation import check_choice, check_int
 from harness.loop import Model, ModelResponse
 from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
 from harness.models._wire._common import (
@@ -102,8 +102,7 @@ class WireApp:
         self.model = model
         self.profile: Profile = profile
         for name, value in (("chunk_chars", chunk_chars), ("max_chunks", max_chunks)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise UsageError(f"{name} must be a positive int, got {name}={value!r}")
+            check_int(value, name=name, minimum=1)
         self.chunk_chars = chunk_chars
         """Characters per streamed argument delta."""
         self.max_chunks = max_chunks

@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from harness._errors import UsageError
+from harness._validation import check_int
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp
 from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
@@ -186,8 +187,7 @@ class WireServer:
             ("max_body_bytes", max_body_bytes),
             ("max_connections", max_connections),
         ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise UsageError(f"{name} must be a positive int, got {value!r}")
+            check_int(value, name=name, minimum=1)
         self.max_body_bytes = max_body_bytes
         self.max_connections = max_connections
         if host not in LOOPBACK_HOSTS:
