@@ -148,20 +148,22 @@ def _tools_of(tools: Any) -> tuple[OfferedTool, ...]:
     return tuple(out)
 
 
-class OpenAIChatCodec(Codec):
-    """``POST /chat/completions``."""
+class _OpenAIWireCodec(Codec):
+    """The OpenAI codecs read requests with the wire fake's own parser for their route."""
 
-    name = "openai-chat"
+    route: str
 
     def handles(self, method: str, path: str) -> bool:
-        return method.upper() == "POST" and path.rstrip("/").endswith("/chat/completions")
+        return method.upper() == "POST" and path.rstrip("/").endswith(self.route)
+
+    def _parse_wire(self, body: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
 
     def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
-        from harness.models._wire._chat import parse_chat_request
         from harness.models._wire._errors import WireError
 
         try:
-            wire = parse_chat_request(body)
+            wire = self._parse_wire(body)
         except WireError as exc:
             raise ValueError(exc.message) from None
         return ParsedRequest(
@@ -171,6 +173,18 @@ class OpenAIChatCodec(Codec):
             stream=wire.stream,
             tool_choice=body.get("tool_choice"),
         )
+
+
+class OpenAIChatCodec(_OpenAIWireCodec):
+    """``POST /chat/completions``."""
+
+    name = "openai-chat"
+    route = "/chat/completions"
+
+    def _parse_wire(self, body: Mapping[str, Any]) -> Any:
+        from harness.models._wire._chat import parse_chat_request
+
+        return parse_chat_request(body)
 
     def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
         from harness.models import chat_params
@@ -188,29 +202,16 @@ class OpenAIChatCodec(Codec):
         return chat_response_from_chunks(events)
 
 
-class OpenAIResponsesCodec(Codec):
+class OpenAIResponsesCodec(_OpenAIWireCodec):
     """``POST /responses``."""
 
     name = "openai-responses"
+    route = "/responses"
 
-    def handles(self, method: str, path: str) -> bool:
-        return method.upper() == "POST" and path.rstrip("/").endswith("/responses")
-
-    def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
-        from harness.models._wire._errors import WireError
+    def _parse_wire(self, body: Mapping[str, Any]) -> Any:
         from harness.models._wire._responses import parse_responses_request
 
-        try:
-            wire = parse_responses_request(body)
-        except WireError as exc:
-            raise ValueError(exc.message) from None
-        return ParsedRequest(
-            model=wire.model,
-            messages=tuple(wire.request.messages),
-            tools=_tools_of(wire.request.tools),
-            stream=wire.stream,
-            tool_choice=body.get("tool_choice"),
-        )
+        return parse_responses_request(body)
 
     def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
         from harness.models import responses_params
