@@ -166,6 +166,43 @@ def _parse_docstring(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     return "\n\n".join(parts), params
 
 
+_SCHEMAS: dict[Any, ArgsSchema] = {}
+_SCHEMAS_MAX = 4096
+
+
+def _definition_key(func: Callable[..., Any], presets: Collection[str], model_name: Any) -> Any:
+    """What ``func``'s schema depends on, or ``None`` when it cannot be keyed.
+
+    Functions made by one ``def`` (closures a strategy creates for each instance,
+    methods bound to each discovered object) share their code, so their schema is built
+    once; the name, docstring, annotations and defaults are part of the key, as they
+    may be set per function.
+    """
+    bound = inspect.ismethod(func)
+    target = func.__func__ if bound else func  # type: ignore[attr-defined]
+    code = getattr(target, "__code__", None)
+    if code is None or not isinstance(target, types.FunctionType):
+        return None
+    annotations = inspect.get_annotations(target)
+    try:
+        key = (
+            code,
+            bound,
+            target.__name__,
+            target.__qualname__,
+            target.__doc__,
+            tuple(annotations.items()),
+            target.__defaults__,
+            tuple(sorted((target.__kwdefaults__ or {}).items())),
+            tuple(sorted(presets)),
+            model_name,
+        )
+        hash(key)
+    except TypeError:  # an unhashable default or annotation: build every time
+        return None
+    return key
+
+
 def build_args_schema(
     func: Callable[..., Any],
     *,
@@ -176,7 +213,27 @@ def build_args_schema(
 
     Every problem (missing annotation, ``*args``, unknown preset, unsupported
     type, ...) is collected and raised together as one ``ToolDefinitionError``.
+    Functions of one definition share the result (it depends only on the signature).
     """
+    key = _definition_key(func, presets, model_name)
+    if key is not None:
+        cached = _SCHEMAS.get(key)
+        if cached is not None:
+            return cached
+    built = _build_args_schema(func, presets=presets, model_name=model_name)
+    if key is not None:
+        if len(_SCHEMAS) >= _SCHEMAS_MAX:
+            _SCHEMAS.clear()
+        _SCHEMAS[key] = built
+    return built
+
+
+def _build_args_schema(
+    func: Callable[..., Any],
+    *,
+    presets: Collection[str],
+    model_name: str | None,
+) -> ArgsSchema:
     target = describe_callable(func)
     problems: list[str] = []
     try:
