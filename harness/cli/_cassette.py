@@ -6,12 +6,13 @@ import dataclasses
 import fnmatch
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import typer
 from rich.console import Console
 
 from harness._errors import HarnessError
+from harness._validation import choice_problem
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 
@@ -181,8 +182,9 @@ def record_command(
     url = base_url or os.environ.get("OPENAI_BASE_URL")
     if not url:
         raise _fail(console, "give --base-url URL (or set OPENAI_BASE_URL)")
-    if api not in ("chat", "responses"):
-        raise _fail(console, f"--api must be 'chat' or 'responses', got {api!r}")
+    problem = choice_problem(api, Literal["chat", "responses"], name="--api")
+    if problem:
+        raise _fail(console, problem)
     try:
         loaded = load_scenario(scenario)
         tools, strategies = loaded.build_tools(), loaded.build_strategies()
