@@ -22,6 +22,7 @@ from harness.models._openai._common import (
 from harness.models._openai._history import WireHistory
 from harness.models._openai._read import (
     MALFORMED,
+    checked_call,
     error_body_message,
     field,
     is_object,
@@ -163,18 +164,15 @@ def _read_calls(message: Any, where: str, what: str) -> tuple[ToolCall, ...]:
         function = field(call, "function")
         if not is_object(function):
             raise malformed(what, f"{path}.function", "an object", function)
-        call_id, name, arguments = (
-            field(call, "id"),
-            field(function, "name"),
-            field(function, "arguments"),
+        calls.append(
+            checked_call(
+                what,
+                (f"{path}.id", f"{path}.function.name", f"{path}.function.arguments"),
+                field(call, "id"),
+                field(function, "name"),
+                field(function, "arguments"),
+            )
         )
-        if not isinstance(call_id, str):
-            raise malformed(what, f"{path}.id", "a string", call_id)
-        if not isinstance(name, str):
-            raise malformed(what, f"{path}.function.name", "a string", name)
-        if not isinstance(arguments, str):
-            raise malformed(what, f"{path}.function.arguments", "a string (JSON text)", arguments)
-        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     return tuple(calls)
 
 

@@ -13,9 +13,11 @@ from typing import Any
 
 from harness._errors import ProviderError
 from harness._validation import is_int
+from harness.messages import ToolCall
 
 __all__ = [
     "MALFORMED",
+    "checked_call",
     "describe",
     "error_body_message",
     "field",
@@ -88,6 +90,20 @@ def optional_int(obj: Any, name: str, path: str, what: str) -> int:
     if not is_int(value):
         raise malformed(what, f"{path}.{name}", "an integer", value)
     return value
+
+
+def checked_call(
+    what: str, paths: tuple[str, str, str], call_id: Any, name: Any, arguments: Any
+) -> ToolCall:
+    """A tool call whose id, name and arguments (JSON text) are all strings; else the
+    ``malformed_response`` error naming the field (``paths`` give each field's path)."""
+    expected_kinds = ("a string", "a string", "a string (JSON text)")
+    for path, value, expected in zip(
+        paths, (call_id, name, arguments), expected_kinds, strict=True
+    ):
+        if not isinstance(value, str):
+            raise malformed(what, path, expected, value)
+    return ToolCall(id=call_id, name=name, arguments=arguments)
 
 
 def error_body_message(body: Any) -> str | None:

@@ -27,7 +27,7 @@ from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )
-from harness.models._openai._read import field, is_object, malformed, optional_int
+from harness.models._openai._read import checked_call, field, is_object, malformed, optional_int
 
 if TYPE_CHECKING:
     import openai
@@ -186,18 +186,15 @@ def responses_response_from_response(response: Response | Mapping[str, Any]) -> 
         if kind == "message":
             _read_parts(item, path, texts, refusals)
         elif kind == "function_call":
-            call_id, name, arguments = (
-                field(item, "call_id"),
-                field(item, "name"),
-                field(item, "arguments"),
+            calls.append(
+                checked_call(
+                    what,
+                    (f"{path}.call_id", f"{path}.name", f"{path}.arguments"),
+                    field(item, "call_id"),
+                    field(item, "name"),
+                    field(item, "arguments"),
+                )
             )
-            if not isinstance(call_id, str):
-                raise malformed(what, f"{path}.call_id", "a string", call_id)
-            if not isinstance(name, str):
-                raise malformed(what, f"{path}.name", "a string", name)
-            if not isinstance(arguments, str):
-                raise malformed(what, f"{path}.arguments", "a string (JSON text)", arguments)
-            calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     finish: FinishReason = "tool_calls" if calls else "stop"
     if field(response, "status") == "incomplete":
         details = field(response, "incomplete_details")
