@@ -548,6 +548,12 @@ def harness_cassette(
         yield cassette
 
 
+def _require_openai(feature: str) -> None:
+    from harness._extras import require
+
+    require("openai", feature)
+
+
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Arguments for a real client replaying or recording the cassette, or ``None`` for the
     fake. ``harness_config`` wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
@@ -567,6 +573,7 @@ def harness_openai(request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
     request the network guard refuses raises ``NetworkRefused`` (not the SDK's
     ``APIConnectionError``)."""
 
+    _require_openai("the harness_openai fixture")
     kwargs = _client_kwargs(request)
     if kwargs is not None:
         from harness.testing._refusal import RefusalSurfacingOpenAI
@@ -584,6 +591,7 @@ def harness_openai(request: pytest.FixtureRequest) -> Iterator[openai.OpenAI]:
 def harness_async_openai(request: pytest.FixtureRequest) -> openai.AsyncOpenAI:
     """The ``openai.AsyncOpenAI`` twin of ``harness_openai``."""
 
+    _require_openai("the harness_async_openai fixture")
     kwargs = _client_kwargs(request)
     if kwargs is not None:
         from harness.testing._refusal import RefusalSurfacingAsyncOpenAI

@@ -8,6 +8,7 @@ import sys
 from importlib import metadata
 
 import pytest
+from packaging.requirements import Requirement
 
 from harness import _extras
 from harness.models._personas._values import SchemaValues
@@ -40,22 +41,43 @@ def test_personas_without_faker_ask_for_the_personas_extra(
         values._fake(random.Random(1))
 
 
+def _required_closure(root: str) -> set[str]:
+    """Installed distributions that installing ``root`` without extras brings."""
+    seen: set[str] = set()
+    queue = [root]
+    while queue:
+        name = re.sub(r"[-_.]+", "-", queue.pop()).lower()
+        if name in seen:
+            continue
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:  # pragma: no cover - an uninstalled requirement
+            continue
+        seen.add(name)
+        for line in requires:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                queue.append(requirement.name)
+    return seen
+
+
 def test_required_dependencies_register_no_pytest_plugins() -> None:
     """Installing the harness must not add heavy plugins to every pytest start.
 
-    (``anyio`` registers one too, but ``openai`` requires it anyway.)
+    Transitively: ``openai`` is an extra because it requires anyio, which registers one.
     """
-    requires = metadata.requires("tool-loop-harness") or []
-    required = [r for r in requires if "extra ==" not in r]
-    names = {re.split(r"[<>=!~; \[]", r, maxsplit=1)[0].lower() for r in required}
-    assert {"hypothesis", "hypothesis-jsonschema", "faker"}.isdisjoint(names)
-    for name in names:
-        try:
-            entry_points = metadata.distribution(name).entry_points
-        except metadata.PackageNotFoundError:  # pragma: no cover - an uninstalled requirement
-            continue
-        plugins = [ep.name for ep in entry_points if ep.group == "pytest11"]
+    brought = _required_closure("tool-loop-harness") - {"tool-loop-harness"}
+    assert {"hypothesis", "faker", "openai", "httpx2", "anyio"}.isdisjoint(brought)
+    assert {"pydantic", "vcrpy", "typer"} <= brought
+    for name in brought:
+        plugins = [
+            ep.name for ep in metadata.distribution(name).entry_points if ep.group == "pytest11"
+        ]
         assert plugins == [], f"{name} registers pytest plugins {plugins}"
+    requires = metadata.requires("tool-loop-harness") or []
     extras = [r for r in requires if "extra ==" in r]
     assert any(r.startswith("hypothesis") and "fuzz" in r for r in extras)
     assert any(r.lower().startswith("faker") and "personas" in r for r in extras)
+    assert any(r.startswith("openai") and '"openai"' in r for r in extras)
+    dev = next(r for r in extras if r.startswith("tool-loop-harness") and '"dev"' in r)
+    assert "openai" in Requirement(dev).extras

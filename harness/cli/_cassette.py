@@ -171,14 +171,19 @@ def record_command(
 ) -> None:
     """Run a scenario's tools against a real OpenAI-compatible endpoint, letting the real
     model decide, and write the traffic to a cassette (credentials scrubbed)."""
-    import openai
-
+    from harness._extras import require
     from harness.loop import run
     from harness.models import OpenAIResponsesModel
     from harness.scenarios import load_scenario
     from harness.testing import open_cassette
 
     console = _console()
+    try:
+        require("openai", "harness record")
+    except ImportError as exc:
+        raise _fail(console, str(exc)) from None
+    import openai
+
     url = base_url or os.environ.get("OPENAI_BASE_URL")
     if not url:
         raise _fail(console, "give --base-url URL (or set OPENAI_BASE_URL)")

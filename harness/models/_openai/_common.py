@@ -15,6 +15,7 @@ from harness._errors import (
     RateLimited,
     UsageError,
 )
+from harness._extras import require
 from harness._secrets import is_credential_header, register_secret, scrub_message, scrub_url
 from harness.loop import ModelRequest, ModelSettings
 
@@ -34,6 +35,7 @@ _NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 def client_kind(client: Any, adapter: str) -> str:
     """``"sync"`` or ``"async"`` for an ``openai`` client; ``UsageError`` for anything else."""
+    require("openai", f"{adapter} (the OpenAI SDK adapter)")
     import openai
 
     if isinstance(client, openai.AsyncOpenAI):

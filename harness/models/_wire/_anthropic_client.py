@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import httpx2
-
+from harness._extras import require
 from harness.loop import Model
 from harness.models._anthropic._model import import_anthropic
-from harness.models._wire._transport import OpenAIWireTransport
 from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
     import anthropic
+    import httpx2
+
+    from harness.models._wire._transport import OpenAIWireTransport
+else:  # the anthropic SDK requires httpx2 too
+    httpx2 = require("httpx2", "the Anthropic wire fake (fake_anthropic_client)", extra="anthropic")
 
 __all__ = ["FAKE_ANTHROPIC_BASE_URL", "fake_anthropic_client", "fake_async_anthropic_client"]
 
@@ -26,6 +29,8 @@ FAKE_ANTHROPIC_BASE_URL = "http://harness.test"
 
 
 def _transport(model: Model | OpenAIWireTransport, profile: Profile) -> OpenAIWireTransport:
+    from harness.models._wire._transport import OpenAIWireTransport
+
     if isinstance(model, OpenAIWireTransport):
         return model
     return OpenAIWireTransport(model, profile=profile)

@@ -9,15 +9,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-import httpx2
-
+from harness._extras import require
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp, WireReply
 from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
+    import httpx2
     import openai
+else:  # the 'openai' extra installs httpx2; without it, an ImportError naming the extra
+    httpx2 = require("httpx2", "the OpenAI wire fake (OpenAIWireTransport, fake_openai_client)")
 
 __all__ = [
     "FAKE_BASE_URL",
@@ -101,6 +103,7 @@ def fake_openai_client(
     ``max_retries`` defaults to 0 so provider errors surface at once; pass a number
     to exercise the SDK's own retry logic.
     """
+    require("openai", "fake_openai_client")
     import openai
 
     transport = (
@@ -123,6 +126,7 @@ def fake_async_openai_client(
     **client_kwargs: Any,
 ) -> openai.AsyncOpenAI:
     """The ``openai.AsyncOpenAI`` twin of ``fake_openai_client``."""
+    require("openai", "fake_async_openai_client")
     import openai
 
     transport = (
