@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from harness.tools._inject import ContextObjects
+from harness.tools._objects import Emitter, ProgressSink
+
 __all__ = ["CallContext"]
 
 
@@ -18,7 +21,10 @@ class CallContext(Mapping[str, Any]):
     """
 
     __slots__ = (
+        "_emitter",
+        "_layers",
         "_loop_id",
+        "_sink",
         "_values",
         "iteration",
         "run_id",
@@ -37,8 +43,14 @@ class CallContext(Mapping[str, Any]):
         tool_name: str = "",
         tool_call_id: str = "",
         loop_id: str = "",
+        objects: ContextObjects | None = None,
+        progress: ProgressSink | None = None,
     ) -> None:
         self._values: dict[str, Any] = dict(values or {})
+        self._layers: tuple[ContextObjects | None, ...] = (None, objects, None)
+        """Typed context objects of the call, the run and the toolset (highest first)."""
+        self._sink = progress
+        self._emitter: Emitter | None = None
         self._loop_id = loop_id
         self.state: dict[str, Any] = state if state is not None else {}
         """Shared mutable state for the whole run (the blackboard)."""
@@ -66,10 +78,16 @@ class CallContext(Mapping[str, Any]):
         tool_call_id: str,
         iteration: int,
         values: Mapping[str, Any] | None = None,
+        objects: ContextObjects | None = None,
+        toolset_objects: ContextObjects | None = None,
     ) -> CallContext:
-        """A copy for one call, with call-level ``values`` overriding run-level ones."""
+        """A copy for one call, with call-level ``values`` overriding run-level ones.
+
+        ``objects`` are the call's typed context objects and ``toolset_objects`` those of
+        the toolset the tool is offered from (see ``context_layers``).
+        """
         merged = {**self._values, **values} if values else self._values
-        return CallContext(
+        made = CallContext(
             merged,
             state=self.state,
             run_id=self.run_id,
@@ -77,7 +95,26 @@ class CallContext(Mapping[str, Any]):
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             loop_id=self._loop_id,
+            progress=self._sink,
         )
+        made._layers = (objects, self._layers[1], toolset_objects)
+        return made
+
+    def context_layers(
+        self, tool: ContextObjects | None = None
+    ) -> tuple[ContextObjects | None, ...]:
+        """Typed context objects by source, highest priority first: the call, the run, the
+        toolset, then ``tool``'s own."""
+        return (*self._layers, tool)
+
+    @property
+    def emitter(self) -> Emitter:
+        """The progress ``Emitter`` of this call (made on first use)."""
+        if self._emitter is None:
+            self._emitter = Emitter(
+                call_id=self.tool_call_id, tool_name=self.tool_name, sink=self._sink
+            )
+        return self._emitter
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
