@@ -217,10 +217,24 @@ class Scenario:
             return McpParts()
         return build_mcp(self.spec.mcp_servers, self._where())
 
+    def build_context_objects(self) -> list[object]:
+        """The run's typed context objects (factories are called again on each build)."""
+        objects: list[object] = []
+        for entry in self.spec.context_objects:
+            if isinstance(entry, Mapping):
+                obj = self._call_factory(entry, "context object")
+            else:
+                obj = resolve_import(entry, where=self._where(), root=self.root)
+            objects.extend(obj if isinstance(obj, (list, tuple)) else [obj])
+        return objects
+
     def build_options(self) -> LoopOptions:
         """Loop options from the spec."""
+        extra: dict[str, Any] = {"context": dict(self.spec.context)}
+        if self.spec.context_objects:
+            extra["context_objects"] = self.build_context_objects()
         try:
-            return LoopOptions(**{**self.spec.options, "context": dict(self.spec.context)})
+            return LoopOptions(**{**self.spec.options, **extra})
         except TypeError as exc:
             raise ScenarioError(f"{self._where()}bad options {self.spec.options}: {exc}") from None
 

@@ -191,6 +191,10 @@ class ContextObjects:
         """The objects, in registration order."""
         return self._objects
 
+    def secret_texts(self) -> list[str]:
+        """The texts of the objects that are hidden wherever the harness shows text."""
+        return [text for obj in self._objects for text in _secret_texts(obj)]
+
     def merged(self, more: Iterable[object]) -> ContextObjects:
         """These objects plus ``more`` (an object of an already present class replaces it)."""
         extra = list(more)
