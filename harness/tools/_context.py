@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from harness.tools._inject import ContextObjects
+from harness._errors import UsageError
+from harness.tools._inject import ContextObjects, InjectedParam, resolve_injected
 from harness.tools._objects import Emitter, ProgressSink
 
 __all__ = ["CallContext"]
+
+_T = TypeVar("_T")
 
 
 class CallContext(Mapping[str, Any]):
@@ -16,8 +19,10 @@ class CallContext(Mapping[str, Any]):
 
     Values come from the run (``run(..., context=...)``) and from the call
     (``call_context=`` hook); call-level values win on conflict. The context also
-    carries the run's shared state (``state``, a mutable "blackboard" dict) and
-    where the call happens. Values never appear in a schema, a message or a repr.
+    carries the run's shared state (``state``, a mutable "blackboard" dict), where the
+    call happens, the typed context objects of the call, the run and the toolset
+    (``lookup``; see docs/context-injection.md) and the call's progress ``emitter``.
+    Values never appear in a schema, a message or a repr.
     """
 
     __slots__ = (
@@ -106,6 +111,20 @@ class CallContext(Mapping[str, Any]):
         """Typed context objects by source, highest priority first: the call, the run, the
         toolset, then ``tool``'s own."""
         return (*self._layers, tool)
+
+    def lookup(self, cls: type[_T]) -> _T | None:
+        """The context object for ``cls`` from the call, the run or the toolset (the same
+        rules as an annotated parameter; for schema and typed tools, which have no
+        signature to annotate); ``None`` when none is registered. Several matches in one
+        source raise ``UsageError``."""
+        if cls is Emitter:
+            return self.emitter  # type: ignore[return-value]
+        found, obj, problem = resolve_injected(
+            self.tool_name or "?", InjectedParam("lookup", cls, True), self._layers
+        )
+        if problem is not None:
+            raise UsageError(problem)
+        return obj if found else None  # type: ignore[return-value]
 
     @property
     def emitter(self) -> Emitter:

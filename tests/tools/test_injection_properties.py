@@ -13,8 +13,7 @@ import json
 import keyword
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from harness import ScriptedModel, Tool, call, reply, run
 from harness.messages import ToolCall

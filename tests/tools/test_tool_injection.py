@@ -398,3 +398,30 @@ def test_the_policy_survives_more_presets_and_can_be_turned_off() -> None:
 def test_bad_override_policies_are_refused(policy: object, message: str) -> None:
     with pytest.raises(ToolDefinitionError, match=message):
         as_tool(fetch, presets={"region": "us-east-1-cluster"}, model_may_override=policy)  # type: ignore[arg-type]
+
+
+def test_wrapped_tools_keep_their_context_objects_and_override_policy() -> None:
+    from harness.tools import DelegatingTool
+
+    wrapped = DelegatingTool.wrap(lookup).with_context(Database("wrapped-db"))
+    assert run_tool(wrapped, '{"query": "q"}', ctx()).content == "q@wrapped-db"  # type: ignore[attr-defined]
+    fetching = DelegatingTool.wrap(fetch).with_presets(api_key=KEY, model_may_override=True)
+    assert "api_key" in fetching.parameters["properties"]
+    sent = run_tool(fetching, '{"url": "u", "api_key": "model-key"}', CallContext())
+    assert json.loads(sent.content)["api_key"] == "model-key"  # type: ignore[attr-defined]
+
+
+def test_schema_tools_look_objects_up_on_the_call_context() -> None:
+    def handler(args: dict[str, object], context: CallContext) -> str:
+        db = context.lookup(Database)
+        clock = context.lookup(Clock)
+        context.lookup(Emitter).emit("looked up")  # type: ignore[union-attr]
+        return f"{db.dsn if db else None}/{clock}"
+
+    tool = Tool.from_schema("s", "S.", {"type": "object"}, handler)
+    context = ctx(run=[Database("run-db")], call=[ReplicaDatabase("call-db")])
+    assert run_tool(tool, "{}", context) == "call-db/None"
+    assert context.emitter.sent == ("looked up",)
+    ambiguous = ctx(run=[ReplicaDatabase("a-db"), AuditDatabase("b-db")])
+    with pytest.raises(UsageError, match="the run has 2 matching context objects"):
+        ambiguous.lookup(Database)
