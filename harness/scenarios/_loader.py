@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness._errors import HarnessError, ScenarioError
+from harness._errors import HarnessError, ScenarioError, UsageError
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
@@ -237,6 +237,10 @@ class Scenario:
             return LoopOptions(**{**self.spec.options, **extra})
         except TypeError as exc:
             raise ScenarioError(f"{self._where()}bad options {self.spec.options}: {exc}") from None
+        except UsageError as exc:
+            if "context_objects" not in str(exc):
+                raise
+            raise ScenarioError(f"{self._where()}bad context_objects: {exc}") from None
 
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""
