@@ -100,10 +100,11 @@ def _check_kinds(options: LoopOptions) -> list[str]:
         problems.append(f"retry_on must be a tuple of exception classes, got {retry_on!r}")
     if not isinstance(options.context, Mapping):
         problems.append(f"context must be a mapping of names to values, got {options.context!r}")
-    try:
-        ContextObjects(options.context_objects, source="run")
-    except UsageError as exc:
-        problems.append(f"context_objects: {exc}")
+    if not (isinstance(options.context_objects, tuple) and not options.context_objects):
+        try:  # the loop registers them again per run; this checks them up front
+            ContextObjects(options.context_objects, source="run")
+        except UsageError as exc:
+            problems.append(f"context_objects: {exc}")
     if options.call_context_objects is not None and not callable(options.call_context_objects):
         problems.append(
             "call_context_objects must be a function (ToolCall) -> list of objects or None, "
