@@ -13,6 +13,7 @@ import json
 import keyword
 from typing import Any
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness import ScriptedModel, Tool, call, reply, run
@@ -122,3 +123,51 @@ def test_injected_parameters_and_values_never_reach_the_model(case: dict[str, An
     for name, kind in case["kinds"].items():  # each parameter got the object of its class
         assert type(received[name]) is kind
     assert result.trace.calls[0].is_error is case["raises"]
+
+
+def _report(alpha: str, beta: str, gamma: str) -> str:
+    """Report the values received."""
+    return json.dumps([alpha, beta, gamma])
+
+
+PARAMS = ("alpha", "beta", "gamma")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    presets=st.dictionaries(st.sampled_from(PARAMS), secrets, min_size=1),
+    policy=st.one_of(st.booleans(), st.sets(st.sampled_from(PARAMS))),
+    sent=st.dictionaries(st.sampled_from(PARAMS), st.sampled_from(["m1", "m2"])),
+)
+def test_preset_values_never_reach_a_schema_and_the_policy_decides(
+    presets: dict[str, str], policy: bool | set[str], sent: dict[str, str]
+) -> None:
+    from harness import as_tool
+    from harness._errors import ToolDefinitionError
+    from harness.tools import CallContext
+
+    names = set(presets) if policy is True else set() if policy is False else set(policy)
+    if not names <= set(presets):
+        with pytest.raises(ToolDefinitionError, match="which are not presets"):
+            as_tool(_report, presets=presets, model_may_override=policy)
+        return
+    tool = as_tool(_report, presets=presets, model_may_override=policy)
+    schema = json.dumps(tool.parameters)
+    assert all(value not in schema for value in presets.values())
+    visible = set(tool.parameters["properties"])
+    assert visible == (set(PARAMS) - set(presets)) | names
+    assert set(tool.parameters.get("required", [])) == set(PARAMS) - set(presets)
+    arguments = {name: "x" for name in set(PARAMS) - set(presets)}
+    arguments.update({k: v for k, v in sent.items() if k in visible})
+    refused = {k for k in sent if k not in visible}
+    arguments.update({k: sent[k] for k in refused})
+    prepared = tool.prepare(json.dumps(arguments), CallContext())
+    if refused:  # the model sent a preset it may not override: invalid arguments
+        assert getattr(prepared, "error_kind", None) == "invalid_arguments"
+        return
+    got = dict(zip(PARAMS, json.loads(prepared.run_sync()), strict=True))  # type: ignore[union-attr]
+    for name in PARAMS:
+        if name in presets and name not in sent:
+            assert got[name] == presets[name]
+        elif name in presets:
+            assert got[name] == sent[name]  # overridable and sent: the model's value won
