@@ -202,3 +202,28 @@ def test_an_emitter_used_after_its_call_returned_is_refused() -> None:
     assert result.user_outputs == []
     with pytest.raises(UsageError, match="used after the call returned"):
         kept[0].emit("after the run")
+
+
+def test_a_timed_out_tool_cannot_speak_after_its_timeout_result() -> None:
+    release, finished = threading.Event(), threading.Event()
+    refused: list[UsageError] = []
+
+    @llm_tool
+    def stuck(progress: Emitter) -> str:
+        """Stuck."""
+        progress.emit("started")
+        release.wait(5)
+        try:
+            progress.emit("late")
+        except UsageError as exc:
+            refused.append(exc)
+        finished.set()
+        return "too late"
+
+    model = ScriptedModel([call("stuck", id="s1"), reply("gave up")])
+    result = run(model, "go", tools=[stuck], tool_timeout=0.2)
+    release.set()
+    assert finished.wait(5)
+    assert result.trace.calls[0].error_kind == "timeout"
+    assert result.user_outputs == ["started"]  # the chunk sent in time was delivered
+    assert len(refused) == 1 and "call 's1'" in str(refused[0])
