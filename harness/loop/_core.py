@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 import types
 import uuid
 from collections.abc import Callable, Sequence
@@ -67,7 +68,7 @@ from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
+from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
 
 __all__ = ["LoopCore", "PendingCall"]
 
@@ -154,8 +155,19 @@ class LoopCore:
         self.capabilities = capabilities or ModelCapabilities()
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
+        self._user_lock = threading.Lock()
+        """Guards the user channel: progress chunks arrive from tool threads."""
         self.context = CallContext(
-            options.context, state=self.state, run_id=self.run_id, loop_id=self.run_id
+            options.context,
+            state=self.state,
+            run_id=self.run_id,
+            loop_id=self.run_id,
+            objects=(
+                ContextObjects(options.context_objects, source="run")
+                if options.context_objects
+                else None
+            ),
+            progress=self._progress,
         )
         self._phase = Phase.READY
         self.error: BaseException | None = None
@@ -413,7 +425,8 @@ class LoopCore:
         raises; the first strategy error is raised after that. Results of the wrong
         length are refused without changing anything.
         """
-        pending, self._pending = self._pending, []
+        with self._user_lock:  # the calls' emitters close here (see _progress)
+            pending, self._pending = self._pending, []
         self._phase = Phase.READY
         open_ = self._require_open()
         error: HarnessError | None = None
@@ -474,6 +487,26 @@ class LoopCore:
             self._fail(error)
         if direct is not None:
             self._return_direct(*direct)
+
+    def _progress(self, call_id: str, name: str, text: str) -> None:
+        """An ``Emitter``'s chunk: to the user channel now, while its call is pending."""
+        with self._user_lock:
+            if not any(p.call.id == call_id for p in self._pending):
+                raise UsageError(
+                    f"the Emitter of call {call_id!r} (tool {name!r}) was used after the call "
+                    "returned (or the run ended); progress can only be sent while the call "
+                    "runs: send a final message in the result's user_content instead"
+                )
+            self.user_outputs.append(text)
+            self.emit(
+                UserNotified(
+                    iteration=self.iteration,
+                    call_id=call_id,
+                    name=name,
+                    content=text,
+                    progress=True,
+                )
+            )
 
     def _return_direct(self, call: ToolCall, result: ToolResult) -> None:
         """End the run with a ``return_direct`` tool's result (see harness/loop/_control.py)."""
@@ -639,8 +672,15 @@ class LoopCore:
                 ),
             )
         values = self.options.call_context(call) if self.options.call_context else None
+        hook = self.options.call_context_objects
+        objects = hook(call) if hook is not None else None
         context = self.context.for_call(
-            tool_name=call.name, tool_call_id=call.id, iteration=self.iteration, values=values
+            tool_name=call.name,
+            tool_call_id=call.id,
+            iteration=self.iteration,
+            values=values,
+            objects=ContextObjects(objects, source="call") if objects else None,
+            toolset_objects=self.toolset.context_objects,
         )
         prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):

@@ -97,6 +97,8 @@ class UserNotified(Event):
     """The tool whose result it was."""
     content: str
     """The text for the user."""
+    progress: bool = False
+    """A chunk a running tool sent through its ``Emitter`` (not its result)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

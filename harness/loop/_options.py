@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 from harness._errors import UsageError
 from harness._validation import choice_problem, int_problem, is_number
 from harness.messages import ToolCall
+from harness.tools import ContextObjects
 
 __all__ = ["LoopOptions", "RetryableToolError", "UnknownToolPolicy"]
 
@@ -49,6 +50,11 @@ class LoopOptions:
     """Run-level call context values (secret-safe: never shown to the model)."""
     call_context: Callable[[ToolCall], Mapping[str, Any]] | None = None
     """Per-call context values; they win over run-level values on conflict."""
+    context_objects: Sequence[object] = ()
+    """Typed context objects of the run, injected into tool parameters annotated with their
+    class (see docs/context-injection.md); they win over the toolset's and the tool's."""
+    call_context_objects: Callable[[ToolCall], Iterable[object]] | None = None
+    """Per-call typed context objects; they win over every other source."""
     tool_choice: str | Mapping[str, Any] | None = None
     """Passed to the model on every request."""
     model_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -94,6 +100,16 @@ def _check_kinds(options: LoopOptions) -> list[str]:
         problems.append(f"retry_on must be a tuple of exception classes, got {retry_on!r}")
     if not isinstance(options.context, Mapping):
         problems.append(f"context must be a mapping of names to values, got {options.context!r}")
+    if not (isinstance(options.context_objects, tuple) and not options.context_objects):
+        try:  # the loop registers them again per run; this checks them up front
+            ContextObjects(options.context_objects, source="run")
+        except UsageError as exc:
+            problems.append(f"context_objects: {exc}")
+    if options.call_context_objects is not None and not callable(options.call_context_objects):
+        problems.append(
+            "call_context_objects must be a function (ToolCall) -> list of objects or None, "
+            f"got {options.call_context_objects!r}"
+        )
     if options.call_context is not None and not callable(options.call_context):
         problems.append(
             "call_context must be a function (ToolCall) -> mapping or None, "

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness._errors import HarnessError, ScenarioError
+from harness._errors import HarnessError, ScenarioError, UsageError
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
@@ -217,12 +217,30 @@ class Scenario:
             return McpParts()
         return build_mcp(self.spec.mcp_servers, self._where())
 
+    def build_context_objects(self) -> list[object]:
+        """The run's typed context objects (factories are called again on each build)."""
+        objects: list[object] = []
+        for entry in self.spec.context_objects:
+            if isinstance(entry, Mapping):
+                obj = self._call_factory(entry, "context object")
+            else:
+                obj = resolve_import(entry, where=self._where(), root=self.root)
+            objects.extend(obj if isinstance(obj, (list, tuple)) else [obj])
+        return objects
+
     def build_options(self) -> LoopOptions:
         """Loop options from the spec."""
+        extra: dict[str, Any] = {"context": dict(self.spec.context)}
+        if self.spec.context_objects:
+            extra["context_objects"] = self.build_context_objects()
         try:
-            return LoopOptions(**{**self.spec.options, "context": dict(self.spec.context)})
+            return LoopOptions(**{**self.spec.options, **extra})
         except TypeError as exc:
             raise ScenarioError(f"{self._where()}bad options {self.spec.options}: {exc}") from None
+        except UsageError as exc:
+            if "context_objects" not in str(exc):
+                raise
+            raise ScenarioError(f"{self._where()}bad context_objects: {exc}") from None
 
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""

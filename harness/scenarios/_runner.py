@@ -16,6 +16,7 @@ from harness.scenarios._timeline import (
     check_timeline,
     timeline_rows,
 )
+from harness.tools import ContextObjects
 
 __all__ = ["ScenarioOutcome", "run_scenario"]
 
@@ -111,7 +112,10 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             list(messages or []),
             error=error,
             max_iterations=scenario.build_options().max_iterations,
-            secrets=[str(v) for v in spec.context.values()],
+            secrets=[
+                *(str(v) for v in spec.context.values()),
+                *ContextObjects(scenario.build_context_objects()).secret_texts(),
+            ],
         )
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))

@@ -10,6 +10,7 @@ tools: [fixtures.customers:search_customer]   # import paths; "mod:factory()" ca
 strategies: [entity_discovery]                # registry names, {name: {options}}, or import paths
 options: {max_iterations: 10}                 # LoopOptions fields
 context: {}                                   # run-level call context values
+context_objects: []                           # typed context objects (import paths/factories)
 model:
   steps: [{call: search_customer, args: {name: John Smith}}, ...]
 expect:
@@ -111,6 +112,9 @@ class ScenarioSpec(BaseModel):
     strategies: list[str | dict[str, Any]] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any] = Field(default_factory=dict)
+    context_objects: list[str | dict[str, Any]] = Field(default_factory=list)
+    """Typed context objects of the run: import paths (``mod:factory()``) or
+    ``{path: {kwargs}}`` (e.g. ``{"harness:ChatContext": {channel: web, chat_id: ...}}``)."""
     model: ModelSpec
     expect: ExpectSpec = Field(default_factory=ExpectSpec)
     tags: list[str] = Field(default_factory=list)

@@ -11,6 +11,7 @@ from harness.tools._decorator import (
     tool_spec,
     tools_of,
 )
+from harness.tools._inject import ContextObjects, Injected, context_type, is_context_type
 from harness.tools._names import (
     is_valid_name,
     make_name,
@@ -19,6 +20,7 @@ from harness.tools._names import (
     sanitize_part,
     validate_name,
 )
+from harness.tools._objects import ChatContext, Emitter
 from harness.tools._result import ToolResult, serialize_for_model
 from harness.tools._schema import ArgsSchema, build_args_schema
 from harness.tools._sinks import ArtifactSink, CompositeSink, ListSink, StateSink, artifacts_in
@@ -36,8 +38,12 @@ __all__ = [
     "ArgsSchema",
     "ArtifactSink",
     "CallContext",
+    "ChatContext",
     "CompositeSink",
+    "ContextObjects",
     "DelegatingTool",
+    "Emitter",
+    "Injected",
     "ListSink",
     "OneShotTool",
     "PreparedCall",
@@ -51,6 +57,8 @@ __all__ = [
     "as_tool",
     "as_tools",
     "build_args_schema",
+    "context_type",
+    "is_context_type",
     "is_valid_name",
     "llm_tool",
     "make_name",

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from harness._errors import UsageError
+from harness.tools._inject import ContextObjects, InjectedParam, resolve_injected
+from harness.tools._objects import Emitter, ProgressSink
 
 __all__ = ["CallContext"]
+
+_T = TypeVar("_T")
 
 
 class CallContext(Mapping[str, Any]):
@@ -13,12 +19,17 @@ class CallContext(Mapping[str, Any]):
 
     Values come from the run (``run(..., context=...)``) and from the call
     (``call_context=`` hook); call-level values win on conflict. The context also
-    carries the run's shared state (``state``, a mutable "blackboard" dict) and
-    where the call happens. Values never appear in a schema, a message or a repr.
+    carries the run's shared state (``state``, a mutable "blackboard" dict), where the
+    call happens, the typed context objects of the call, the run and the toolset
+    (``lookup``; see docs/context-injection.md) and the call's progress ``emitter``.
+    Values never appear in a schema, a message or a repr.
     """
 
     __slots__ = (
+        "_emitter",
+        "_layers",
         "_loop_id",
+        "_sink",
         "_values",
         "iteration",
         "run_id",
@@ -37,8 +48,14 @@ class CallContext(Mapping[str, Any]):
         tool_name: str = "",
         tool_call_id: str = "",
         loop_id: str = "",
+        objects: ContextObjects | None = None,
+        progress: ProgressSink | None = None,
     ) -> None:
         self._values: dict[str, Any] = dict(values or {})
+        self._layers: tuple[ContextObjects | None, ...] = (None, objects, None)
+        """Typed context objects of the call, the run and the toolset (highest first)."""
+        self._sink = progress
+        self._emitter: Emitter | None = None
         self._loop_id = loop_id
         self.state: dict[str, Any] = state if state is not None else {}
         """Shared mutable state for the whole run (the blackboard)."""
@@ -66,10 +83,16 @@ class CallContext(Mapping[str, Any]):
         tool_call_id: str,
         iteration: int,
         values: Mapping[str, Any] | None = None,
+        objects: ContextObjects | None = None,
+        toolset_objects: ContextObjects | None = None,
     ) -> CallContext:
-        """A copy for one call, with call-level ``values`` overriding run-level ones."""
+        """A copy for one call, with call-level ``values`` overriding run-level ones.
+
+        ``objects`` are the call's typed context objects and ``toolset_objects`` those of
+        the toolset the tool is offered from (see ``context_layers``).
+        """
         merged = {**self._values, **values} if values else self._values
-        return CallContext(
+        made = CallContext(
             merged,
             state=self.state,
             run_id=self.run_id,
@@ -77,7 +100,40 @@ class CallContext(Mapping[str, Any]):
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             loop_id=self._loop_id,
+            progress=self._sink,
         )
+        made._layers = (objects, self._layers[1], toolset_objects)
+        return made
+
+    def context_layers(
+        self, tool: ContextObjects | None = None
+    ) -> tuple[ContextObjects | None, ...]:
+        """Typed context objects by source, highest priority first: the call, the run, the
+        toolset, then ``tool``'s own."""
+        return (*self._layers, tool)
+
+    def lookup(self, cls: type[_T]) -> _T | None:
+        """The context object for ``cls`` from the call, the run or the toolset (the same
+        rules as an annotated parameter; for schema and typed tools, which have no
+        signature to annotate); ``None`` when none is registered. Several matches in one
+        source raise ``UsageError``."""
+        if cls is Emitter:
+            return self.emitter  # type: ignore[return-value]
+        found, obj, problem = resolve_injected(
+            self.tool_name or "?", InjectedParam("lookup", cls, True), self._layers
+        )
+        if problem is not None:
+            raise UsageError(problem)
+        return obj if found else None  # type: ignore[return-value]
+
+    @property
+    def emitter(self) -> Emitter:
+        """The progress ``Emitter`` of this call (made on first use)."""
+        if self._emitter is None:
+            self._emitter = Emitter(
+                call_id=self.tool_call_id, tool_name=self.tool_name, sink=self._sink
+            )
+        return self._emitter
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
 from harness._errors import ToolDefinitionError
@@ -69,7 +69,8 @@ def llm_tool(
 
     The signature is checked now: every problem is reported together, naming the
     function. Parameter descriptions come from ``Annotated[T, "text"]`` or the
-    docstring; parameters annotated ``CallContext`` are hidden from the model.
+    docstring; parameters annotated ``CallContext`` or a context type (``Emitter``,
+    ``ChatContext``, ``@context_type`` classes, ``Injected[T]``) are hidden from the model.
     """
 
     def mark(target: F) -> F:
@@ -122,24 +123,39 @@ def as_tool(
     name: str | None = None,
     description: str | None = None,
     presets: Mapping[str, Any] | None = None,
+    model_may_override: bool | Collection[str] | None = None,
+    context: Iterable[object] = (),
 ) -> Tool:
     """Turn a ``Tool``, an ``@llm_tool`` function/bound method or a plain function into a ``Tool``.
 
-    ``presets`` binds hidden parameters (e.g. an API key) that the model never sees.
+    ``presets`` binds hidden parameters (e.g. an API key) that the model never sees;
+    ``model_may_override`` (``True`` or some preset names) lets the model's value win
+    for them instead; ``context`` registers typed context objects on the tool (see
+    docs/context-injection.md).
     """
+    context = tuple(context)
     if isinstance(obj, Tool):
         tool = obj
         if name:
             tool = tool.with_name(name)
         if description is not None:
             tool = tool.with_description(description)
-        if presets:
-            tool = tool.with_presets(**presets)
+        if presets or model_may_override is not None:
+            tool = tool.with_presets(model_may_override=model_may_override, **(presets or {}))
+        if context:
+            tool = tool.with_context(*context)
         return tool
     for convert in _CONVERTERS:  # e.g. a @facade_class object becomes one facade tool
         made = convert(obj)
         if made is not None:
-            return as_tool(made, name=name, description=description, presets=presets)
+            return as_tool(
+                made,
+                name=name,
+                description=description,
+                presets=presets,
+                model_may_override=model_may_override,
+                context=context,
+            )
     if not callable(obj):
         raise ToolDefinitionError(repr(obj), ["expected a Tool, a function or a bound method"])
     spec = tool_spec(obj)
@@ -149,6 +165,8 @@ def as_tool(
         and not name
         and description is None
         and not presets
+        and not model_may_override
+        and not context
     )
     if reusable:  # a decorated function: its Tool is built once and reused (Tools are immutable)
         built = obj.__dict__.get(_BUILT)
@@ -169,6 +187,8 @@ def as_tool(
         presets=presets,
         args_schema=spec.args_schema if spec else None,
         metadata=metadata,
+        model_may_override=model_may_override or False,
+        context=context,
     )
     if reusable:
         obj.__dict__[_BUILT] = (spec, tool)

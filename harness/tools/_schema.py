@@ -17,8 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, Validation
 
 from harness._errors import ToolDefinitionError
 from harness.tools._context import CallContext
+from harness.tools._inject import InjectedParam, injected_type
 
-__all__ = ["ArgsSchema", "build_args_schema", "clean_schema", "describe_callable"]
+__all__ = [
+    "UNSET",
+    "ArgsSchema",
+    "build_args_schema",
+    "clean_schema",
+    "describe_callable",
+]
 
 _NONE_TYPES = (type(None),)
 
@@ -41,6 +48,11 @@ class ArgsSchema:
     """``(model field, parameter)`` pairs; they differ only where a parameter name would
     clash with a pydantic attribute (``json``, ``schema``, ``model_*``): the field then
     carries the parameter name as its alias."""
+    injected_params: tuple[InjectedParam, ...] = ()
+    """Parameters filled with typed context objects (hidden from the model)."""
+    overridable: tuple[str, ...] = ()
+    """Preset parameters the model may send (``model_may_override``): in the schema, optional,
+    with no default shown; an omitted one is ``UNSET`` in ``call_kwargs``."""
 
     @functools.cached_property
     def validator(self) -> Draft202012Validator:
@@ -71,6 +83,24 @@ class ArgsSchema:
         """The validated arguments as keyword arguments of the function."""
         values = parsed.__dict__
         return {param: values[field] for field, param in self.fields}
+
+
+class _Unset:
+    """The value of an overridable preset parameter the model did not send."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+_OVERRIDE_NOTE = "Optional: when omitted, a value set by the application is used."
+
+
+def _unset() -> Any:
+    return UNSET
 
 
 def _reject_constant(name: str) -> Any:
@@ -170,7 +200,9 @@ _SCHEMAS: dict[Any, ArgsSchema] = {}
 _SCHEMAS_MAX = 4096
 
 
-def _definition_key(func: Callable[..., Any], presets: Collection[str], model_name: Any) -> Any:
+def _definition_key(
+    func: Callable[..., Any], presets: Collection[str], model_name: Any, overridable: Any = ()
+) -> Any:
     """What ``func``'s schema depends on, or ``None`` when it cannot be keyed.
 
     Functions made by one ``def`` (closures a strategy creates for each instance,
@@ -196,6 +228,7 @@ def _definition_key(func: Callable[..., Any], presets: Collection[str], model_na
             tuple(sorted((target.__kwdefaults__ or {}).items())),
             tuple(sorted(presets)),
             model_name,
+            tuple(sorted(overridable)),
         )
         hash(key)
     except TypeError:  # an unhashable default or annotation: build every time
@@ -208,19 +241,23 @@ def build_args_schema(
     *,
     presets: Collection[str] = (),
     model_name: str | None = None,
+    overridable: Collection[str] = (),
 ) -> ArgsSchema:
     """Inspect ``func`` and build its argument model and schema.
 
     Every problem (missing annotation, ``*args``, unknown preset, unsupported
     type, ...) is collected and raised together as one ``ToolDefinitionError``.
     Functions of one definition share the result (it depends only on the signature).
+    ``overridable`` presets stay in the schema (optional, no default shown).
     """
-    key = _definition_key(func, presets, model_name)
+    key = _definition_key(func, presets, model_name, overridable)
     if key is not None:
         cached = _SCHEMAS.get(key)
         if cached is not None:
             return cached
-    built = _build_args_schema(func, presets=presets, model_name=model_name)
+    built = _build_args_schema(
+        func, presets=presets, model_name=model_name, overridable=overridable
+    )
     if key is not None:
         if len(_SCHEMAS) >= _SCHEMAS_MAX:
             _SCHEMAS.clear()
@@ -233,6 +270,7 @@ def _build_args_schema(
     *,
     presets: Collection[str],
     model_name: str | None,
+    overridable: Collection[str] = (),
 ) -> ArgsSchema:
     target = describe_callable(func)
     problems: list[str] = []
@@ -250,6 +288,7 @@ def _build_args_schema(
     description, doc_params = _parse_docstring(func)
     fields: dict[str, Any] = {}
     context_params: list[str] = []
+    injected_params: list[InjectedParam] = []
     preset_params: list[str] = []
     field_params: list[tuple[str, str]] = []
     params = list(signature.parameters.values())
@@ -268,10 +307,20 @@ def _build_args_schema(
         if param.kind is inspect.Parameter.POSITIONAL_ONLY:
             problems.append(f"parameter {name}: positional-only parameters are not supported")
             continue
+        annotation = hints.get(name, inspect.Parameter.empty)
         if name in presets:
             preset_params.append(name)
-            continue
-        annotation = hints.get(name, inspect.Parameter.empty)
+            if name not in overridable:
+                continue
+        elif annotation is not inspect.Parameter.empty and not _is_context(annotation):
+            injected, problem = injected_type(annotation)
+            if problem is not None:
+                problems.append(f"parameter {name!r}: {problem}")
+                continue
+            if injected is not None:
+                has_default = param.default is not inspect.Parameter.empty
+                injected_params.append(InjectedParam(name, injected, has_default))
+                continue
         if annotation is inspect.Parameter.empty:
             problems.append(
                 f"parameter {name!r} has no type annotation; add one (e.g. {name}: str)"
@@ -289,7 +338,10 @@ def _build_args_schema(
         desc = _annotated_description(annotation) or doc_params.get(name)
         if desc:
             field_kwargs["description"] = desc
-        if param.default is not inspect.Parameter.empty:
+        if name in presets:  # overridable: optional, and the preset (a secret) is not shown
+            field_kwargs["default_factory"] = _unset
+            field_kwargs["description"] = " ".join(filter(None, (desc, _OVERRIDE_NOTE)))
+        elif param.default is not inspect.Parameter.empty:
             field_kwargs["default"] = param.default
         elif _is_optional(annotation):
             field_kwargs["default"] = None
@@ -298,6 +350,12 @@ def _build_args_schema(
             field_kwargs["alias"] = name
         fields[field] = (annotation, Field(**field_kwargs))
         field_params.append((field, name))
+    unknown_overrides = sorted(set(overridable) - set(presets))
+    if unknown_overrides:
+        problems.append(
+            f"model_may_override names {unknown_overrides}, which are not presets; "
+            f"presets are {sorted(presets)}"
+        )
     unknown_presets = sorted(set(presets) - {p.name for p in params})
     if unknown_presets:
         problems.append(
@@ -326,6 +384,8 @@ def _build_args_schema(
         preset_params=tuple(preset_params),
         description=description,
         fields=tuple(field_params),
+        injected_params=tuple(injected_params),
+        overridable=tuple(name for name in preset_params if name in overridable),
     )
 
 

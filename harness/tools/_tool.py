@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -17,9 +17,11 @@ from pydantic import BaseModel, ValidationError
 from harness._errors import ToolDefinitionError
 from harness._secrets import register_secret, scrub_text
 from harness.tools._context import CallContext
+from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
 from harness.tools._names import validate_name
+from harness.tools._objects import Emitter
 from harness.tools._result import ToolResult, serialize_for_model
-from harness.tools._schema import ArgsSchema, build_args_schema, clean_schema
+from harness.tools._schema import UNSET, ArgsSchema, build_args_schema, clean_schema
 
 __all__ = ["PreparedCall", "Tool"]
 
@@ -70,6 +72,20 @@ class PreparedCall:
         if inspect.isawaitable(value):
             value = await value
         return value
+
+
+def _overridable(policy: bool | Collection[str], presets: Mapping[str, Any]) -> frozenset[str]:
+    """The preset names the model may send (``model_may_override``)."""
+    if policy is True:
+        return frozenset(presets)
+    if policy is False:
+        return frozenset()
+    if isinstance(policy, str) or not isinstance(policy, Collection):
+        raise ToolDefinitionError(
+            "model_may_override",
+            [f"expected True, False or a collection of preset names, got {policy!r}"],
+        )
+    return frozenset(policy)
 
 
 async def _await(value: Any) -> Any:
@@ -161,6 +177,8 @@ class Tool:
     """Schema tools: whether the handler takes the ``CallContext`` as second argument."""
     validator: Draft202012Validator | None = dataclasses.field(default=None, repr=False)
     """Schema tools: the jsonschema validator for ``parameters``."""
+    context_objects: ContextObjects = dataclasses.field(default=EMPTY, repr=False)
+    """Typed context objects registered on the tool (the lowest-priority source)."""
 
     def __post_init__(self) -> None:
         validate_name(self.name)
@@ -177,11 +195,19 @@ class Tool:
         presets: Mapping[str, Any] | None = None,
         args_schema: ArgsSchema | None = None,
         metadata: Mapping[str, Any] | None = None,
+        model_may_override: bool | Collection[str] = False,
+        context: Iterable[object] = (),
     ) -> Tool:
-        """A tool from a function or bound method; the schema comes from its signature."""
+        """A tool from a function or bound method; the schema comes from its signature.
+
+        ``presets`` bind hidden parameters; ``model_may_override`` (``True`` or some preset
+        names) lets the model send its own value for them instead; ``context`` registers
+        typed context objects on the tool (see docs/context-injection.md).
+        """
         presets = dict(presets or {})
-        if args_schema is None or presets:
-            args_schema = build_args_schema(func, presets=presets)
+        overridable = _overridable(model_may_override, presets)
+        if args_schema is None or presets or overridable:
+            args_schema = build_args_schema(func, presets=presets, overridable=overridable)
         tool_name: str = name or str(getattr(func, "__name__", ""))
         if not tool_name:
             raise ToolDefinitionError(
@@ -195,7 +221,7 @@ class Tool:
             metadata=dict(metadata or {}),
             args_schema=args_schema,
             presets=_Hidden(presets),
-        )
+        )._with_context_objects(context, replace=True)
 
     @classmethod
     def from_schema(
@@ -288,17 +314,66 @@ class Tool:
         """A copy with extra metadata."""
         return self._copy(metadata={**self.metadata, **metadata})
 
-    def with_presets(self, **presets: Any) -> Tool:
-        """A copy with hidden parameters bound (removed from the schema)."""
+    def with_presets(
+        self, *, model_may_override: bool | Collection[str] | None = None, **presets: Any
+    ) -> Tool:
+        """A copy with hidden parameters bound (removed from the schema).
+
+        By default the model cannot send a preset parameter (it is not in the schema, so a
+        call that sends one is rejected as invalid arguments). ``model_may_override=True``
+        (or some preset names) keeps those parameters in the schema, optional and without
+        their value, and the model's value wins when it sends one; ``None`` keeps the
+        tool's current policy.
+        """
         if self.args_schema is None:
             raise ToolDefinitionError(
                 f"tool {self.name!r}", ["presets need a function tool (built from a signature)"]
             )
         merged = {**self.presets.values, **presets}
-        args_schema = build_args_schema(self.handler, presets=merged)
+        if model_may_override is None:
+            overridable: frozenset[str] = frozenset(self.args_schema.overridable)
+        else:
+            overridable = _overridable(model_may_override, merged)
+        args_schema = build_args_schema(self.handler, presets=merged, overridable=overridable)
         return self._copy(
             parameters=args_schema.json_schema, args_schema=args_schema, presets=_Hidden(merged)
         )
+
+    def with_context(self, *objects: object) -> Tool:
+        """A copy with typed context objects registered on the tool (lowest priority:
+        the call, the run and the toolset win). Each object must fit one of the tool's
+        injected parameters; an object of a class already registered replaces it."""
+        return self._with_context_objects(objects, replace=False)
+
+    def _with_context_objects(self, objects: Iterable[object], *, replace: bool) -> Tool:
+        items = list(objects)
+        if not items and replace:
+            return self
+        where = f"tool {self.name!r}"
+        params = self.args_schema.injected_params if self.args_schema is not None else ()
+        if self.args_schema is None:
+            raise ToolDefinitionError(
+                where, ["context objects need a function tool (built from a signature)"]
+            )
+        try:
+            registry = (
+                ContextObjects(items, source="tool")
+                if replace
+                else self.context_objects.merged(items)
+            )
+        except Exception as exc:
+            raise ToolDefinitionError(where, [str(exc)]) from None
+        problems = []
+        for obj in items:
+            if not any(isinstance(obj, p.cls) for p in params):
+                takes = ", ".join(f"{p.name}: {p.cls.__qualname__}" for p in params) or "none"
+                problems.append(
+                    f"no parameter takes a {type(obj).__qualname__} (its injected parameters: "
+                    f"{takes}); annotate one with that class or Injected[...]"
+                )
+        if problems:
+            raise ToolDefinitionError(where, problems)
+        return self._copy(context_objects=registry)
 
     def _copy(self, **changes: Any) -> Tool:
         return dataclasses.replace(self, **changes)
@@ -369,9 +444,35 @@ class Tool:
         kwargs = args_schema.call_kwargs(parsed)
         for name in args_schema.context_params:
             kwargs[name] = context
+        if args_schema.injected_params:
+            problem = self._inject(kwargs, context, args_schema)
+            if problem is not None:
+                return ToolResult.error(problem, kind="missing_context")
         if self.presets.values:
-            kwargs.update(self.presets.values)
+            if args_schema.overridable:  # the model's value wins; an omitted one is UNSET
+                for name, value in self.presets.values.items():
+                    if kwargs.get(name, UNSET) is UNSET:
+                        kwargs[name] = value
+            else:
+                kwargs.update(self.presets.values)
         return PreparedCall(self, self.handler, (), kwargs, self.is_async, context)
+
+    def _inject(
+        self, kwargs: dict[str, Any], context: CallContext, args_schema: ArgsSchema
+    ) -> str | None:
+        """Fill the injected parameters from the context's sources (call > run > toolset >
+        tool); return a model-safe problem when one cannot be filled."""
+        layers = context.context_layers(self.context_objects)
+        for param in args_schema.injected_params:
+            if param.cls is Emitter:
+                kwargs[param.name] = context.emitter
+                continue
+            found, obj, problem = resolve_injected(self.name, param, layers)
+            if problem is not None:
+                return problem
+            if found:
+                kwargs[param.name] = obj
+        return None
 
     def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
         try:

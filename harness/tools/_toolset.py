@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from harness._errors import DuplicateToolName, UsageError
 from harness.tools._decorator import as_tool
+from harness.tools._inject import ContextObjects
 from harness.tools._tool import Tool
 
 __all__ = ["Toolset"]
@@ -22,13 +23,18 @@ class Toolset:
     Copies share the tools until one of them changes (copy on write).
     """
 
-    __slots__ = ("_definitions", "_names", "_shared", "_tools", "version")
+    __slots__ = ("_context", "_definitions", "_names", "_shared", "_tools", "version")
 
     _TEMPLATES: ClassVar[list[tuple[tuple[Any, ...], Toolset]]] = []
     _TEMPLATES_LOCK: ClassVar[threading.Lock] = threading.Lock()
     _MAX_TEMPLATES: ClassVar[int] = 8
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[Tool | Callable[..., Any]] = (), *, context: Iterable[object] = ()
+    ) -> None:
+        self._context: ContextObjects | None = (
+            ContextObjects(context, source="toolset") if context else None
+        )
         self._tools: dict[str, Tool] = {}
         self._shared = False
         self._names: tuple[str, ...] | None = None
@@ -62,6 +68,18 @@ class Toolset:
                 del cls._TEMPLATES[cls._MAX_TEMPLATES :]
             return toolset.copy()
         return toolset
+
+    @property
+    def context_objects(self) -> ContextObjects | None:
+        """Typed context objects registered on the toolset (``None`` when there are none);
+        its tools' injected parameters get them unless the call or the run has one."""
+        return self._context
+
+    def provide(self, *objects: object) -> None:
+        """Register typed context objects on the toolset (an object of a class already
+        registered here replaces it); see docs/context-injection.md."""
+        current = self._context or ContextObjects((), source="toolset")
+        self._context = current.merged(objects)
 
     def _own(self) -> None:
         """Before a change: stop sharing the tools with copies."""
@@ -154,6 +172,7 @@ class Toolset:
     def copy(self) -> Toolset:
         """An independent toolset with the same tools (shared until either changes)."""
         clone = Toolset()
+        clone._context = self._context  # immutable: shared
         clone._tools = self._tools
         clone._shared = self._shared = True
         clone._names = self._names  # caches are immutable tuples: share them until a change

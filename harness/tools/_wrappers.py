@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 from harness._errors import UsageError
@@ -23,7 +23,16 @@ from harness.tools._tool import PreparedCall, Tool
 __all__ = ["DelegatingTool", "OneShotTool", "SinkingTool", "one_shot", "sink_artifacts"]
 
 W = TypeVar("W", bound="DelegatingTool")
-_SHARED = ("name", "description", "parameters", "notes", "metadata", "args_schema", "presets")
+_SHARED = (
+    "name",
+    "description",
+    "parameters",
+    "notes",
+    "metadata",
+    "args_schema",
+    "presets",
+    "context_objects",
+)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -81,8 +90,10 @@ class DelegatingTool(Tool):
         inner = self.unwrap()._copy(**shared) if shared else self.unwrap()
         return dataclasses.replace(self, inner=inner, **changes)
 
-    def with_presets(self, **presets: Any) -> Tool:
-        inner = self.unwrap().with_presets(**presets)
+    def with_presets(
+        self, *, model_may_override: bool | Collection[str] | None = None, **presets: Any
+    ) -> Tool:
+        inner = self.unwrap().with_presets(model_may_override=model_may_override, **presets)
         fields = {name: getattr(inner, name) for name in _SHARED}
         return dataclasses.replace(self, inner=inner, **fields)
 
