@@ -31,6 +31,12 @@ from harness.models import (
 )
 
 SECRET = "sk-subagent-e2e-0123456789"
+
+
+def _u(i: int, o: int) -> dict[str, int]:
+    return {"input_tokens": i, "output_tokens": o}
+
+
 PRICES = {
     "gpt-lead": ModelPrice(input=2.0, output=8.0),
     "gpt-sub*": ModelPrice(input=0.5, output=1.0),
