@@ -24,7 +24,6 @@ from harness._errors import UsageError
 from harness._validation import is_int, is_number
 from harness.injection._facade import facade
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange, Usage
-from harness.loop._usage import total_usage
 from harness.tools import CallContext, Tool, ToolResult
 
 __all__ = ["USAGE_KEY", "Budget", "CostReport", "ModelPrice", "UsageIntrospection", "cost_report"]
@@ -158,6 +157,11 @@ class Budget:
             raise UsageError(f"Budget max_tokens must be an int >= 1, got {self.max_tokens!r}")
         if self.max_cost is not None and not (is_number(self.max_cost) and self.max_cost > 0):
             raise UsageError(f"Budget max_cost must be a number > 0, got {self.max_cost!r}")
+
+
+def total_usage(usage: Mapping[str, Usage]) -> Usage:
+    """The sum of per-model usage."""
+    return sum(usage.values(), Usage())
 
 
 def tokens_used(usage: Usage) -> int:
