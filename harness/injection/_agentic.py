@@ -13,12 +13,13 @@ the variant that shares the parent's state.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, LoopSignal, UsageError
 from harness._validation import format_names, is_int
-from harness.loop import InjectionStrategy, LoopOptions, Model, Usage, run
+from harness.loop import InjectionStrategy, LoopOptions, Model, Usage, arun
 from harness.tools import CallContext, Tool, ToolResult, as_tool, serialize_for_model
 
 __all__ = ["DEPTH_KEY", "MAX_AGENT_DEPTH", "AgentOutcome", "SystemPrompt", "agent_tool"]
@@ -166,8 +167,13 @@ def _failed(spec: _Spec, exc: BaseException) -> ToolResult:
     )
 
 
-def handoff(spec: _Spec, arguments: dict[str, Any], context: CallContext) -> ToolResult:
-    """Run the nested agent for one call of its tool."""
+async def handoff(spec: _Spec, arguments: dict[str, Any], context: CallContext) -> ToolResult:
+    """Run the nested agent for one call of its tool.
+
+    A coroutine, so under ``arun`` the nested run is awaited on the parent's event loop
+    (async models and tools work, nothing blocks); under ``run`` the tool runs it on a
+    private event loop.
+    """
     depth = _depth(context)
     if depth >= spec.max_depth:
         return ToolResult.error(
@@ -191,7 +197,7 @@ def handoff(spec: _Spec, arguments: dict[str, Any], context: CallContext) -> Too
     state = context.state if spec.share_state else None
     before = dict(state) if state is not None else {}
     try:
-        result = run(
+        result = await arun(
             _fresh(spec.model, Model, "Model"),
             text,
             tools=spec.tools,
@@ -264,6 +270,6 @@ def agent_tool(
         name,
         description,
         dict(parameters or _TASK_SCHEMA),
-        lambda arguments, context: handoff(spec, arguments, context),
+        functools.partial(handoff, spec),
         metadata={"agentic": True},
     )

@@ -11,6 +11,7 @@ call; the nested usage is added to the parent's; a ``LoopSignal`` crosses it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -73,6 +74,6 @@ def subagent_tool(
         name,
         description,
         dict(parameters or _TASK_SCHEMA),
-        lambda arguments, context: handoff(spec, arguments, context),
+        functools.partial(handoff, spec),
         metadata={"agentic": True, "subagent": True},
     )

@@ -31,6 +31,7 @@ from harness.injection import (
 )
 from harness.injection._agentic import DEPTH_KEY
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
+from harness.messages import AssistantMessage
 from harness.models import raise_error
 from harness.scenarios import format_timeline, timeline_rows
 
@@ -433,3 +434,31 @@ def test_a_subagent_works_under_the_async_driver() -> None:
     result = asyncio.run(arun(_parent(call("writer", {"task": "a"})), "go", tools=[tool]))
     assert result.state == {"draft": "v1"}
     assert result.trace.calls[0].is_handoff
+
+
+class _AsyncOnly(Model):
+    """A model that answers only from async code (like an ``AsyncOpenAI``-backed one)."""
+
+    __test__ = False
+    name = "async-only"
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        raise AssertionError("the nested run must be awaited, not run synchronously")
+
+    async def arequest(self, request: ModelRequest) -> ModelResponse:
+        await asyncio.sleep(0)
+        return ModelResponse(message=AssistantMessage(content="async answer"))
+
+
+@pytest.mark.parametrize("driver", ["run", "arun"])
+def test_the_nested_run_is_awaited_so_async_only_models_work_under_both_drivers(
+    driver: str,
+) -> None:
+    tool = subagent_tool("helper", "Help.", model=_AsyncOnly)
+    parent = _parent(call("helper", {"task": "t"}))
+    if driver == "run":
+        result = run(parent, "go", tools=[tool])
+    else:
+        result = asyncio.run(arun(parent, "go", tools=[tool]))
+    assert result.trace.calls[0].content == "async answer"
+    assert tool.is_async
