@@ -50,7 +50,7 @@ _TASK_SCHEMA: Mapping[str, Any] = {
 }
 
 
-SystemPrompt = str | Callable[[CallContext], "str | None"] | None
+SystemPrompt = str | Callable[[CallContext], str | None] | None
 """A nested agent's system prompt: text, or a function of the parent's ``CallContext``
 (its ``state``, ``iteration``, ``tool_name`` and values) called at each handoff."""
 

@@ -97,3 +97,16 @@ def test_a_signal_from_a_subagent_ends_the_lead_run_with_the_nested_trace_kept()
     (record,) = trace.calls
     assert record.error_kind == "signal" and record.children == tuple(trace.children)
     assert [c.name for c in trace.children[0].calls] == ["escalate"]
+
+
+def test_a_wrong_handoffs_expectation_is_a_divergence_naming_it() -> None:
+    from harness.scenarios import TimelineStep, check_timeline, timeline_rows
+
+    trace = _run("subagents/shared_blackboard").trace
+    assert trace is not None
+    rows = timeline_rows(trace)
+    wrong = [TimelineStep(handoffs=[]), *[TimelineStep() for _ in rows[1:]]]
+    divergence = check_timeline(wrong, rows)
+    assert divergence is not None and divergence.iteration == 1
+    assert (divergence.expected, divergence.actual) == ("handoffs=[]", "handoffs=['researcher']")
+    assert check_timeline([TimelineStep(handoffs=["research*"]), *wrong[1:]], rows) is None
