@@ -73,8 +73,9 @@ class AgentOutcome:
     shared_state: bool = False
     """True for a subagent (the nested run shared the parent's state)."""
     state_written: tuple[str, ...] = ()
-    """Shared-state keys the subagent added, replaced or removed (sorted; ``harness.``
-    keys left out; a value changed in place is not seen)."""
+    """Shared-state keys added, replaced or removed while the subagent ran (sorted;
+    ``harness.`` keys left out; a value changed in place is not seen; a parallel call's
+    writes in that time are listed too)."""
 
 
 def _fresh(value: Any, kind: type | tuple[type, ...], what: str) -> Any:

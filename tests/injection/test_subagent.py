@@ -17,6 +17,7 @@ from harness import (
     UsageError,
     arun,
     call,
+    calls,
     llm_tool,
     reply,
     run,
@@ -462,3 +463,35 @@ def test_the_nested_run_is_awaited_so_async_only_models_work_under_both_drivers(
         result = asyncio.run(arun(parent, "go", tools=[tool]))
     assert result.trace.calls[0].content == "async answer"
     assert tool.is_async
+
+
+@pytest.mark.parametrize("driver", ["run", "arun"])
+def test_parallel_subagents_write_the_same_blackboard(driver: str) -> None:
+    def writer(key: str) -> Any:
+        return subagent_tool(
+            f"writer_{key}",
+            "Write.",
+            model=lambda: ScriptedModel(
+                [call("remember", {"key": key, "value": key.upper()}), reply(f"wrote {key}")]
+            ),
+            tools=[remember],
+        )
+
+    parent = ScriptedModel(
+        [
+            calls(call("writer_a", {"task": "a"}), call("writer_b", {"task": "b"})),
+            call("remember", {"key": "c", "value": "C"}),
+            reply("done"),
+        ]
+    )
+    tools = [writer("a"), writer("b"), remember]
+    if driver == "run":
+        result = run(parent, "go", tools=tools)
+    else:
+        result = asyncio.run(arun(parent, "go", tools=tools))
+    assert result.state == {"a": "A", "b": "B", "c": "C"}
+    first, second, _ = result.trace.calls
+    assert [c.name for c in first.children[0].calls] == ["remember"]
+    # keys changed *during* the handoff: a parallel call's writes may be listed too
+    assert "a" in first.value.state_written and "b" in second.value.state_written
+    assert [r.handoffs for r in timeline_rows(result.trace)] == [("writer_a", "writer_b"), (), ()]
