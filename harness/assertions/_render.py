@@ -20,7 +20,10 @@ def _names(prefix: str, names: Sequence[str]) -> list[str]:
 
 
 def _cells(row: TimelineRow) -> tuple[str, str, str, str]:
-    calls = ", ".join(f"{c}!" if c in row.errors else c for c in row.calls)
+    calls = ", ".join(
+        (f"{c}!" if c in row.errors else c) + (" (handoff)" if c in row.handoffs else "")
+        for c in row.calls
+    )
     if not calls and row.final:
         calls = "(answer)"
     changes = " ".join([*_names("+", row.injected), *_names("-", row.removed)])
@@ -38,7 +41,8 @@ def render_table(
 
     The row of iteration ``mark`` gets a ``>`` and ``expected`` beside it; ``mark``
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
-    that ended in an error result is shown with a ``!``.
+    that ended in an error result is shown with a ``!``, one that handed work to a
+    nested run with ``(handoff)``.
     """
     table = [("iter", "offered", "calls", "+injected/-removed")]
     table.extend(_cells(row) for row in rows)

@@ -61,6 +61,7 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
         calls = ", ".join(
             (f"[red]{escape(c)}![/red]" if c in row.errors else escape(c))
             + (" [cyan](to user)[/cyan]" if c in row.to_user else "")
+            + (" [magenta](handoff)[/magenta]" if c in row.handoffs else "")
             for c in row.calls
         ) or ("[dim]answer[/dim]" if row.final else "")
         changes = " ".join(

@@ -1,6 +1,7 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
-from harness.injection._agentic import AgentOutcome, agent_tool
+from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
+from harness.injection._blackboard import blackboard_entries, blackboard_tools, safe_value_text
 from harness.injection._chaining import ChainedType, ToolChaining
 from harness.injection._discovery import EntityDiscovery
 from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade
@@ -42,6 +43,14 @@ from harness.injection._sections_strategy import (
 )
 from harness.injection._state_machine import StateMachine, StateTransition
 from harness.injection._stub import StubTool, stub_of
+from harness.injection._subagent import subagent_tool
+from harness.injection._usage_tools import (
+    Budget,
+    CostReport,
+    ModelPrice,
+    UsageIntrospection,
+    cost_report,
+)
 from harness.loop import (
     DeclaredChanges,
     InjectionContext,
@@ -56,8 +65,10 @@ __all__ = [
     "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
     "AgentOutcome",
+    "Budget",
     "ChainedType",
     "Condition",
+    "CostReport",
     "DeclaredChanges",
     "EntityDiscovery",
     "Facade",
@@ -67,6 +78,7 @@ __all__ = [
     "InjectionContext",
     "InjectionStrategy",
     "MessageSent",
+    "ModelPrice",
     "PhaseChanged",
     "Phases",
     "Playbook",
@@ -84,17 +96,22 @@ __all__ = [
     "StateTransition",
     "StrategyChain",
     "StubTool",
+    "SystemPrompt",
     "ToolChaining",
     "ToolGroup",
     "ToolGroups",
     "ToolsetChange",
     "Unlock",
+    "UsageIntrospection",
     "Visibility",
     "agent_tool",
     "arun_with_sections",
+    "blackboard_entries",
+    "blackboard_tools",
     "called",
     "called_all",
     "called_any",
+    "cost_report",
     "facade",
     "facade_class",
     "facade_of",
@@ -106,7 +123,9 @@ __all__ = [
     "produced",
     "provider_spec",
     "run_with_sections",
+    "safe_value_text",
     "stub_of",
+    "subagent_tool",
     "tool_provider",
     "unlock",
     "when",

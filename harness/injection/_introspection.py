@@ -51,10 +51,21 @@ class RunInfo:
     """The live view of the offered tools."""
     usage: dict[str, int] = dataclasses.field(default_factory=dict)
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    run_id: str = ""
+    """The run this information is about."""
+
+
+def _slot(state: Mapping[str, Any], run_id: str) -> str:
+    """Where a run's ``RunInfo`` lives: ``INFO_KEY`` for the first run of a state, a key of
+    its own for another run sharing the state (a subagent: ``subagent_tool``)."""
+    info = state.get(INFO_KEY)
+    if not isinstance(info, RunInfo) or info.run_id in ("", run_id):
+        return INFO_KEY
+    return f"{INFO_KEY}@{run_id}"
 
 
 def _info(context: CallContext) -> RunInfo | ToolResult:
-    info = context.state.get(INFO_KEY)
+    info = context.state.get(_slot(context.state, context.run_id))
     if isinstance(info, RunInfo):
         return info
     return ToolResult.error(
@@ -98,10 +109,11 @@ class RunIntrospection(InjectionStrategy):
     # -- hooks ----------------------------------------------------------------------------
 
     def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
-        info = context.state.get(INFO_KEY)
+        slot = _slot(context.state, context.run_id)
+        info = context.state.get(slot)
         first = not isinstance(info, RunInfo)
         if first:
-            info = context.state[INFO_KEY] = RunInfo()
+            info = context.state[slot] = RunInfo(run_id=context.run_id)
         assert isinstance(info, RunInfo)
         info.iteration = context.iteration
         info.offered = context.tools
@@ -111,7 +123,7 @@ class RunIntrospection(InjectionStrategy):
         return ToolsetChange(add=add, reason="run introspection tools") if add else None
 
     def on_tool_result(self, context: InjectionContext) -> None:
-        info = context.state.get(INFO_KEY)
+        info = context.state.get(_slot(context.state, context.run_id))
         if not isinstance(info, RunInfo) or context.call is None or context.result is None:
             return None
         info.usage = dict(context.called)

@@ -67,6 +67,7 @@ from harness.loop._strategy import (
 from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
 from harness.loop._unknown import not_run_result, unknown_tool_message
+from harness.loop._usage import add_usage
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
 
@@ -273,6 +274,8 @@ class LoopCore:
             called=types.MappingProxyType(dict(self.called)),
             strategy_state=self._strategy_state,
             capabilities=self.capabilities,
+            run_id=self.run_id,
+            usage=self.trace.usage,
         )
 
     def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
@@ -394,6 +397,7 @@ class LoopCore:
             or response.usage.output_tokens
         ):
             self.usage = self.usage + response.usage
+            add_usage(self.trace.usage, response.model_name, response.usage)
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
         self.emit(
@@ -439,7 +443,9 @@ class LoopCore:
             if direct is None and not result.is_error and is_return_direct(item.tool):
                 direct = (call, result)
             self._emit_call(call, result)
-            self.trace.children.extend(result.child_traces)
+            if result.child_traces:  # a handoff: the nested runs hang from this call
+                self.trace.children.extend(result.child_traces)
+                self._account_children(result.child_traces)
             notes = []
             if error is None and self._result_hooks:
                 try:
@@ -474,6 +480,7 @@ class LoopCore:
                     attempts=attempts,
                     user_content=result.user_content,
                     silent=result.silent,
+                    children=result.child_traces,
                 )
             )
             self.messages.append(
@@ -507,6 +514,13 @@ class LoopCore:
                     progress=True,
                 )
             )
+
+    def _account_children(self, children: Sequence[Any]) -> None:
+        """Add the nested runs' usage to this run's (see harness/loop/_usage.py)."""
+        for child in children:
+            for model, usage in getattr(child, "usage", {}).items():
+                add_usage(self.trace.usage, model, usage)
+                self.usage = self.usage + usage
 
     def _return_direct(self, call: ToolCall, result: ToolResult) -> None:
         """End the run with a ``return_direct`` tool's result (see harness/loop/_control.py)."""

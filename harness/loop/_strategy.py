@@ -8,7 +8,7 @@ from typing import Any
 
 from harness._errors import HarnessError, StrategyError
 from harness.loop._events import Event
-from harness.loop._model import ModelCapabilities
+from harness.loop._model import ModelCapabilities, Usage
 from harness.messages import Message, ToolCall
 from harness.tools import Tool, ToolResult
 
@@ -76,6 +76,11 @@ class InjectionContext:
     strategy_state: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
     capabilities: ModelCapabilities = dataclasses.field(default_factory=ModelCapabilities)
     """What the run's model supports (e.g. ``supports_dynamic_tools``)."""
+    run_id: str = ""
+    """Identity of the run (the ``CallContext.run_id`` its tools see)."""
+    usage: Mapping[str, Usage] = dataclasses.field(default_factory=dict)
+    """Live token usage per model so far (``Trace.usage``: nested runs that returned
+    included); read-only."""
 
     def state_for(self, strategy: object) -> dict[str, Any]:
         """Private per-run storage for ``strategy`` (strategies stay reusable across runs)."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness._secrets import scrub_text
 from harness.loop._events import Event
+from harness.loop._model import Usage
 
 __all__ = ["CallRecord", "ChangeRecord", "IterationRecord", "Trace"]
 
@@ -38,6 +39,14 @@ class CallRecord:
     """What the result said to the user (``ToolResult.user_content``), if anything."""
     silent: bool = False
     """The result was background work: its ``user_content`` was not delivered."""
+    children: tuple[Any, ...] = dataclasses.field(default=(), repr=False, compare=False)
+    """Traces of the nested runs this call made (a handoff to an agent or subagent tool);
+    the same objects are in ``Trace.children``, in call order."""
+
+    @property
+    def is_handoff(self) -> bool:
+        """True when the call handed work to a nested run (it has child traces)."""
+        return bool(self.children)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (without the Python value and exception); ``user_content``
@@ -151,6 +160,9 @@ class Trace:
     """How many times the run was restarted (providers without dynamic tools)."""
     children: list[Trace] = dataclasses.field(default_factory=list)
     """Traces of nested runs (agentic tools)."""
+    usage: dict[str, Usage] = dataclasses.field(default_factory=dict)
+    """Token usage per model name, nested runs included (see harness/loop/_usage.py);
+    ``RunResult.usage`` is its sum."""
 
     def __iter__(self) -> Iterator[IterationRecord]:
         return iter(self.iterations)

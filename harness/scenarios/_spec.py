@@ -56,6 +56,9 @@ class TimelineStep(BaseModel):
     """Names (or globs) removed during this iteration, in order."""
     to_user: list[str] | None = None
     """Names of the calls in this turn whose result spoke to the user (``UserNotified``)."""
+    handoffs: list[str] | None = None
+    """Names of the calls in this turn that handed work to a nested run (agent or
+    subagent tools)."""
     answer: bool | str | None = None
     """``true``: the turn is the final answer; a string: the exact answer text."""
 

@@ -28,6 +28,9 @@ class TimelineRow:
     final: bool
     to_user: tuple[str, ...] = ()
     """Calls whose result spoke to the user (non-silent ``user_content``)."""
+    handoffs: tuple[str, ...] = ()
+    """Calls that handed work to a nested run (agent or subagent tools: the call has
+    child traces, ``CallRecord.children``)."""
 
     def render(self) -> str:
         """``#2 offered=3 calls=a,b !b +x -y`` style text."""
@@ -38,6 +41,8 @@ class TimelineRow:
             parts.append("errors=" + ",".join(self.errors))
         if self.to_user:
             parts.append("to_user=" + ",".join(self.to_user))
+        if self.handoffs:
+            parts.append("handoff=" + ",".join(self.handoffs))
         if self.injected:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
@@ -67,6 +72,7 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                     and c.user_content.strip()
                     and c.error_kind != "signal"
                 ),
+                handoffs=tuple(c.name for c in it.calls if c.children),
                 injected=it.injected,
                 removed=it.removed,
                 answer=it.answer,
@@ -118,6 +124,7 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("calls", step.calls, row.calls),
         ("errors", step.errors, row.errors),
         ("to_user", step.to_user, row.to_user),
+        ("handoffs", step.handoffs, row.handoffs),
         ("injected", step.injected, row.injected),
         ("removed", step.removed, row.removed),
     )

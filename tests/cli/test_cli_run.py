@@ -132,3 +132,13 @@ def test_bracketed_scenario_text_is_printed_as_is(tmp_path: Path) -> None:
     assert "uses [red]markup[/red]" in listed.output
     ran = runner.invoke(app, ["run", str(scenario)])
     assert "PASS [bold]x[/bold]" in ran.output
+
+
+def test_run_marks_handoffs_to_nested_agents_in_the_timeline() -> None:
+    result = runner.invoke(app, ["run", "scenarios/subagents/shared_blackboard.yaml"])
+    assert result.exit_code == 0, result.output
+    line = next(li for li in result.output.splitlines() if "researcher" in li)
+    assert "(handoff)" in line
+    assert "(handoff)" not in next(
+        li for li in result.output.splitlines() if "blackboard_list" in li
+    )
