@@ -16,6 +16,7 @@ from harness._version import __version__
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness._errors import (
         CassetteError as CassetteError,
+        CompletionError as CompletionError,
         ContextLengthExceeded as ContextLengthExceeded,
         DuplicateToolName as DuplicateToolName,
         FacadeError as FacadeError,
@@ -24,6 +25,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         InjectionLimitExceeded as InjectionLimitExceeded,
         InvalidToolName as InvalidToolName,
         InvalidToolProvider as InvalidToolProvider,
+        LateCompletion as LateCompletion,
         LoopSignal as LoopSignal,
         MaxIterationsExceeded as MaxIterationsExceeded,
         ModelBehaviorError as ModelBehaviorError,
@@ -127,6 +129,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         ScriptedModel as ScriptedModel,
         call as call,
         calls as calls,
+        expect_message as expect_message,
         expect_offered as expect_offered,
         output as output,
         reply as reply,
@@ -134,6 +137,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.tools import (
         ArtifactSink as ArtifactSink,
         CallContext as CallContext,
+        Completion as Completion,
         CompositeSink as CompositeSink,
         DelegatingTool as DelegatingTool,
         ListSink as ListSink,
@@ -152,6 +156,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
 
 _LAZY: dict[str, str] = {
     "CassetteError": "harness._errors",
+    "CompletionError": "harness._errors",
     "Secret": "harness._secrets",
     "ShortSecretWarning": "harness._secrets",
     "ContextLengthExceeded": "harness._errors",
@@ -160,6 +165,7 @@ _LAZY: dict[str, str] = {
     "InjectionLimitExceeded": "harness._errors",
     "InvalidToolName": "harness._errors",
     "InvalidToolProvider": "harness._errors",
+    "LateCompletion": "harness._errors",
     "LoopSignal": "harness._errors",
     "MaxIterationsExceeded": "harness._errors",
     "ModelBehaviorError": "harness._errors",
@@ -253,10 +259,12 @@ _LAZY: dict[str, str] = {
     "ScriptedModel": "harness.models",
     "call": "harness.models",
     "calls": "harness.models",
+    "expect_message": "harness.models",
     "expect_offered": "harness.models",
     "output": "harness.models",
     "reply": "harness.models",
     "CallContext": "harness.tools",
+    "Completion": "harness.tools",
     "Tool": "harness.tools",
     "ToolResult": "harness.tools",
     "Toolset": "harness.tools",

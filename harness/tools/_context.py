@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from harness._errors import CompletionError
+
+if TYPE_CHECKING:
+    from harness.tools._completion import Completion, CompletionSink
 
 __all__ = ["CallContext"]
 
@@ -18,6 +23,7 @@ class CallContext(Mapping[str, Any]):
     """
 
     __slots__ = (
+        "_completions",
         "_loop_id",
         "_values",
         "iteration",
@@ -37,9 +43,11 @@ class CallContext(Mapping[str, Any]):
         tool_name: str = "",
         tool_call_id: str = "",
         loop_id: str = "",
+        completions: CompletionSink | None = None,
     ) -> None:
         self._values: dict[str, Any] = dict(values or {})
         self._loop_id = loop_id
+        self._completions = completions
         self.state: dict[str, Any] = state if state is not None else {}
         """Shared mutable state for the whole run (the blackboard)."""
         self.run_id = run_id
@@ -77,7 +85,27 @@ class CallContext(Mapping[str, Any]):
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             loop_id=self._loop_id,
+            completions=self._completions,
         )
+
+    @property
+    def completion(self) -> Completion:
+        """The completion callback of this call, for a tool returning
+        ``ToolResult.started(...)``: call it once with the finished result, from any thread
+        or asyncio task; the loop delivers it at the next turn. Raises ``CompletionError``
+        outside a run (no loop to report back to)."""
+        from harness.tools._completion import Completion
+
+        if self._completions is None or not self.tool_call_id:
+            raise CompletionError(
+                f"no completion callback: this call context ({self!r}) is not part of a "
+                "run's tool call; run the tool through harness.run/arun to report back later"
+            )
+        return Completion(self._completions, call_id=self.tool_call_id, tool_name=self.tool_name)
+
+    def report_back(self, result: Any) -> None:
+        """Shortcut for ``self.completion(result)``."""
+        self.completion(result)
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
