@@ -28,6 +28,10 @@ class TimelineRow:
     final: bool
     to_user: tuple[str, ...] = ()
     """Calls whose result spoke to the user (non-silent ``user_content``)."""
+    started: tuple[str, ...] = ()
+    """Calls that started async work (``ToolResult.started``)."""
+    follow_ups: tuple[str, ...] = ()
+    """Tools whose async results reached the model on this iteration's request."""
 
     def render(self) -> str:
         """``#2 offered=3 calls=a,b !b +x -y`` style text."""
@@ -38,6 +42,10 @@ class TimelineRow:
             parts.append("errors=" + ",".join(self.errors))
         if self.to_user:
             parts.append("to_user=" + ",".join(self.to_user))
+        if self.started:
+            parts.append("started=" + ",".join(self.started))
+        if self.follow_ups:
+            parts.append("follow_ups=" + ",".join(self.follow_ups))
         if self.injected:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
@@ -51,6 +59,10 @@ class TimelineRow:
 def timeline_rows(trace: Trace) -> list[TimelineRow]:
     """One row per iteration of ``trace``."""
     rows = []
+    follow_ups: dict[int, list[str]] = {}
+    for record in trace.completions:
+        if record.status == "delivered":
+            follow_ups.setdefault(record.iteration, []).append(record.name)
     for it in trace.iterations:
         rows.append(
             TimelineRow(
@@ -67,6 +79,8 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                     and c.user_content.strip()
                     and c.error_kind != "signal"
                 ),
+                started=tuple(c.name for c in it.calls if c.is_async),
+                follow_ups=tuple(follow_ups.get(it.index, ())),
                 injected=it.injected,
                 removed=it.removed,
                 answer=it.answer,
@@ -118,6 +132,8 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("calls", step.calls, row.calls),
         ("errors", step.errors, row.errors),
         ("to_user", step.to_user, row.to_user),
+        ("started", step.started, row.started),
+        ("follow_ups", step.follow_ups, row.follow_ups),
         ("injected", step.injected, row.injected),
         ("removed", step.removed, row.removed),
     )
