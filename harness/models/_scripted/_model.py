@@ -304,14 +304,18 @@ def _message_matches(step: ExpectMessage, message: Message) -> bool:
     return True
 
 
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def _describe_message(message: Message) -> str:
     content = message.content or ""
-    text = repr(content if len(content) <= 60 else content[:57] + "...")
     if isinstance(message, ToolMessage):
-        return f"tool message of {message.name!r} (call {message.tool_call_id}): {text}"
+        return f"tool message of {message.name!r} (call {message.tool_call_id}): {_short(content)}"
     if isinstance(message, AssistantMessage) and message.tool_calls:
         return "assistant calls [" + ", ".join(c.name for c in message.tool_calls) + "]"
     source = follow_up_source(content) if message.role == "user" else None
-    if source is not None:
-        return f"follow-up of tool {source[0]!r} (call {source[1]}): {text}"
-    return f"{message.role}: {text}"
+    if source is not None:  # the header names the source; show the result after it
+        body = content.split("\n", 1)[1] if "\n" in content else ""
+        return f"follow-up of tool {source[0]!r} (call {source[1]}): {_short(body)}"
+    return f"{message.role}: {_short(content)}"
