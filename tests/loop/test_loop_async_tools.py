@@ -250,13 +250,15 @@ def test_an_asyncio_task_reports_back_under_arun() -> None:
         completion = ctx.completion
 
         async def work() -> None:
-            await asyncio.sleep(0.01)
+            while not waiting:  # finishes once the loop waits at the end of the run
+                await asyncio.sleep(0.005)
             completion(ToolResult.user(f"crawled {url}"))
 
         tasks.append(asyncio.get_running_loop().create_task(work()))
         return ToolResult.started("crawling")
 
     tasks: list[asyncio.Task[None]] = []
+    waiting: list[Event] = []
     model = ScriptedModel(
         [
             call("crawl", url="a.test"),
@@ -265,7 +267,14 @@ def test_an_asyncio_task_reports_back_under_arun() -> None:
             reply("Done."),
         ]
     )
-    result = drive("async", model, "Crawl a.test", tools=[crawl], completion_deadline=10)
+    result = drive(
+        "async",
+        model,
+        "Crawl a.test",
+        tools=[crawl],
+        observers=[lambda e: waiting.append(e) if isinstance(e, CompletionsAwaited) else None],
+        completion_deadline=10,
+    )
     assert result.output == "Done."
     assert result.user_outputs == ["crawled a.test"]
     assert all(t.done() for t in tasks)
@@ -352,17 +361,24 @@ def test_the_calls_own_deadline_wins_over_the_runs(driver: str) -> None:
     assert time.monotonic() - started < 5
     assert result.trace.completions[0].reason == "deadline"
 
+    patience: list[Completion] = []
+
     @llm_tool
     def patient(ctx: CallContext) -> ToolResult:
         """Waits longer than the run's deadline."""
-        completion = ctx.completion
-        threading.Timer(0.1, lambda: completion("late but awaited")).start()
+        patience.append(ctx.completion)
         return ToolResult.started("started", completion_deadline=10)
+
+    def report_later(event: Event) -> None:  # 0.1 s into the wait: past the run's deadline
+        if isinstance(event, CompletionsAwaited):
+            threading.Timer(0.1, patience[0], ("late but awaited",)).start()
 
     model = ScriptedModel(
         [call("patient"), reply("ok"), expect_message("late but awaited"), reply("done")]
     )
-    result = drive(driver, model, "go", tools=[patient], completion_deadline=0.01)
+    result = drive(
+        driver, model, "go", tools=[patient], observers=[report_later], completion_deadline=0.01
+    )
     assert result.output == "done"
     assert [r.status for r in result.trace.completions] == ["delivered"]
 
