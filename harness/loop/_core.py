@@ -509,6 +509,13 @@ class LoopCore:
             )
             if is_async:
                 self.completions.register(call.id, call.name, result, self.iteration)
+                _log.info(
+                    "run %s iteration %d: %s (call %s) started async work",
+                    self.run_id,
+                    self.iteration,
+                    call.name,
+                    call.id,
+                )
             elif self.completions.active:
                 self._record_lost([self.completions.not_async(call.id)])
         if self.completions.active:

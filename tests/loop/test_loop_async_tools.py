@@ -614,3 +614,18 @@ def test_trace_dicts_show_async_parts_only_when_present() -> None:
         }
     ]
     assert [e["kind"] for e in data["events"]][-2:] == ["CompletionLost", "RunFinished"]
+
+
+def test_the_harness_logger_tells_start_delivery_and_loss(caplog: pytest.LogCaptureFixture) -> None:
+    jobs = Jobs()
+    model = ScriptedModel([calls(call("start_now", job="a"), call("start", job="b")), reply("ok")])
+    with caplog.at_level("INFO", logger="harness"):
+        drive("sync", model, "go", tools=jobs.tools(), completion_deadline=0)
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("harness")]
+    assert any(
+        level == "INFO" and m.endswith("iteration 1: start_now (call call_1) started async work")
+        for level, m in lines
+    )
+    assert any(m.endswith("async call call_1 of start_now delivered") for _, m in lines)
+    [lost] = [m for level, m in lines if level == "WARNING"]
+    assert "async call 'call_2' of tool 'start'" in lost and "deadline" in lost
