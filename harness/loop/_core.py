@@ -4,6 +4,10 @@ Drivers (``run``/``arun``) do the I/O::
 
     core = LoopCore(...)
     while not core.finished:  # core.phase tells where it is: see harness/loop/_phases.py
+        if core.phase is Phase.AWAITING_COMPLETIONS:  # the model answered, async tools run
+            core.completions.wait()
+            core.settle_completions()
+            continue
         response = model.request(core.begin_iteration())
         pending = core.receive_response(response)
         if pending:
