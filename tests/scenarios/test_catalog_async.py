@@ -4,6 +4,7 @@ report divergences clearly."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,14 @@ def test_divergences_name_what_happened(tmp_path: Path, old: str, new: str, prob
     outcome = run_scenario(load_scenario(path))
     assert not outcome.passed
     assert outcome.problem == problem
+
+
+def test_the_lost_policy_scenario_does_not_wait() -> None:
+    begin = time.monotonic()
+    outcome = run_scenario(load_scenario(SCENARIO.with_name("async_lost_policy.yaml")))
+    assert outcome.passed, outcome.problem
+    assert time.monotonic() - begin < 20  # the 30 s deadline never applies
+    assert outcome.trace is not None
+    [lost] = outcome.trace.events_of(CompletionLost)
+    assert isinstance(lost, CompletionLost)
+    assert (lost.call_id, lost.reason) == ("call_2", "run_ended")
