@@ -629,3 +629,43 @@ def test_the_harness_logger_tells_start_delivery_and_loss(caplog: pytest.LogCapt
     assert any(m.endswith("async call call_1 of start_now delivered") for _, m in lines)
     [lost] = [m for level, m in lines if level == "WARNING"]
     assert "async call 'call_2' of tool 'start'" in lost and "deadline" in lost
+
+
+def test_an_observer_failing_on_a_lost_completion_does_not_hide_the_runs_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    jobs = Jobs()
+
+    def fragile(event: Event) -> None:
+        if isinstance(event, CompletionLost):
+            raise RuntimeError("observer broke")
+
+    model = ScriptedModel([call("start", job="j"), raise_error("server_error")])
+    with caplog.at_level("ERROR", logger="harness"), pytest.raises(ProviderError) as err:
+        drive("sync", model, "go", tools=jobs.tools(), observers=[fragile])
+    assert [(r.status, r.reason) for r in err.value.trace.completions] == [("lost", "run_failed")]
+    assert any(
+        "an observer failed while recording lost completions" in r.getMessage()
+        for r in caplog.records
+    )
+
+
+def test_a_completion_shows_its_call_but_not_the_context_values() -> None:
+    jobs = Jobs()
+
+    @llm_tool
+    def peek(ctx: CallContext) -> ToolResult:
+        """Keeps its completion."""
+        jobs.completions["peek"] = ctx.completion
+        return ToolResult.started()
+
+    drive(
+        "sync",
+        ScriptedModel([call("peek", id="c-1"), reply("ok")]),
+        "go",
+        tools=[peek],
+        context={"api_key": "sk-never-shown-123"},
+        pending_completions="lost",
+    )
+    shown = repr(jobs.completions["peek"])
+    assert shown == "Completion(call_id='c-1', tool_name='peek')"

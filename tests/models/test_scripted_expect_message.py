@@ -108,6 +108,13 @@ def test_a_script_checks_an_async_follow_up_end_to_end() -> None:
         [call("export"), expect_message("3 rows", tool="export", call_id="call_1"), reply("ok")]
     )
     assert run(model, "Export.", tools=[export]).output == "ok"
+    model = ScriptedModel([call("export"), expect_message(tool="other"), reply("ok")])
+    with pytest.raises(ScriptError) as err:
+        run(model, "Export.", tools=[export])
+    assert "assistant calls [export]; tool message of 'export' (call call_1): 'started'" in str(
+        err.value
+    )
+    assert "follow-up of tool 'export' (call call_1): '3 rows exported'" in str(err.value)
     model = ScriptedModel([call("export"), reply("ok"), expect_message(tool="export"), reply("!")])
     with pytest.raises(ScriptError, match=r"step 3 .*follow-up of tool 'export'"):
         run(model, "Export.", tools=[export])  # it arrived one turn earlier than scripted
