@@ -16,6 +16,7 @@ from harness._version import __version__
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness._errors import (
         CassetteError as CassetteError,
+        CompletionError as CompletionError,
         ContextLengthExceeded as ContextLengthExceeded,
         DuplicateToolName as DuplicateToolName,
         FacadeError as FacadeError,
@@ -24,6 +25,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         InjectionLimitExceeded as InjectionLimitExceeded,
         InvalidToolName as InvalidToolName,
         InvalidToolProvider as InvalidToolProvider,
+        LateCompletion as LateCompletion,
         LoopSignal as LoopSignal,
         MaxIterationsExceeded as MaxIterationsExceeded,
         ModelBehaviorError as ModelBehaviorError,
@@ -130,6 +132,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         ScriptedModel as ScriptedModel,
         call as call,
         calls as calls,
+        expect_message as expect_message,
         expect_offered as expect_offered,
         output as output,
         reply as reply,
@@ -138,6 +141,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         ArtifactSink as ArtifactSink,
         CallContext as CallContext,
         ChatContext as ChatContext,
+        Completion as Completion,
         CompositeSink as CompositeSink,
         DelegatingTool as DelegatingTool,
         Emitter as Emitter,
@@ -159,6 +163,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
 
 _LAZY: dict[str, str] = {
     "CassetteError": "harness._errors",
+    "CompletionError": "harness._errors",
     "Secret": "harness._secrets",
     "ShortSecretWarning": "harness._secrets",
     "ContextLengthExceeded": "harness._errors",
@@ -167,6 +172,7 @@ _LAZY: dict[str, str] = {
     "InjectionLimitExceeded": "harness._errors",
     "InvalidToolName": "harness._errors",
     "InvalidToolProvider": "harness._errors",
+    "LateCompletion": "harness._errors",
     "LoopSignal": "harness._errors",
     "MaxIterationsExceeded": "harness._errors",
     "ModelBehaviorError": "harness._errors",
@@ -263,6 +269,7 @@ _LAZY: dict[str, str] = {
     "ScriptedModel": "harness.models",
     "call": "harness.models",
     "calls": "harness.models",
+    "expect_message": "harness.models",
     "expect_offered": "harness.models",
     "output": "harness.models",
     "reply": "harness.models",
@@ -271,6 +278,7 @@ _LAZY: dict[str, str] = {
     "Emitter": "harness.tools",
     "Injected": "harness.tools",
     "context_type": "harness.tools",
+    "Completion": "harness.tools",
     "Tool": "harness.tools",
     "ToolResult": "harness.tools",
     "Toolset": "harness.tools",

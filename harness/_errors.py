@@ -11,7 +11,9 @@ HarnessError
 │   ├── NetworkRefused          a test reached for the real network (pytest plugin)
 │   ├── CassetteError           a cassette file is unusable (malformed, empty, shared unsafely)
 │   ├── ScenarioError           a scenario file cannot be loaded
-│   └── ScriptError             a scripted model's script does not fit the run
+│   ├── ScriptError             a scripted model's script does not fit the run
+│   └── CompletionError         an async tool's completion callback was misused
+│       └── LateCompletion      ...called after its call was settled (the run ended: lost)
 ├── StrategyError               a strategy raised while the loop consulted it
 ├── LoopSignal                  control flow raised inside a tool: ends the run, never a result
 │   └── RestartRequired         the run must be restarted (the model cannot take new tools)
@@ -44,6 +46,7 @@ from typing import Any
 
 __all__ = [
     "CassetteError",
+    "CompletionError",
     "ContextLengthExceeded",
     "DuplicateToolName",
     "FacadeError",
@@ -52,6 +55,7 @@ __all__ = [
     "InjectionLimitExceeded",
     "InvalidToolName",
     "InvalidToolProvider",
+    "LateCompletion",
     "LoopSignal",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
@@ -158,6 +162,29 @@ class ScenarioError(UsageError):
 
 class ScriptError(UsageError):
     """A scripted model's steps do not fit what happened in the run."""
+
+
+class CompletionError(UsageError):
+    """An async tool's completion callback (``CallContext.completion``) was misused: called
+    twice, called with a value that cannot be a result, or called outside a run.
+
+    ``call_id`` and ``tool_name`` name the call the callback belongs to ("" outside a run).
+    """
+
+    def __init__(self, message: str, *, call_id: str = "", tool_name: str = "") -> None:
+        super().__init__(message)
+        self.call_id = call_id
+        self.tool_name = tool_name
+
+
+class LateCompletion(CompletionError):
+    """The completion came after its call was settled: the run ended and recorded the call
+    as lost (``reason`` says why, e.g. ``deadline`` or ``run_ended``). Nothing is delivered;
+    check ``Completion.is_open`` first to skip the work instead."""
+
+    def __init__(self, message: str, *, call_id: str, tool_name: str, reason: str) -> None:
+        super().__init__(message, call_id=call_id, tool_name=tool_name)
+        self.reason = reason
 
 
 class NetworkRefused(UsageError, ConnectionRefusedError):

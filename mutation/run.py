@@ -54,6 +54,15 @@ TARGETS: dict[str, Target] = {
             "tests/loop/test_loop_bad_input.py",
             "tests/loop/test_loop_hardening.py",
             "tests/loop/test_loop_trace.py",
+            "tests/loop/test_loop_async_tools.py",
+        ),
+    ),
+    "loop_completions": Target(
+        ("harness/loop/_completions.py",),
+        (
+            "tests/loop/test_completion_queue.py",
+            "tests/loop/test_loop_async_tools.py",
+            "tests/loop/test_async_tools_properties.py",
         ),
     ),
     "loop_phases": Target(("harness/loop/_phases.py",), ("tests/loop/test_loop_phases.py",)),

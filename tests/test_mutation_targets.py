@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CRITICAL = {
     "harness/loop/_core.py",
     "harness/loop/_phases.py",
+    "harness/loop/_completions.py",
     "harness/loop/_execution.py",
     "harness/injection/_discovery.py",
     "harness/injection/_facade.py",

@@ -62,8 +62,15 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             (f"[red]{escape(c)}![/red]" if c in row.errors else escape(c))
             + (" [cyan](to user)[/cyan]" if c in row.to_user else "")
             + (" [magenta](handoff)[/magenta]" if c in row.handoffs else "")
+            + (" [magenta](async)[/magenta]" if c in row.started else "")
             for c in row.calls
         ) or ("[dim]answer[/dim]" if row.final else "")
+        if row.follow_ups:
+            calls = (
+                ", ".join(f"[magenta]<- {escape(n)}[/magenta]" for n in row.follow_ups)
+                + (", " if calls else "")
+                + calls
+            )
         changes = " ".join(
             [
                 *(f"[green]+{escape(n)}[/green]" for n in row.injected),

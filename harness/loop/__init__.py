@@ -2,10 +2,15 @@
 
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
 from harness.loop._channels import EMPTY_ERROR, EMPTY_RESULT
+from harness.loop._completions import FOLLOW_UP, follow_up_source, follow_up_text
 from harness.loop._control import RETURN_DIRECT, is_return_direct, return_direct
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
 from harness.loop._events import (
+    CompletionDelivered,
+    CompletionLost,
+    CompletionQueued,
+    CompletionsAwaited,
     Event,
     IterationStarted,
     LimitReached,
@@ -31,7 +36,12 @@ from harness.loop._model import (
     ModelSettings,
     Usage,
 )
-from harness.loop._options import LoopOptions, RetryableToolError, UnknownToolPolicy
+from harness.loop._options import (
+    LoopOptions,
+    PendingCompletionsPolicy,
+    RetryableToolError,
+    UnknownToolPolicy,
+)
 from harness.loop._phases import Phase
 from harness.loop._result import RunResult
 from harness.loop._strategy import (
@@ -42,16 +52,28 @@ from harness.loop._strategy import (
     ToolsetChange,
 )
 from harness.loop._telemetry import METRICS, configure_metrics, record_metric
-from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
+from harness.loop._trace import (
+    CallRecord,
+    ChangeRecord,
+    CompletionRecord,
+    IterationRecord,
+    Trace,
+)
 
 __all__ = [
     "EMPTY_ERROR",
     "EMPTY_RESULT",
+    "FOLLOW_UP",
     "METRICS",
     "RETURN_DIRECT",
     "CallRecord",
     "CapturedRun",
     "ChangeRecord",
+    "CompletionDelivered",
+    "CompletionLost",
+    "CompletionQueued",
+    "CompletionRecord",
+    "CompletionsAwaited",
     "DeclaredChanges",
     "Event",
     "FinishReason",
@@ -71,6 +93,7 @@ __all__ = [
     "ModelSettings",
     "Observer",
     "PendingCall",
+    "PendingCompletionsPolicy",
     "Phase",
     "ProviderDiscovered",
     "RetryableToolError",
@@ -94,6 +117,8 @@ __all__ = [
     "capture_run",
     "configure_metrics",
     "default_strategy",
+    "follow_up_source",
+    "follow_up_text",
     "is_return_direct",
     "override_model",
     "record_metric",

@@ -4,6 +4,10 @@ Drivers (``run``/``arun``) do the I/O::
 
     core = LoopCore(...)
     while not core.finished:  # core.phase tells where it is: see harness/loop/_phases.py
+        if core.phase is Phase.AWAITING_COMPLETIONS:  # the model answered, async tools run
+            core.completions.wait()
+            core.settle_completions()
+            continue
         response = model.request(core.begin_iteration())
         pending = core.receive_response(response)
         if pending:
@@ -30,8 +34,13 @@ from harness._errors import (
     UsageError,
 )
 from harness.loop._channels import model_content, user_text
+from harness.loop._completions import CompletionQueue, follow_up_text
 from harness.loop._control import is_return_direct
 from harness.loop._events import (
+    CompletionDelivered,
+    CompletionLost,
+    CompletionQueued,
+    CompletionsAwaited,
     Event,
     IterationStarted,
     LimitReached,
@@ -65,7 +74,13 @@ from harness.loop._strategy import (
     hook_strategies,
 )
 from harness.loop._telemetry import logger, record_metric
-from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
+from harness.loop._trace import (
+    CallRecord,
+    ChangeRecord,
+    CompletionRecord,
+    IterationRecord,
+    Trace,
+)
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.loop._usage import add_usage
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
@@ -74,6 +89,19 @@ from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolR
 __all__ = ["LoopCore", "PendingCall"]
 
 _log = logger.getChild("loop")
+
+_LOST = {
+    "deadline": "it did not report back before its deadline at the end of the run",
+    "run_ended": "the run ended before it reported back (pending_completions='lost')",
+    "return_direct": "a return_direct tool ended the run before the model could read it",
+    "max_iterations": "it arrived after the last turn allowed (max_iterations={max_iterations})",
+    "run_failed": "the run ended with an error before the model could read it",
+    "not_async": (
+        "the tool reported back, but the call returned a finished result, not "
+        "ToolResult.started(...); the completion is dropped"
+    ),
+}
+"""Why a completion was lost, for ``CompletionLost.message``."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -158,6 +186,9 @@ class LoopCore:
         self.trace = Trace(initial_tools=toolset.names)
         self._user_lock = threading.Lock()
         """Guards the user channel: progress chunks arrive from tool threads."""
+        self.completions = CompletionQueue()
+        """Async calls and their completions (thread-safe); a driver waits on it in phase
+        ``AWAITING_COMPLETIONS`` (``wait()`` / ``wait_async()``)."""
         self.context = CallContext(
             options.context,
             state=self.state,
@@ -169,6 +200,7 @@ class LoopCore:
                 else None
             ),
             progress=self._progress,
+            completions=self.completions,
         )
         self._phase = Phase.READY
         self.error: BaseException | None = None
@@ -199,6 +231,8 @@ class LoopCore:
         self._result_hooks = hook_strategies(strategy, "on_tool_result")
         self._open: _OpenIteration | None = None
         self._pre_changes: list[ChangeRecord] = []
+        self._queued: list[Any] = []  # completions noticed, delivered on the next request
+        self._answer_text: str | None = None  # the answer given while completions ran
 
     # -- the phase --------------------------------------------------------------------
 
@@ -218,6 +252,8 @@ class LoopCore:
             return f"iteration {self.iteration} sent its request"
         if self._phase is Phase.AWAITING_RESULTS:
             return f"{len(self._pending)} tool call(s) of iteration {self.iteration} are pending"
+        if self._phase is Phase.AWAITING_COMPLETIONS:
+            return "the model answered while async tool calls are running"
         if self._phase is Phase.FAILED and self.error is not None:
             return f"it ended with {type(self.error).__name__}: {self.error}"
         return ""
@@ -365,6 +401,8 @@ class LoopCore:
             self._fail(MaxIterationsExceeded(self.options.max_iterations))
         self.iteration += 1
         self._pre_changes = []
+        if self.completions.active:
+            self._deliver_completions()
         if self._turn_hooks:
             try:
                 for change in self._ask_strategy("before_turn", self._context()):
@@ -467,6 +505,7 @@ class LoopCore:
                         iteration=self.iteration, call_id=call.id, name=call.name, content=for_user
                     )
                 )
+            is_async = result.is_async and not result.is_error
             open_.calls.append(
                 CallRecord(
                     id=call.id,
@@ -481,6 +520,7 @@ class LoopCore:
                     user_content=result.user_content,
                     silent=result.silent,
                     children=result.child_traces,
+                    is_async=is_async,
                 )
             )
             self.messages.append(
@@ -488,6 +528,19 @@ class LoopCore:
                     tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
                 )
             )
+            if is_async:
+                self.completions.register(call.id, call.name, result, self.iteration)
+                _log.info(
+                    "run %s iteration %d: %s (call %s) started async work",
+                    self.run_id,
+                    self.iteration,
+                    call.name,
+                    call.id,
+                )
+            elif self.completions.active:
+                self._record_lost([self.completions.not_async(call.id)])
+        if self.completions.active:
+            self._notice_arrivals()
         if signal is not None:  # a tool's control flow: the run ends with it
             self._fail(signal)
         if error is not None:
@@ -536,6 +589,9 @@ class LoopCore:
                     "return JSON matching the output type from the tool, or unmark it"
                 )
             self.output = value
+        if self.completions.active:  # no model turn is left to read them
+            self._queued = []
+            self._record_lost(self.completions.close("return_direct"))
         self._phase = Phase.FINISHED
         self.emit(RunFinished(iteration=self.iteration, output=text, return_direct=call.name))
 
@@ -621,6 +677,8 @@ class LoopCore:
             self._phase = Phase.FAILED
             self.error = exc
             self._pending = []
+        if self.completions.active:
+            self._lose_on_failure()
         self._close_iteration()
         if isinstance(exc, HarnessError):
             exc.attach_run(self.trace, self.messages)
@@ -721,5 +779,174 @@ class LoopCore:
         self.messages.append(UserMessage(content=self._output.correction(problem)))
 
     def _done(self, text: str | None) -> None:
+        if self.completions.active and self._completions_outstanding(text):
+            return
         self._phase = Phase.FINISHED
         self.emit(RunFinished(iteration=self.iteration, output=text))
+
+    # -- async completions (see harness/loop/_completions.py) --------------------------
+
+    @_protocol("settle_completions")
+    def settle_completions(self) -> None:
+        """After the driver waited on ``completions``: queue what arrived, record calls
+        past their deadline as lost, then go on as after the model's answer: a further
+        turn delivers what arrived (``ready``), or the run finishes, or (calls still
+        within their deadline) the core keeps awaiting."""
+        self._record_lost(self.completions.lose("deadline", expired_only=True))
+        self._done(self._answer_text)
+
+    def _completions_outstanding(self, text: str | None) -> bool:
+        """The model answered: wait for running async calls, lose them, or deliver what
+        arrived with a further turn (True: the run goes on; False: it may finish)."""
+        pending = self.completions.pending()  # first: nothing pending means no new arrival
+        self._notice_arrivals()
+        if pending and self.options.pending_completions == "lost":
+            self._record_lost(self.completions.lose("run_ended"))
+            self._notice_arrivals()  # those that arrived meanwhile are not lost
+            pending = []
+        if pending:
+            waiting, longest = self.completions.start_wait(self.options.completion_deadline)
+            if waiting:
+                self._answer_text = text
+                self._phase = Phase.AWAITING_COMPLETIONS
+                self.emit(
+                    CompletionsAwaited(
+                        iteration=self.iteration,
+                        call_ids=tuple(e.call_id for e in waiting),
+                        deadline=longest,
+                    )
+                )
+                return True
+            self._notice_arrivals()
+        if self._queued:
+            if self.iteration < self.options.max_iterations:
+                self._phase = Phase.READY  # a further turn delivers them
+                return True
+            queued, self._queued = self._queued, []
+            self.completions.lose_entries(queued, "max_iterations")
+            self._record_lost(queued)
+        self._record_lost(self.completions.close("run_ended"))
+        return False
+
+    def _notice_arrivals(self) -> None:
+        """Queue the completions that arrived since last time (``CompletionQueued``)."""
+        for entry in self.completions.take_arrived():
+            self._queued.append(entry)
+            assert entry.result is not None
+            self.emit(
+                CompletionQueued(
+                    iteration=self.iteration,
+                    call_id=entry.call_id,
+                    name=entry.name,
+                    is_error=entry.result.is_error,
+                )
+            )
+
+    def _deliver_completions(self) -> None:
+        """Add each queued completion to the history as a follow-up message attributed to
+        its tool and call id, and tell the user unless it is silent."""
+        self._notice_arrivals()
+        queued, self._queued = self._queued, []
+        for entry in queued:
+            result = entry.result
+            content = model_content(result, entry.name)
+            self.messages.append(
+                UserMessage(
+                    content=follow_up_text(
+                        entry.name, entry.call_id, content, is_error=result.is_error
+                    )
+                )
+            )
+            self.completions.delivered(entry)
+            self.trace.children.extend(result.child_traces)
+            self.trace.completions.append(
+                CompletionRecord(
+                    call_id=entry.call_id,
+                    name=entry.name,
+                    started_iteration=entry.started_iteration,
+                    status="delivered",
+                    iteration=self.iteration,
+                    content=content,
+                    is_error=result.is_error,
+                    error_kind=result.error_kind,
+                    value=result.value,
+                    exception=result.exception,
+                    user_content=result.user_content,
+                    silent=result.silent,
+                )
+            )
+            _log.info(
+                "run %s iteration %d: async call %s of %s delivered",
+                self.run_id,
+                self.iteration,
+                entry.call_id,
+                entry.name,
+            )
+            self.emit(
+                CompletionDelivered(
+                    iteration=self.iteration,
+                    call_id=entry.call_id,
+                    name=entry.name,
+                    started_iteration=entry.started_iteration,
+                )
+            )
+            for_user = user_text(result)
+            if for_user is not None:
+                self.user_outputs.append(for_user)
+                self.emit(
+                    UserNotified(
+                        iteration=self.iteration,
+                        call_id=entry.call_id,
+                        name=entry.name,
+                        content=for_user,
+                    )
+                )
+
+    def _record_lost(self, entries: Sequence[Any]) -> None:
+        """Record lost completions in the trace and emit ``CompletionLost``."""
+        for entry in entries:
+            if entry is None:
+                continue
+            result = entry.result
+            reason = entry.reason or "run_ended"
+            message = f"async call {entry.call_id!r} of tool {entry.name!r}: " + _LOST.get(
+                reason, reason
+            ).format(max_iterations=self.options.max_iterations)
+            _log.warning("run %s: %s", self.run_id, message)
+            self.trace.completions.append(
+                CompletionRecord(
+                    call_id=entry.call_id,
+                    name=entry.name,
+                    started_iteration=entry.started_iteration,
+                    status="lost",
+                    iteration=self.iteration,
+                    is_error=result.is_error if result is not None else False,
+                    error_kind=result.error_kind if result is not None else None,
+                    value=result.value if result is not None else None,
+                    exception=result.exception if result is not None else None,
+                    user_content=result.user_content if result is not None else None,
+                    silent=result.silent if result is not None else False,
+                    reason=reason,
+                )
+            )
+            self.emit(
+                CompletionLost(
+                    iteration=self.iteration,
+                    call_id=entry.call_id,
+                    name=entry.name,
+                    reason=reason,
+                    message=message,
+                )
+            )
+
+    def _lose_on_failure(self) -> None:
+        """The run failed: every open async call is lost (``run_failed``). An observer
+        raising here must not hide the run's own error, so its error is dropped."""
+        self._queued = []
+        lost = self.completions.close("run_failed")
+        try:
+            self._record_lost(lost)
+        except Exception:  # the run's own error is the one raised
+            _log.exception(
+                "run %s: an observer failed while recording lost completions", self.run_id
+            )

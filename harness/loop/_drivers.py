@@ -16,6 +16,7 @@ from harness.loop._events import Observer
 from harness.loop._execution import abandoned_events, execute_async, execute_sync
 from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions
+from harness.loop._phases import Phase
 from harness.loop._result import RunResult
 from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyChain
 from harness.messages import Message, SystemMessage, UserMessage
@@ -161,6 +162,10 @@ def run(
         _lazy_pool(core.options.max_workers) as pool,
     ):
         while not core.finished:
+            if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+                core.completions.wait()
+                core.settle_completions()
+                continue
             response = model.request(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:
@@ -204,6 +209,10 @@ async def arun(
         _ending(core, model),
     ):
         while not core.finished:
+            if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+                await core.completions.wait_async()
+                core.settle_completions()
+                continue
             response = await model.arequest(core.begin_iteration())
             pending = core.receive_response(response)
             if pending:

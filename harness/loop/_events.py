@@ -8,6 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "CompletionDelivered",
+    "CompletionLost",
+    "CompletionQueued",
+    "CompletionsAwaited",
     "Event",
     "IterationStarted",
     "LimitReached",
@@ -192,6 +196,63 @@ class RunFinished(Event):
 
     output: str | None
     return_direct: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompletionQueued(Event):
+    """An async call reported back: its result is queued for the model's next turn.
+
+    Emitted on the loop's side (between turns, or while the loop waits at the end of
+    the run), never from the tool's thread or task; ``iteration`` is when it was noticed.
+    """
+
+    call_id: str
+    """The id of the call that started the work."""
+    name: str
+    """The tool that started it."""
+    is_error: bool = False
+    """The background work failed (``Completion.fail``)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompletionDelivered(Event):
+    """A queued completion reached the conversation as a follow-up message on the request
+    of ``iteration`` (and the user channel unless silent)."""
+
+    call_id: str
+    name: str
+    started_iteration: int
+    """The iteration whose call started the work."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompletionLost(Event):
+    """An async call's result will never reach the model.
+
+    ``reason``: ``deadline`` (the end-of-run wait ran out), ``run_ended`` (policy
+    ``pending_completions="lost"``), ``return_direct`` (a tool ended the run with its own
+    result), ``max_iterations`` (no turn left to deliver it), ``run_failed`` (the run
+    ended with an error), or ``not_async`` (the tool reported back but its call returned
+    a finished result, not ``ToolResult.started``).
+    """
+
+    call_id: str
+    name: str
+    reason: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompletionsAwaited(Event):
+    """The model answered while async calls were still running: the loop waits for them
+    (``pending_completions="wait"``) up to ``deadline`` seconds before delivering what
+    arrived with a further turn and recording the rest as lost."""
+
+    call_ids: tuple[str, ...]
+    """The calls waited for."""
+    deadline: float
+    """The longest wait in seconds (a call's own ``completion_deadline`` wins over the
+    run's)."""
 
 
 Observer = Callable[[Event], None]

@@ -13,9 +13,12 @@ from harness._validation import choice_problem, int_problem, is_number
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
-__all__ = ["LoopOptions", "RetryableToolError", "UnknownToolPolicy"]
+__all__ = ["LoopOptions", "PendingCompletionsPolicy", "RetryableToolError", "UnknownToolPolicy"]
 
 UnknownToolPolicy = Literal["error_result", "raise"]
+
+PendingCompletionsPolicy = Literal["wait", "lost"]
+"""What the loop does when the model answers while async calls have not reported back."""
 
 
 class RetryableToolError(Exception):
@@ -59,6 +62,13 @@ class LoopOptions:
     """Passed to the model on every request."""
     model_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Extra provider settings passed to the model."""
+    pending_completions: PendingCompletionsPolicy = "wait"
+    """When the model answers while async calls (``ToolResult.started``) are still running:
+    ``wait`` up to ``completion_deadline`` seconds, deliver what arrived with a further
+    turn and record the rest as lost; ``lost``: record them as lost at once."""
+    completion_deadline: float = 30.0
+    """Seconds the end-of-run wait lasts (``0``: do not wait); a call's own
+    ``ToolResult.started(completion_deadline=...)`` wins over it."""
 
     def __post_init__(self) -> None:
         problems = [*_check_numbers(self), *_check_kinds(self)]
@@ -82,6 +92,9 @@ def _check_numbers(options: LoopOptions) -> list[str]:
     timeout = options.tool_timeout
     if timeout is not None and not (is_number(timeout) and timeout > 0):
         problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
+    deadline = options.completion_deadline
+    if not (is_number(deadline) and deadline >= 0):
+        problems.append(f"completion_deadline must be a number >= 0 (seconds), got {deadline!r}")
     if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
         problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
     return [p for p in problems if p is not None]
@@ -92,6 +105,11 @@ def _check_kinds(options: LoopOptions) -> list[str]:
     unknown_tool = choice_problem(options.unknown_tool, UnknownToolPolicy, name="unknown_tool")
     if unknown_tool is not None:
         problems.append(unknown_tool)
+    pending = choice_problem(
+        options.pending_completions, PendingCompletionsPolicy, name="pending_completions"
+    )
+    if pending is not None:
+        problems.append(pending)
     retry_on = options.retry_on
     if not (
         isinstance(retry_on, tuple)

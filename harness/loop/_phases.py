@@ -4,17 +4,24 @@ Like h11's ``_state.py``: the core's state is one ``Phase``; every protocol call
 is checked against ``ALLOWED`` by one guard (``refusal``), which words every
 refusal the same way: what was called, the phase, and what to call instead.
 
-==================  ===================  ====================================================
-phase               allowed call         moves to
-==================  ===================  ====================================================
-ready               ``begin_iteration``  awaiting a response
-awaiting a response ``receive_response`` awaiting tool results (tool calls), finished (a
-                                         valid answer) or ready (an answer to retry)
-awaiting tool       ``receive_results``  ready, finished (a ``return_direct`` tool's result)
-results                                  or failed (a tool raised a ``LoopSignal``)
-finished            ``result``           finished
-failed              (none)               failed: the run is over, ``core.error`` says why
-==================  ===================  ====================================================
+====================  ======================  ===============================================
+phase                 allowed call            moves to
+====================  ======================  ===============================================
+ready                 ``begin_iteration``     awaiting a response
+awaiting a response   ``receive_response``    awaiting tool results (tool calls), finished (a
+                                              valid answer), awaiting async completions (a
+                                              valid answer while async calls run) or ready
+                                              (an answer to retry, or completions to deliver)
+awaiting tool         ``receive_results``     ready, finished (a ``return_direct`` tool's
+results                                       result) or failed (a tool raised a
+                                              ``LoopSignal``)
+awaiting async        ``settle_completions``  ready (completions to deliver with a further
+completions                                   turn), finished (none arrived) or itself (some
+                                              still within their deadline); the driver waits
+                                              on ``core.completions`` first
+finished              ``result``              finished
+failed                (none)                  failed: the run is over, ``core.error`` says why
+====================  ======================  ===============================================
 
 Any exception out of a protocol call (an observer, a strategy, a limit) moves the
 core to ``failed`` and is kept in ``core.error``. A refused call changes nothing.
@@ -29,7 +36,9 @@ from harness._validation import format_names
 
 __all__ = ["ALLOWED", "Call", "Phase", "refusal"]
 
-Call = Literal["begin_iteration", "receive_response", "receive_results", "result"]
+Call = Literal[
+    "begin_iteration", "receive_response", "receive_results", "settle_completions", "result"
+]
 """The protocol calls a driver makes on the core."""
 
 
@@ -42,6 +51,9 @@ class Phase(enum.Enum):
     """The request is out: call ``receive_response()`` with the model's answer."""
     AWAITING_RESULTS = "awaiting tool results"
     """Tool calls are pending: call ``receive_results()`` with one result per call."""
+    AWAITING_COMPLETIONS = "awaiting async completions"
+    """The model answered while async tool calls are running (``pending_completions="wait"``):
+    wait on ``core.completions``, then call ``settle_completions()``."""
     FINISHED = "finished"
     """The model gave its final answer: call ``result()``."""
     FAILED = "failed"
@@ -52,6 +64,7 @@ ALLOWED: dict[Phase, tuple[Call, ...]] = {
     Phase.READY: ("begin_iteration",),
     Phase.AWAITING_RESPONSE: ("receive_response",),
     Phase.AWAITING_RESULTS: ("receive_results",),
+    Phase.AWAITING_COMPLETIONS: ("settle_completions",),
     Phase.FINISHED: ("result",),
     Phase.FAILED: (),
 }

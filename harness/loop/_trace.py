@@ -10,7 +10,7 @@ from harness._secrets import scrub_text
 from harness.loop._events import Event
 from harness.loop._model import Usage
 
-__all__ = ["CallRecord", "ChangeRecord", "IterationRecord", "Trace"]
+__all__ = ["CallRecord", "ChangeRecord", "CompletionRecord", "IterationRecord", "Trace"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,9 +48,14 @@ class CallRecord:
         """True when the call handed work to a nested run (it has child traces)."""
         return bool(self.children)
 
+    is_async: bool = False
+    """The call started background work (``ToolResult.started``); its result follows as a
+    ``CompletionRecord`` with the same id in ``Trace.completions``."""
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (without the Python value and exception); ``user_content``
-        and ``silent`` appear only when set, so traces without them keep their shape."""
+        """JSON-friendly form (without the Python value and exception); ``user_content``,
+        ``silent`` and ``is_async`` appear only when set, so traces without them keep
+        their shape."""
         data: dict[str, Any] = {
             "id": self.id,
             "name": self.name,
@@ -64,7 +69,54 @@ class CallRecord:
             data["user_content"] = self.user_content
         if self.silent:
             data["silent"] = True
+        if self.is_async:
+            data["is_async"] = True
         return data
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompletionRecord:
+    """How an async call (``ToolResult.started``) ended: delivered as a follow-up, or lost."""
+
+    call_id: str
+    """The id of the call that started the work."""
+    name: str
+    """The tool that started it."""
+    started_iteration: int
+    """The iteration of that call (0 when the call never became async: ``not_async``)."""
+    status: str
+    """``delivered`` or ``lost``."""
+    iteration: int
+    """The iteration whose request carried the follow-up, or when it was recorded lost."""
+    content: str | None = None
+    """What the model read in the follow-up (``None`` when lost)."""
+    is_error: bool = False
+    """The background work failed."""
+    error_kind: str | None = None
+    value: Any = dataclasses.field(default=None, repr=False, compare=False)
+    """The completion's Python value (kept for lost results too, when one arrived)."""
+    exception: BaseException | None = dataclasses.field(default=None, repr=False, compare=False)
+    user_content: str | None = None
+    """What the result said to the user (delivered unless silent or lost)."""
+    silent: bool = False
+    reason: str | None = None
+    """Why it was lost (see ``CompletionLost``); ``None`` when delivered."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (without the Python value and exception)."""
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "started_iteration": self.started_iteration,
+            "status": self.status,
+            "iteration": self.iteration,
+            "content": self.content,
+            "is_error": self.is_error,
+            "error_kind": self.error_kind,
+            "user_content": self.user_content,
+            "silent": self.silent,
+            "reason": self.reason,
+        }
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,6 +215,8 @@ class Trace:
     usage: dict[str, Usage] = dataclasses.field(default_factory=dict)
     """Token usage per model name, nested runs included (see harness/loop/_usage.py);
     ``RunResult.usage`` is its sum."""
+    completions: list[CompletionRecord] = dataclasses.field(default_factory=list)
+    """How each async call ended (delivered or lost), in the order it was settled."""
 
     def __iter__(self) -> Iterator[IterationRecord]:
         return iter(self.iterations)
@@ -206,6 +260,8 @@ class Trace:
                 "children": [c.to_dict() for c in self.children],
             }
         )
+        if self.completions:  # only runs with async tools: other traces keep their shape
+            scrubbed["completions"] = _scrubbed([c.to_dict() for c in self.completions])
         return scrubbed
 
 

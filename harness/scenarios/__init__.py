@@ -15,7 +15,13 @@ from harness.scenarios._loader import (
     resolve_import,
 )
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
-from harness.scenarios._spec import ExpectSpec, ModelSpec, ScenarioSpec, TimelineStep
+from harness.scenarios._spec import (
+    CompletionExpect,
+    ExpectSpec,
+    ModelSpec,
+    ScenarioSpec,
+    TimelineStep,
+)
 from harness.scenarios._timeline import (
     Divergence,
     TimelineRow,
@@ -27,6 +33,7 @@ from harness.scenarios._timeline import (
 __all__ = [
     "INVARIANTS",
     "STRATEGIES",
+    "CompletionExpect",
     "Divergence",
     "ExpectSpec",
     "ModelSpec",

@@ -10,6 +10,7 @@ from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import RunResult, Trace, run
 from harness.scenarios._invariants import check_invariants, format_violations
 from harness.scenarios._loader import Scenario
+from harness.scenarios._spec import CompletionExpect
 from harness.scenarios._timeline import (
     Divergence,
     TimelineRow,
@@ -103,6 +104,10 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         return outcome(
             f"expected user outputs {expect.user_outputs!r}, got {result.user_outputs!r}"
         )
+    if expect.completions is not None and trace is not None:
+        problem = _check_completions(expect.completions, trace)
+        if problem:
+            return outcome(problem)
     if expect.restarts is not None and trace is not None and trace.restarts != expect.restarts:
         return outcome(f"expected {expect.restarts} restarts, got {trace.restarts}")
     if expect.invariants and trace is not None:
@@ -120,6 +125,20 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))
     return outcome(None)
+
+
+def _check_completions(expected: list[CompletionExpect], trace: Trace) -> str | None:
+    actual = [(r.name, r.status, r.reason) for r in trace.completions]
+    wanted = [(e.tool, e.status, e.reason) for e in expected]
+    if len(actual) == len(wanted) and all(
+        a[:2] == w[:2] and (w[2] is None or a[2] == w[2])
+        for a, w in zip(actual, wanted, strict=True)
+    ):
+        return None
+    shown = [f"{n} {s}" + (f" ({r})" if r else "") for n, s, r in actual]
+    return (
+        f"expected completions {[e.model_dump(exclude_none=True) for e in expected]}, got {shown}"
+    )
 
 
 def _check_output(expected: Any, contains: str | None, actual: Any) -> str | None:

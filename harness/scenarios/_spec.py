@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.scenarios._mcp import McpServerSpec
 
-__all__ = ["ExpectSpec", "ModelSpec", "ScenarioSpec", "TimelineStep"]
+__all__ = ["CompletionExpect", "ExpectSpec", "ModelSpec", "ScenarioSpec", "TimelineStep"]
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
@@ -59,8 +59,26 @@ class TimelineStep(BaseModel):
     handoffs: list[str] | None = None
     """Names of the calls in this turn that handed work to a nested run (agent or
     subagent tools)."""
+    started: list[str] | None = None
+    """Names of the calls in this turn that started async work (``ToolResult.started``)."""
+    follow_ups: list[str] | None = None
+    """Tools whose async results reached the model on this turn's request, in order."""
     answer: bool | str | None = None
     """``true``: the turn is the final answer; a string: the exact answer text."""
+
+
+class CompletionExpect(BaseModel):
+    """How one async call must end (``Trace.completions``, in the order they settled)."""
+
+    model_config = _STRICT
+
+    tool: str
+    """The tool that started the work."""
+    status: str
+    """``delivered`` or ``lost``."""
+    reason: str | None = None
+    """For a lost one: ``deadline``, ``run_ended``, ``return_direct``, ... (not checked
+    when omitted)."""
 
 
 class ExpectSpec(BaseModel):
@@ -80,6 +98,8 @@ class ExpectSpec(BaseModel):
     """Number of restarts (providers without dynamic tools)."""
     user_outputs: list[str] | None = None
     """Exact ``RunResult.user_outputs``: what tool results said to the user, in order."""
+    completions: list[CompletionExpect] | None = None
+    """How every async call ended, in order (delivered as a follow-up, or lost and why)."""
     invariants: bool = False
     """Check the run's invariants (``harness.scenarios.check_invariants``): a sound history,
     explained toolset changes, valid names, limits, and no ``context`` value visible to the

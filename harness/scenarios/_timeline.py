@@ -31,6 +31,10 @@ class TimelineRow:
     handoffs: tuple[str, ...] = ()
     """Calls that handed work to a nested run (agent or subagent tools: the call has
     child traces, ``CallRecord.children``)."""
+    started: tuple[str, ...] = ()
+    """Calls that started async work (``ToolResult.started``)."""
+    follow_ups: tuple[str, ...] = ()
+    """Tools whose async results reached the model on this iteration's request."""
 
     def render(self) -> str:
         """``#2 offered=3 calls=a,b !b +x -y`` style text."""
@@ -43,6 +47,10 @@ class TimelineRow:
             parts.append("to_user=" + ",".join(self.to_user))
         if self.handoffs:
             parts.append("handoff=" + ",".join(self.handoffs))
+        if self.started:
+            parts.append("started=" + ",".join(self.started))
+        if self.follow_ups:
+            parts.append("follow_ups=" + ",".join(self.follow_ups))
         if self.injected:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
@@ -56,6 +64,10 @@ class TimelineRow:
 def timeline_rows(trace: Trace) -> list[TimelineRow]:
     """One row per iteration of ``trace``."""
     rows = []
+    follow_ups: dict[int, list[str]] = {}
+    for record in trace.completions:
+        if record.status == "delivered":
+            follow_ups.setdefault(record.iteration, []).append(record.name)
     for it in trace.iterations:
         rows.append(
             TimelineRow(
@@ -73,6 +85,8 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                     and c.error_kind != "signal"
                 ),
                 handoffs=tuple(c.name for c in it.calls if c.children),
+                started=tuple(c.name for c in it.calls if c.is_async),
+                follow_ups=tuple(follow_ups.get(it.index, ())),
                 injected=it.injected,
                 removed=it.removed,
                 answer=it.answer,
@@ -125,6 +139,8 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("errors", step.errors, row.errors),
         ("to_user", step.to_user, row.to_user),
         ("handoffs", step.handoffs, row.handoffs),
+        ("started", step.started, row.started),
+        ("follow_ups", step.follow_ups, row.follow_ups),
         ("injected", step.injected, row.injected),
         ("removed", step.removed, row.removed),
     )

@@ -1,5 +1,6 @@
 """The tool model: define tools, validate arguments, build results, hold toolsets."""
 
+from harness.tools._completion import Completion
 from harness.tools._context import CallContext
 from harness.tools._decorator import (
     ToolSpec,
@@ -21,7 +22,7 @@ from harness.tools._names import (
     validate_name,
 )
 from harness.tools._objects import ChatContext, Emitter
-from harness.tools._result import ToolResult, serialize_for_model
+from harness.tools._result import STARTED_TEXT, ToolResult, serialize_for_model
 from harness.tools._schema import ArgsSchema, build_args_schema
 from harness.tools._sinks import ArtifactSink, CompositeSink, ListSink, StateSink, artifacts_in
 from harness.tools._tool import PreparedCall, Tool
@@ -35,10 +36,12 @@ from harness.tools._wrappers import (
 )
 
 __all__ = [
+    "STARTED_TEXT",
     "ArgsSchema",
     "ArtifactSink",
     "CallContext",
     "ChatContext",
+    "Completion",
     "CompositeSink",
     "ContextObjects",
     "DelegatingTool",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from harness._errors import UsageError
+from harness._errors import CompletionError, UsageError
 from harness.tools._inject import ContextObjects, InjectedParam, resolve_injected
 from harness.tools._objects import Emitter, ProgressSink
+
+if TYPE_CHECKING:
+    from harness.tools._completion import Completion, CompletionSink
 
 __all__ = ["CallContext"]
 
@@ -26,6 +29,7 @@ class CallContext(Mapping[str, Any]):
     """
 
     __slots__ = (
+        "_completions",
         "_emitter",
         "_layers",
         "_loop_id",
@@ -50,6 +54,7 @@ class CallContext(Mapping[str, Any]):
         loop_id: str = "",
         objects: ContextObjects | None = None,
         progress: ProgressSink | None = None,
+        completions: CompletionSink | None = None,
     ) -> None:
         self._values: dict[str, Any] = dict(values or {})
         self._layers: tuple[ContextObjects | None, ...] = (None, objects, None)
@@ -57,6 +62,7 @@ class CallContext(Mapping[str, Any]):
         self._sink = progress
         self._emitter: Emitter | None = None
         self._loop_id = loop_id
+        self._completions = completions
         self.state: dict[str, Any] = state if state is not None else {}
         """Shared mutable state for the whole run (the blackboard)."""
         self.run_id = run_id
@@ -101,6 +107,7 @@ class CallContext(Mapping[str, Any]):
             tool_call_id=tool_call_id,
             loop_id=self._loop_id,
             progress=self._sink,
+            completions=self._completions,
         )
         made._layers = (objects, self._layers[1], toolset_objects)
         return made
@@ -134,6 +141,25 @@ class CallContext(Mapping[str, Any]):
                 call_id=self.tool_call_id, tool_name=self.tool_name, sink=self._sink
             )
         return self._emitter
+
+    @property
+    def completion(self) -> Completion:
+        """The completion callback of this call, for a tool returning
+        ``ToolResult.started(...)``: call it once with the finished result, from any thread
+        or asyncio task; the loop delivers it at the next turn. Raises ``CompletionError``
+        outside a run (no loop to report back to)."""
+        from harness.tools._completion import Completion
+
+        if self._completions is None or not self.tool_call_id:
+            raise CompletionError(
+                f"no completion callback: this call context ({self!r}) is not part of a "
+                "run's tool call; run the tool through harness.run/arun to report back later"
+            )
+        return Completion(self._completions, call_id=self.tool_call_id, tool_name=self.tool_name)
+
+    def report_back(self, result: Any) -> None:
+        """Shortcut for ``self.completion(result)``."""
+        self.completion(result)
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]

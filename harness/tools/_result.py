@@ -8,7 +8,12 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel
 
-__all__ = ["ToolResult", "serialize_for_model"]
+from harness._errors import UsageError
+
+__all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model"]
+
+STARTED_TEXT = "Task started; the result will be reported back when it is ready."
+"""What the model reads for ``ToolResult.started()`` without a text."""
 
 
 def _fallback(value: Any) -> Any:
@@ -113,6 +118,12 @@ class ToolResult:
     child_traces: tuple[Any, ...] = ()
     """Traces of nested runs this call made (agentic tools); the loop appends them to
     ``Trace.children``."""
+    is_async: bool = False
+    """The call started background work and will report back later through its
+    completion callback (``CallContext.completion``); build it with ``ToolResult.started``."""
+    completion_deadline: float | None = None
+    """For an async result: seconds the loop waits for the completion once the run would
+    end; ``None`` uses the run's ``completion_deadline`` (the call's own setting wins)."""
 
     def __post_init__(self) -> None:
         # a lone surrogate would make the next request fail to encode (UnicodeEncodeError)
@@ -146,6 +157,40 @@ class ToolResult:
         """Silent background work: the model reads ``text``; nothing reaches the user,
         even ``user_content`` (kept in the trace)."""
         return cls(content=text, value=text, user_content=user_content, silent=True)
+
+    @classmethod
+    def started(
+        cls,
+        text: str = STARTED_TEXT,
+        *,
+        user_content: str | None = None,
+        silent: bool = False,
+        completion_deadline: float | None = None,
+    ) -> ToolResult:
+        """An async result: background work started, the result follows later.
+
+        The model reads ``text`` now; the tool reports the real result through
+        ``CallContext.completion`` (from a thread or an asyncio task), and the loop
+        delivers it at the next turn as a follow-up naming the tool and this call's id.
+        ``completion_deadline`` (seconds, > 0 or ``0`` for "do not wait") overrides the
+        run's ``completion_deadline`` for this call.
+        """
+        deadline = completion_deadline
+        if deadline is not None and (
+            isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or deadline < 0
+        ):
+            raise UsageError(
+                f"ToolResult.started(): completion_deadline must be a number of seconds >= 0 "
+                f"or None (the run's setting), got {deadline!r}"
+            )
+        return cls(
+            content=text,
+            value=text,
+            user_content=user_content,
+            silent=silent,
+            is_async=True,
+            completion_deadline=None if deadline is None else float(deadline),
+        )
 
     @property
     def for_llm(self) -> str:

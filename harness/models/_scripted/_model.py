@@ -8,11 +8,12 @@ from typing import Any, get_args
 
 from harness._errors import ScriptError
 from harness._validation import assert_never, did_you_mean, format_names
-from harness.loop import Model, ModelRequest, ModelResponse, Usage
-from harness.messages import AssistantMessage, ToolCall
+from harness.loop import Model, ModelRequest, ModelResponse, Usage, follow_up_source
+from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
+    ExpectMessage,
     ExpectOffered,
     OutputStep,
     RaiseStep,
@@ -87,7 +88,8 @@ class ScriptedModel(Model):
             if not isinstance(step, _STEP_TYPES):
                 raise ScriptError(
                     f"step {index + 1}: {step!r} is not a step; build steps with call(), "
-                    "calls(), reply(), output(), refuse(), raise_error() or expect_offered()"
+                    "calls(), reply(), output(), refuse(), raise_error(), expect_offered() or "
+                    "expect_message()"
                 )
         self.lenient = lenient
         self.require_exhausted = require_exhausted
@@ -134,6 +136,9 @@ class ScriptedModel(Model):
             if isinstance(step, ExpectOffered):
                 self._check_offered(step, names)
                 continue
+            if isinstance(step, ExpectMessage):
+                self._check_message(step, request)
+                continue
             return self._respond(step, request)
 
     def _where(self) -> str:
@@ -163,6 +168,26 @@ class ScriptedModel(Model):
             raise ScriptError(
                 f"{self._where()}: " + "; ".join(problems) + f". Offered: {_show(names)}"
             )
+
+    def _arrived(self, request: ModelRequest) -> Sequence[Message]:
+        """The messages new since the previous request (all of them on the first)."""
+        messages = request.messages
+        if len(self.requests) >= 2:
+            before = len(self.requests[-2].messages)
+            if before <= len(messages):
+                return messages[before:]
+        return messages
+
+    def _check_message(self, step: ExpectMessage, request: ModelRequest) -> None:
+        arrived = self._arrived(request)
+        for message in arrived:
+            if _message_matches(step, message):
+                return
+        shown = "; ".join(_describe_message(m) for m in arrived) or "nothing"
+        raise ScriptError(
+            f"{self._where()}: no message that arrived since the model's previous turn "
+            f"matched (request of iteration {request.iteration}). Arrived instead: {shown}"
+        )
 
     def _resolve(self, step: CallStep, names: tuple[str, ...]) -> str:
         found = _matches(step.name, names, self._name_set)
@@ -220,7 +245,7 @@ class ScriptedModel(Model):
                     usage=step.usage or _NO_USAGE,
                     model_name=self.name,
                 )
-            case ExpectOffered():  # pragma: no cover - request() checks these, never responds
+            case ExpectOffered() | ExpectMessage():  # pragma: no cover - request() checks these
                 raise AssertionError(f"{step!r} is a check, not a response")
             case _:  # pragma: no cover - every step type is checked in __init__
                 assert_never(step)
@@ -260,3 +285,37 @@ class ScriptedModel(Model):
                 f"not used: {left}. "
                 "The model answered before the script expected (or remove the extra steps)."
             )
+
+
+def _message_matches(step: ExpectMessage, message: Message) -> bool:
+    if step.role is not None and message.role != step.role:
+        return False
+    content = message.content
+    if step.contains is not None and (content is None or step.contains not in content):
+        return False
+    if step.tool is not None or step.call_id is not None:
+        source = follow_up_source(content) if message.role == "user" else None
+        if source is None:
+            return False
+        if step.tool is not None and source[0] != step.tool:
+            return False
+        if step.call_id is not None and source[1] != step.call_id:
+            return False
+    return True
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _describe_message(message: Message) -> str:
+    content = message.content or ""
+    if isinstance(message, ToolMessage):
+        return f"tool message of {message.name!r} (call {message.tool_call_id}): {_short(content)}"
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        return "assistant calls [" + ", ".join(c.name for c in message.tool_calls) + "]"
+    source = follow_up_source(content) if message.role == "user" else None
+    if source is not None:  # the header names the source; show the result after it
+        body = content.split("\n", 1)[1] if "\n" in content else ""
+        return f"follow-up of tool {source[0]!r} (call {source[1]}): {_short(body)}"
+    return f"{message.role}: {_short(content)}"

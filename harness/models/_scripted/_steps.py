@@ -22,6 +22,7 @@ __all__ = [
     "CallStep",
     "CallsStep",
     "ErrorKind",
+    "ExpectMessage",
     "ExpectOffered",
     "OutputStep",
     "RaiseStep",
@@ -30,6 +31,7 @@ __all__ = [
     "Step",
     "call",
     "calls",
+    "expect_message",
     "expect_offered",
     "output",
     "raise_error",
@@ -201,7 +203,45 @@ class RaiseStep:
         return cls(message, status=self.status, retry_after=self.retry_after, code=self.code)
 
 
-Step = CallStep | CallsStep | ReplyStep | OutputStep | ExpectOffered | RefuseStep | RaiseStep
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ExpectMessage:
+    """Check that a message arrived since the model's previous turn (e.g. the follow-up of
+    an async tool call); produces no response. Every given criterion must hold for one
+    message."""
+
+    contains: str | None = None
+    """Text the message must contain."""
+    tool: str | None = None
+    """The message is the follow-up of an async call of this tool."""
+    call_id: str | None = None
+    """The message is the follow-up of the async call with this id."""
+    role: str | None = None
+    """The message's role (``user``, ``tool``, ``assistant``, ``system``)."""
+
+    def describe(self) -> str:
+        """Short text for error messages."""
+        parts = []
+        if self.tool is not None:
+            parts.append(f"follow-up of tool {self.tool!r}")
+        if self.call_id is not None:
+            parts.append(f"follow-up of call {self.call_id!r}")
+        if self.role is not None:
+            parts.append(f"role {self.role!r}")
+        if self.contains is not None:
+            parts.append(f"containing {self.contains!r}")
+        return "expect message " + ", ".join(parts)
+
+
+Step = (
+    CallStep
+    | CallsStep
+    | ReplyStep
+    | OutputStep
+    | ExpectOffered
+    | ExpectMessage
+    | RefuseStep
+    | RaiseStep
+)
 
 
 def parse_usage(value: UsageLike, where: str = "usage") -> Usage | None:
@@ -375,3 +415,40 @@ def expect_offered(
         excludes=tuple(excludes),
         exactly=tuple(exactly) if exactly is not None else None,
     )
+
+
+_ROLES = ("user", "tool", "assistant", "system")
+
+
+def expect_message(
+    contains: str | None = None,
+    /,
+    *,
+    tool: str | None = None,
+    call_id: str | None = None,
+    role: str | None = None,
+) -> ExpectMessage:
+    """An assertion that a message arrived since the model's previous turn.
+
+    ``tool`` / ``call_id`` ask for the follow-up of an async call (``ToolResult.started``)
+    of that tool / with that original call id; ``contains`` for text in the message;
+    ``role`` for its role. At least one criterion is required. A failure names the
+    messages that arrived instead.
+    """
+    problems = []
+    for label, value in (("contains", contains), ("tool", tool), ("call_id", call_id)):
+        if value is not None and (not isinstance(value, str) or not value):
+            problems.append(f"{label} must be a non-empty string, got {value!r}")
+    if role is not None and role not in _ROLES:
+        problems.append(
+            f"role must be one of {format_names(_ROLES)}, got {role!r}"
+            + (did_you_mean(role, _ROLES) if isinstance(role, str) else "")
+        )
+    if contains is None and tool is None and call_id is None and role is None:
+        problems.append(
+            "give at least one of contains, tool=, call_id= or role= (every turn brings "
+            "some message, so an empty check would always pass)"
+        )
+    if problems:
+        raise ScriptError("expect_message(): " + "; ".join(problems))
+    return ExpectMessage(contains=contains, tool=tool, call_id=call_id, role=role)

@@ -18,6 +18,7 @@ from harness.models._scripted._steps import (
     RefuseStep,
     ReplyStep,
     Step,
+    expect_message,
     expect_offered,
     parse_finish,
     parse_usage,
@@ -27,7 +28,16 @@ from harness.models._scripted._steps import (
 __all__ = ["step_from_data", "steps_from_data"]
 
 
-_STEP_KEYS = ("call", "calls", "reply", "output", "expect_offered", "refuse", "raise")
+_STEP_KEYS = (
+    "call",
+    "calls",
+    "reply",
+    "output",
+    "expect_offered",
+    "expect_message",
+    "refuse",
+    "raise",
+)
 _EXTRA_KEYS: dict[str, frozenset[str]] = {
     "call": frozenset({"args", "arguments", "id", "usage", "finish_reason"}),
     "calls": frozenset({"usage", "finish_reason"}),
@@ -36,6 +46,7 @@ _EXTRA_KEYS: dict[str, frozenset[str]] = {
     "refuse": frozenset({"usage"}),
     "raise": frozenset(),
     "expect_offered": frozenset(),
+    "expect_message": frozenset(),
 }
 
 
@@ -148,6 +159,8 @@ def step_from_data(data: Any, index: int = 0) -> Step:
         return RefuseStep(text=str(data["refuse"]), usage=usage)
     if kind == "raise":
         return _raise_from_data(data["raise"], where)
+    if kind == "expect_message":
+        return _expect_message_from_data(data["expect_message"], where)
     spec = data["expect_offered"]
     if not isinstance(spec, Mapping):
         raise ScriptError(f"{where}: expect_offered takes includes/excludes/exactly lists")
@@ -157,6 +170,31 @@ def step_from_data(data: Any, index: int = 0) -> Step:
     try:
         return expect_offered(
             spec.get("includes", ()), spec.get("excludes", ()), spec.get("exactly")
+        )
+    except ScriptError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
+
+
+def _expect_message_from_data(spec: Any, where: str) -> Step:
+    if isinstance(spec, str):
+        spec = {"contains": spec}
+    if not isinstance(spec, Mapping):
+        raise ScriptError(
+            f"{where}: expect_message takes a text (contained) or a mapping with "
+            f"contains/tool/call_id/role, got {spec!r}"
+        )
+    allowed = {"contains", "tool", "call_id", "role"}
+    unknown = set(spec) - allowed
+    if unknown:
+        raise ScriptError(
+            f"{where}: expect_message: unknown keys {sorted(unknown)}; use {sorted(allowed)}"
+        )
+    try:
+        return expect_message(
+            spec.get("contains"),
+            tool=spec.get("tool"),
+            call_id=spec.get("call_id"),
+            role=spec.get("role"),
         )
     except ScriptError as exc:
         raise ScriptError(f"{where}: {exc}") from None
