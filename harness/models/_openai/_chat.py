@@ -296,6 +296,10 @@ class OpenAIChatModel(OpenAIAdapter):
     def _resource(self, client: Any) -> Any:
         return client.chat.completions
 
+    def _encoded(self, params: Mapping[str, Any]) -> dict[str, str] | None:
+        text = self._history.encoded(params.get("messages")) if self._history else None
+        return None if text is None else {"messages": text}
+
     def _wire_exact(self) -> tuple[frozenset[str], Any]:
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
