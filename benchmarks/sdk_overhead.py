@@ -6,6 +6,10 @@ The same scripted run (N ``add`` calls, then an answer) is played by:
   arguments) that also ``json.dumps`` the whole request each turn, as any HTTP
   client must: the baseline every ratio is taken against;
 - ``in-process``: ``harness.run`` with a ``ScriptedModel``;
+- ``sdk floor``: the ``bare+dumps`` loop that also posts its bytes through the
+  real SDK each turn (``client.post`` with pre-encoded content, the response
+  parsed into a ``ChatCompletion``) to a transport that answers with canned bytes:
+  what any loop through the SDK pays at least, with no harness and no fake;
 - ``chat``, ``chat stream``, ``chat async``, ``responses``, ``responses stream``:
   ``OpenAIChatModel`` / ``OpenAIResponsesModel`` over the real SDK, served by
   ``OpenAIWireTransport`` in process (JSON both ways, HTTP objects, SSE parsing).
@@ -100,6 +104,75 @@ def bare_dumps(n: int) -> None:
         raise RuntimeError("the bare loop did not do the work")
 
 
+_FLOOR_REPLY = json.dumps(
+    {
+        "id": "chatcmpl-floor",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt-bench",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_0",
+                            "type": "function",
+                            "function": {"name": "add", "arguments": '{"a": 0, "b": 1}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+).encode()
+
+
+def sdk_floor(n: int) -> None:
+    """``bare_dumps`` that also posts each request through the real SDK (canned answers)."""
+    import httpx2
+    import openai
+    from openai.types.chat import ChatCompletion
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        return httpx2.Response(
+            200, headers={"content-type": "application/json"}, content=_FLOOR_REPLY
+        )
+
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://harness.test/v1",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(answer)),
+    )
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "add numbers"}]
+    results = []
+    for turn in range(n + 1):
+        body = json.dumps({"model": "gpt-bench", "messages": messages, "tools": [ADD_DEFINITION]})
+        completion = client.post("/chat/completions", cast_to=ChatCompletion, content=body.encode())
+        if completion.choices[0].message.tool_calls[0].function.name != "add":
+            raise RuntimeError("the SDK floor did not parse the answer")
+        if turn == n:
+            messages.append({"role": "assistant", "content": "done"})
+            break
+        arguments = json.dumps({"a": turn, "b": 1})
+        tool_call = {
+            "id": f"call_{turn}",
+            "type": "function",
+            "function": {"name": "add", "arguments": arguments},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
+        results.append(add(**json.loads(arguments)))
+        messages.append({"role": "tool", "tool_call_id": tool_call["id"], "content": "x"})
+    if results != [i + 1 for i in range(n)]:
+        raise RuntimeError("the SDK floor loop did not do the work")
+
+
 def _sync(factory: Callable[[ScriptedModel], Any]) -> Callable[[int], None]:
     def go(n: int) -> None:
         result = run(
@@ -122,6 +195,7 @@ def _async(factory: Callable[[ScriptedModel], Any]) -> Callable[[int], None]:
 CASES: dict[str, Callable[[int], None]] = {
     "bare+dumps": bare_dumps,
     "in-process": _sync(lambda scripted: scripted),
+    "sdk floor": sdk_floor,
     "chat": _sync(lambda s: OpenAIChatModel(fake_openai_client(s), "gpt-bench")),
     "chat stream": _sync(
         lambda s: OpenAIChatModel(fake_openai_client(s), "gpt-bench", stream=True)
@@ -132,7 +206,7 @@ CASES: dict[str, Callable[[int], None]] = {
         lambda s: OpenAIResponsesModel(fake_openai_client(s), "gpt-bench", stream=True)
     ),
 }
-SDK_CASES = tuple(case for case in CASES if case not in ("bare+dumps", "in-process"))
+SDK_CASES = tuple(case for case in CASES if case not in ("bare+dumps", "in-process", "sdk floor"))
 
 
 def measure(cases: list[str], n: int, repeats: int) -> dict[str, tuple[float, float]]:
@@ -142,6 +216,8 @@ def measure(cases: list[str], n: int, repeats: int) -> dict[str, tuple[float, fl
     over all cases alike; each round's ratio is against that round's baseline.
     """
     order = ["bare+dumps", *(case for case in cases if case != "bare+dumps")]
+    for case in order:  # warm up: imports and first-use caches are not timed
+        CASES[case](2)
     times: dict[str, list[float]] = {case: [] for case in order}
     ratios: dict[str, list[float]] = {case: [] for case in order}
     for _ in range(repeats):
