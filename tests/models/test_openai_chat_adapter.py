@@ -262,3 +262,34 @@ def test_streams_that_repeat_the_call_id_and_name_in_every_delta_accumulate_once
     for form in (chunks, [ChatCompletionChunk.model_validate(c) for c in chunks]):
         (only,) = chat_response_from_chunks(form).message.tool_calls
         assert (only.id, only.name, only.arguments) == ("call_1", "search", '{"q": "x"}')
+
+
+def test_sdk_chunks_and_their_dicts_read_alike_with_parallel_and_repeated_calls() -> None:
+    """SDK chunks are kept as built unless a call header repeats; the result is the same."""
+    from openai.types.chat import ChatCompletionChunk
+
+    def chunk(*calls: dict) -> dict:  # type: ignore[type-arg]
+        delta = {"tool_calls": list(calls)}
+        return {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+
+    def call(index: int, arguments: str, header: bool) -> dict:  # type: ignore[type-arg]
+        head = {"id": f"call_{index}", "type": "function"} if header else {}
+        name = {"name": f"tool_{index}"} if header else {}
+        return {"index": index, **head, "function": {**name, "arguments": arguments}}
+
+    streams = [
+        [chunk(call(0, "", True)), chunk(call(0, "{}", False)), chunk(call(1, "[1]", True))],
+        [chunk(call(0, "{", True), call(1, "", True)), chunk(call(0, "}", True))],  # repeat
+        [chunk(call(0, "{", True), call(0, "}", True))],  # repeated within one chunk
+    ]
+    for chunks in streams:
+        objects = [ChatCompletionChunk.model_validate(c) for c in chunks]
+        from_dicts = chat_response_from_chunks(chunks).message.tool_calls
+        assert chat_response_from_chunks(objects).message.tool_calls == from_dicts
+        assert [c.id for c in from_dicts] == sorted({c.id for c in from_dicts})

@@ -3,7 +3,9 @@
 Each request shape the adapters produce is sent twice through the real ``openai``
 SDK into a recording httpx2 transport: once by the adapter (fast path: no request
 transform) and once by ``create(**adapter.params(request))`` (the SDK's path).
-Method, URL, body bytes and the headers that describe the body must match.
+Method, URL, body bytes and every header must match. The fast path posts the
+body as bytes joined from the JSON of each history message (encoded once per
+run), so growing conversations are checked turn by turn too.
 """
 
 from __future__ import annotations
@@ -105,7 +107,6 @@ ADAPTERS: dict[str, type[OpenAIAdapter]] = {
     "chat": OpenAIChatModel,
     "responses": OpenAIResponsesModel,
 }
-BODY_HEADERS = ("content-type", "content-length", "x-trace")
 
 
 class Recording(OpenAIWireTransport):
@@ -125,8 +126,7 @@ class Recording(OpenAIWireTransport):
 
 
 def _wire(request: httpx2.Request) -> tuple[Any, ...]:
-    headers = tuple((name, request.headers.get(name)) for name in BODY_HEADERS)
-    return request.method, str(request.url), request.content, headers
+    return request.method, str(request.url), request.content, request.headers.multi_items()
 
 
 def _adjust(api: str, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -340,3 +340,109 @@ def test_any_history_is_sent_byte_identically(
     request = model_request(history, settings=ModelSettings(extra=extra))
     fast, sdk, _ = _sent_both_ways(api, request, stream=stream, is_async=False)
     assert fast == sdk
+
+
+def _count_dumps(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Counts the SDK's own body serialisations (``openapi_dumps``)."""
+    import openai._base_client as base_client
+
+    calls: list[Any] = []
+    original = base_client.openapi_dumps
+
+    def counting(obj: Any) -> bytes:
+        calls.append(obj)
+        return original(obj)
+
+    monkeypatch.setattr(base_client, "openapi_dumps", counting)
+    return calls
+
+
+@pytest.mark.parametrize("api", list(ADAPTERS))
+def test_the_adapters_post_their_own_bytes(api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _count_dumps(monkeypatch)
+    transport = Recording(Canned(KINDS["tool_call"], repeat=True))
+    model = ADAPTERS[api](_client(transport, is_async=False), "gpt-test")
+    model.request(model_request(HISTORY))
+    assert calls == []  # the body was not serialised by the SDK
+    model.request(model_request(settings=ModelSettings(extra={"extra_body": {"x": 1}})))
+    assert len(calls) == 1  # extra_body is merged into the body by the SDK: its path
+
+
+def _turns() -> list[ModelRequest]:
+    """A conversation that grows, then goes back to an edited past, then grows again."""
+    grown: list[Message] = [SystemMessage(content="Be brief."), UserMessage(content="go ✓")]
+    turns: list[ModelRequest] = []
+    for i in range(4):
+        turns.append(model_request(list(grown)))
+        call = ToolCall(id=f"call_{i}", name="get_weather", arguments=f'{{"i": {i}}}')
+        grown += [
+            AssistantMessage(content=None if i % 2 else f"step {i}", tool_calls=(call,)),
+            ToolMessage(tool_call_id=call.id, content=f'{i} "ok" \\ é'),
+        ]
+    turns.append(model_request([*grown[:4], UserMessage(content="edited")]))
+    turns.append(model_request(list(grown)))
+    turns.append(model_request(list(grown), settings=ModelSettings(extra={"top_p": 0.5})))
+    return turns
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("api", list(ADAPTERS))
+def test_a_growing_conversation_is_sent_byte_identically_every_turn(
+    api: str, stream: bool, is_async: bool
+) -> None:
+    transport = Recording(Canned(KINDS["tool_call"], repeat=True))
+    model = ADAPTERS[api](_client(transport, is_async=is_async), "gpt-test", stream=stream)
+    resource = model._resource(model.client)
+
+    async def sdk_async(params: dict[str, Any]) -> None:
+        result = await resource.create(**params)
+        if stream:
+            async with result as events:
+                [event async for event in events]
+
+    for request in _turns():
+        params = model.params(request)
+        if is_async:
+            asyncio.run(model.arequest(request))
+            asyncio.run(sdk_async(params))
+        else:
+            model.request(request)
+            result = resource.create(**params)
+            if stream:
+                with result as events:
+                    list(events)
+        fast, sdk = transport.sent[-2:]
+        assert _wire(fast) == _wire(sdk)
+    model.end_run(completed=True)
+
+
+def test_replaced_reasoning_items_are_sent_afresh() -> None:
+    """A turn answered again with other reasoning items is sent with the new ones."""
+    from openai.types.responses import Response
+
+    transport = Recording(Canned(KINDS["tool_call"], repeat=True))
+    model = OpenAIResponsesModel(_client(transport, is_async=False), "o-test")
+    reasoning = [
+        {"type": "reasoning", "id": f"rs_{i}", "summary": [], "encrypted_content": "e=="}
+        for i in (1, 2)
+    ]
+    request = model_request(HISTORY[:4])
+    model._reasoning[("calls", "call_1")] = [reasoning[0]]
+    model.request(request)
+    assert b'"rs_1"' in transport.sent[-1].content
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "get_weather",
+        "arguments": '{"city": "Zürich"}',
+        "status": "completed",
+    }
+    model._read(Response.model_construct(output=[reasoning[1], call], model="o-test"))
+    params = model.params(request)
+    model.request(request)
+    model._resource(model.client).create(**params)
+    fast, sdk = transport.sent[-2:]
+    assert b'"rs_2"' in fast.content and b'"rs_1"' not in fast.content
+    assert _wire(fast) == _wire(sdk)

@@ -28,7 +28,7 @@ def test_sdk_benchmark_quick_run_prints_a_ratio_table(capsys: pytest.CaptureFixt
     assert out.splitlines()[0].split() == ["N", "case", "us/iteration", "vs", "bare+dumps"]
     for n in (5, 20):
         assert results[f"N={n} bare+dumps ratio"] == 1.0
-        for case in ("in-process", *module.SDK_CASES):
+        for case in ("in-process", "sdk floor", *module.SDK_CASES):
             assert results[f"N={n} {case} ratio"] > 0
             assert f"{case}" in out
     assert {"chat stream", "chat async", "responses", "responses stream"} <= set(module.SDK_CASES)
@@ -60,5 +60,6 @@ def test_a_wrong_answer_makes_the_benchmark_fail(monkeypatch: pytest.MonkeyPatch
         return a + b + 1
 
     monkeypatch.setattr(module, "add", add)
-    with pytest.raises(RuntimeError, match="did not do the work"):
-        module.CASES["chat"](3)
+    for case in ("chat", "sdk floor"):
+        with pytest.raises(RuntimeError, match="did not do the work"):
+            module.CASES[case](3)

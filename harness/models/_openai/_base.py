@@ -65,6 +65,10 @@ class OpenAIAdapter(Model):
         ``params()`` trusts nothing, so every value is checked before the fast path.
         """
 
+    def _encoded(self, params: Mapping[str, Any]) -> dict[str, str] | None:
+        """JSON text of the trusted params, when known (the history's, joined from pieces)."""
+        return None
+
     def _send(self, params: dict[str, Any]) -> Any:
         """Post ``params`` like the SDK's ``create`` would, skipping its request transform.
 
@@ -72,7 +76,13 @@ class OpenAIAdapter(Model):
         """
         resource = self._resource(self.client)
         trusted, params_type = self._wire_exact()
-        fast = post_args(resource, params, trusted=trusted, params_type=params_type)
+        fast = post_args(
+            resource,
+            params,
+            trusted=trusted,
+            params_type=params_type,
+            encoded=self._encoded(params) if trusted else None,
+        )
         if fast is None:
             return resource.create(**params)
         path, arguments = fast

@@ -242,6 +242,10 @@ def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], s
     if not isinstance(chunk, Mapping):
         if not any(getattr(c.delta, "tool_calls", None) for c in chunk.choices or ()):
             return chunk
+        introduced = _introduced_call_ids(chunk, call_ids)
+        if introduced is not None:  # nothing repeated: the chunk stays as the SDK built it
+            call_ids.update(introduced)
+            return chunk
         chunk = chunk.to_dict()
     choices = chunk.get("choices") or ()
     if not any((c.get("delta") or {}).get("tool_calls") for c in choices):
@@ -262,6 +266,30 @@ def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], s
             calls.append(call)
         out["choices"].append({**choice, "delta": {**delta, "tool_calls": calls or None}})
     return out
+
+
+def _introduced_call_ids(
+    chunk: Any, call_ids: Mapping[tuple[int, int], str]
+) -> dict[tuple[int, int], str] | None:
+    """The call ids an SDK chunk introduces, or ``None`` when it repeats one (or has
+    unusual indexes or ids: then the chunk is rebuilt as a dict and checked there)."""
+    introduced: dict[tuple[int, int], str] = {}
+    for choice in chunk.choices:
+        index = getattr(choice, "index", None)
+        if type(index) is not int:
+            return None
+        for call in getattr(choice.delta, "tool_calls", None) or ():
+            call_index = getattr(call, "index", None)
+            call_id = getattr(call, "id", None)
+            if type(call_index) is not int or not (call_id is None or type(call_id) is str):
+                return None
+            if not call_id:
+                continue
+            key = (index, call_index)
+            if introduced.get(key, call_ids.get(key)) == call_id:
+                return None
+            introduced[key] = call_id
+    return introduced
 
 
 class OpenAIChatModel(OpenAIAdapter):
@@ -295,6 +323,10 @@ class OpenAIChatModel(OpenAIAdapter):
 
     def _resource(self, client: Any) -> Any:
         return client.chat.completions
+
+    def _encoded(self, params: Mapping[str, Any]) -> dict[str, str] | None:
+        text = self._history.encoded(params.get("messages")) if self._history else None
+        return None if text is None else {"messages": text}
 
     def _wire_exact(self) -> tuple[frozenset[str], Any]:
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase

@@ -9,6 +9,11 @@ the SDK's own ``create`` would use: the path, the body keys in the SDK's order,
 the request options, ``cast_to`` and the stream class. Responses, streams and
 errors are the SDK's own.
 
+The body is posted as the bytes the SDK would write (``content=``): the same
+encoder settings as its ``openapi_dumps``, with the history's JSON text joined
+from pieces each message was encoded to once (``WireHistory``), so a turn costs
+the new messages, not the whole history.
+
 Those are learned from the installed SDK, not copied: ``create`` is called once
 per params shape on a stand-in whose ``_post`` records its arguments, with
 ``None`` in place of each value. Whenever anything is unusual (a key the SDK
@@ -19,12 +24,15 @@ more than post) the request goes through ``create`` unchanged.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import typing
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["has_aliases", "is_plain_json", "post_args"]
+from harness.models._openai._history import encode_json
+
+__all__ = ["body_bytes", "has_aliases", "is_plain_json", "post_args"]
 
 _OPTION_KEYS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 """``create`` arguments that become request options rather than body keys."""
@@ -146,18 +154,55 @@ def _plan(posted: _Posted, params: Mapping[str, Any]) -> _Plan | None:
     )
 
 
+def _posts_content(resource: Any) -> bool:
+    """Whether the resource's ``_post`` (the client's ``post``) takes bytes as ``content=``."""
+    post = getattr(resource, "_post", None)
+    return _takes_content(getattr(post, "__func__", post))
+
+
+@functools.lru_cache(maxsize=64)
+def _takes_content(post: Any) -> bool:
+    try:
+        return "content" in inspect.signature(post).parameters
+    except (TypeError, ValueError):  # not a callable with a signature
+        return False
+
+
+def body_bytes(
+    order: tuple[str, ...], params: Mapping[str, Any], encoded: Mapping[str, str]
+) -> bytes | None:
+    """The JSON body the SDK would write for ``params`` (keys in ``order``), or ``None``.
+
+    ``encoded`` holds the JSON text of some values, already encoded; the others
+    are encoded here like the SDK's ``openapi_dumps`` does. ``None`` when a value
+    cannot be encoded that way (the SDK then encodes it, with its own errors).
+    """
+    parts = []
+    try:
+        for key in order:
+            text = encoded.get(key)
+            if text is None:
+                text = encode_json(params[key])
+            parts.append(f"{encode_json(key)}:{text}")
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return ("{" + ",".join(parts) + "}").encode()
+
+
 def post_args(
     resource: Any,
     params: Mapping[str, Any],
     *,
     trusted: frozenset[str] = frozenset(),
     params_type: Any = None,
+    encoded: Mapping[str, str] | None = None,
 ) -> tuple[str, dict[str, Any]] | None:
     """The path and ``_post`` keyword arguments that send ``params`` like ``create`` would.
 
     ``trusted`` names params the caller built as plain JSON itself (the history),
-    which are not walked again; every other value must be plain JSON. ``None``
-    means: call ``create(**params)`` instead.
+    which are not walked again; every other value must be plain JSON. ``encoded``
+    holds the JSON text of trusted values when known: the body is then posted as
+    bytes. ``None`` means: call ``create(**params)`` instead.
     """
     if params_type is not None and has_aliases(params_type):
         return None
@@ -178,8 +223,20 @@ def post_args(
         plan = _probe(cls, params)
     if plan is None:
         return None
+    content = None
+    if (
+        encoded is not None
+        and "extra_json" not in plan.options  # merged into the body by the SDK
+        and _posts_content(resource)
+    ):
+        content = body_bytes(plan.order, params, encoded)
+    body: dict[str, Any] = (
+        {"body": {key: params[key] for key in plan.order}}
+        if content is None
+        else {"content": content}
+    )
     arguments = {
-        "body": {key: params[key] for key in plan.order},
+        **body,
         "options": dict(plan.options),
         "cast_to": plan.cast_to,
         "stream": plan.stream,

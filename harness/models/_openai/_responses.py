@@ -27,6 +27,7 @@ from harness.models._openai._common import (
     json_schema_format,
     tool_params,
 )
+from harness.models._openai._history import WireHistory
 from harness.models._openai._read import checked_call, field, is_object, malformed, optional_int
 
 if TYPE_CHECKING:
@@ -84,39 +85,44 @@ def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
     return dict(choice)
 
 
+def _items(
+    message: Message, reasoning: Mapping[ReasoningKey, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The input items of one message (an assistant turn's reasoning items first)."""
+    match message:
+        case AssistantMessage():
+            items: list[dict[str, Any]] = list(reasoning.get(message_key(message), ()))
+            text = message.content if message.content is not None else message.refusal
+            if text:
+                items.append({"role": "assistant", "content": text})
+            for call in message.tool_calls:
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                    }
+                )
+            return items
+        case ToolMessage():
+            return [
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": message.content,
+                }
+            ]
+        case SystemMessage() | UserMessage():
+            return [{"role": message.role, "content": message.content}]
+        case _:  # pragma: no cover - the union is closed
+            assert_never(message)
+
+
 def _input(
     messages: Iterable[Message], reasoning: Mapping[ReasoningKey, list[dict[str, Any]]]
 ) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    for message in messages:
-        match message:
-            case AssistantMessage():
-                items.extend(reasoning.get(message_key(message), ()))
-                text = message.content if message.content is not None else message.refusal
-                if text:
-                    items.append({"role": "assistant", "content": text})
-                for call in message.tool_calls:
-                    items.append(
-                        {
-                            "type": "function_call",
-                            "call_id": call.id,
-                            "name": call.name,
-                            "arguments": call.arguments,
-                        }
-                    )
-            case ToolMessage():
-                items.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": message.tool_call_id,
-                        "output": message.content,
-                    }
-                )
-            case SystemMessage() | UserMessage():
-                items.append({"role": message.role, "content": message.content})
-            case _:  # pragma: no cover - the union is closed
-                assert_never(message)
-    return items
+    return [item for message in messages for item in _items(message, reasoning)]
 
 
 def responses_params(
@@ -127,13 +133,18 @@ def responses_params(
     defaults: Mapping[str, Any] | None = None,
     reasoning: Mapping[ReasoningKey, list[dict[str, Any]]] | None = None,
     include_reasoning: bool = True,
+    history: WireHistory | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of ``client.responses.create`` for one request (``store=False``)."""
-    params: dict[str, Any] = {
-        "model": model,
-        "input": _input(request.messages, reasoning or {}),
-        "store": False,
-    }
+    """The keyword arguments of ``client.responses.create`` for one request (``store=False``).
+
+    ``history`` converts only the messages added since the previous request.
+    """
+    known = reasoning or {}
+    if history is not None:
+        items = history.convert(request.messages, lambda message: _items(message, known))
+    else:
+        items = _input(request.messages, known)
+    params: dict[str, Any] = {"model": model, "input": items, "store": False}
     if include_reasoning:
         params["include"] = ["reasoning.encrypted_content"]
     settings = request.settings
@@ -309,6 +320,7 @@ class OpenAIResponsesModel(OpenAIAdapter):
         self.include_reasoning = include_reasoning
         self._reasoning: dict[ReasoningKey, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
+        self._history = WireHistory(lambda message: _items(message, {}))
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The SDK call's keyword arguments for ``request``."""
@@ -321,10 +333,15 @@ class OpenAIResponsesModel(OpenAIAdapter):
             defaults=self.defaults,
             reasoning=reasoning,
             include_reasoning=self.include_reasoning,
+            history=self._history,
         )
 
     def _resource(self, client: Any) -> Any:
         return client.responses
+
+    def _encoded(self, params: Mapping[str, Any]) -> dict[str, str] | None:
+        text = self._history.encoded(params.get("input"))
+        return None if text is None else {"input": text}
 
     def _wire_exact(self) -> tuple[frozenset[str], Any]:
         from openai.types.responses.response_create_params import ResponseCreateParamsBase
@@ -337,8 +354,12 @@ class OpenAIResponsesModel(OpenAIAdapter):
         model_response = responses_response_from_response(response)
         items = reasoning_items(response)
         if items:
+            key = message_key(model_response.message)
             with self._lock:
-                self._reasoning[message_key(model_response.message)] = items
+                replaced = key in self._reasoning
+                self._reasoning[key] = items
+            if replaced:  # a remembered turn may carry other items now: convert afresh
+                self._history.clear()
         return model_response
 
     def _read_stream(self, events: Iterable[Any]) -> ModelResponse:
@@ -347,3 +368,4 @@ class OpenAIResponsesModel(OpenAIAdapter):
     def end_run(self, *, completed: bool) -> None:
         with self._lock:
             self._reasoning.clear()
+        self._history.clear()

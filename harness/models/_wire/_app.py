@@ -23,6 +23,7 @@ from harness.models._wire._common import (
     WireRequest,
     now,
 )
+from harness.models._wire._decode import BodyDecoder
 from harness.models._wire._errors import WireError, provider_error_to_wire
 from harness.models._wire._messages import (
     is_messages_route,
@@ -33,7 +34,8 @@ from harness.models._wire._messages import (
     stream_message,
 )
 from harness.models._wire._responses import (
-    parse_responses_request,
+    AcceptedInput,
+    read_responses_request,
     render_response,
     stream_response,
 )
@@ -114,6 +116,12 @@ class WireApp:
         self._ids = IdSource()
         self._lock = threading.Lock()
         self._accepted = AcceptedHistory()  # the last chat history, to read the next one fast
+        self._accepted_input = AcceptedInput()  # the same for the Responses API
+        # bodies repeat the previous body's history: decode only what is new
+        self._decoders = {
+            "/chat/completions": BodyDecoder("messages"),
+            "/responses": BodyDecoder("input"),
+        }
 
     # -- the two halves around the model call ------------------------------------------
 
@@ -126,8 +134,9 @@ class WireApp:
         decoded: Any = None
         too_deep = False
         if body:
+            decoder = self._decoders.get(route) if method == "POST" else None
             try:
-                decoded = json.loads(body)
+                decoded = decoder.decode(body) if decoder is not None else json.loads(body)
             except (ValueError, UnicodeDecodeError):
                 decoded = None
             except RecursionError:  # e.g. 100,000 nested arrays: the client's fault, a 400
@@ -171,10 +180,19 @@ class WireApp:
                 wire = parse_chat_request(decoded, profile=self.profile, accepted=accepted)
                 with self._lock:
                     self._accepted = AcceptedHistory(
-                        raw=decoded["messages"], messages=tuple(wire.request.messages)
+                        raw=decoded["messages"],
+                        messages=tuple(wire.request.messages),
+                        assistants=wire.request.iteration - 1,
                     )
                 return index, wire
-            return index, parse_responses_request(decoded, profile=self.profile)
+            with self._lock:
+                accepted_input = self._accepted_input
+            wire, accepted_input = read_responses_request(
+                decoded, profile=self.profile, accepted=accepted_input
+            )
+            with self._lock:
+                self._accepted_input = accepted_input
+            return index, wire
         except WireError as exc:
             return index, self._error(exc)
         except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)

@@ -158,7 +158,8 @@ def parse_chat_request(
             tools=[dict(t) for t in tools],
             tool_names=names,
             settings=_settings(body),
-            iteration=count_iteration(messages),
+            iteration=(accepted.assistants if reuse and accepted is not None else 0)
+            + count_iteration(messages[reuse:]),
         ),
         stream=stream,
         include_usage=bool(stream_options.get("include_usage")),

@@ -59,6 +59,8 @@ class AcceptedHistory:
     """The history as decoded from the request body."""
     messages: tuple[Message, ...] = ()
     """The same history, parsed."""
+    assistants: int = 0
+    """How many assistant messages ``messages`` holds."""
 
     def reusable(self, raw: list[Any]) -> int:
         """How many leading messages of ``raw`` are this history (0 when it does not extend it)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from typing import Any
@@ -33,12 +34,18 @@ from harness.models._wire._common import (
 from harness.models._wire._errors import WireError
 from harness.models._wire._validation import (
     Profile,
-    validate_history,
+    responses_order,
     validate_strict,
     validate_tools,
 )
 
-__all__ = ["parse_responses_request", "render_response", "stream_response"]
+__all__ = [
+    "AcceptedInput",
+    "parse_responses_request",
+    "read_responses_request",
+    "render_response",
+    "stream_response",
+]
 
 _KNOWN = frozenset(
     {
@@ -74,15 +81,58 @@ def _role_message(item: Mapping[str, Any], where: str) -> Message:
     )
 
 
-def _messages(body: Mapping[str, Any]) -> list[Message]:
-    messages: list[Message] = []
+@dataclasses.dataclass(frozen=True, slots=True)
+class AcceptedInput:
+    """The last input the server accepted, to read the next one incrementally.
+
+    A request whose input repeats it (after the same ``instructions``) and adds
+    items only has the new items read and validated. Not reused after an
+    assistant message, where a new ``function_call`` item would join that message.
+    """
+
+    raw: list[Any] = dataclasses.field(default_factory=list)
+    """The input items as decoded from the request body."""
+    instructions: Any = None
+    messages: tuple[Message, ...] = ()
+    """The same input, read (``instructions`` first)."""
+    names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Tool name of each call id."""
+    called: Mapping[str, bool] = dataclasses.field(default_factory=dict)
+    """Every call id (all answered), as ``responses_order`` returned it."""
+    assistants: int = 0
+    """How many assistant messages ``messages`` holds."""
+
+    def reusable(self, raw: Any, instructions: Any) -> int:
+        """How many leading items of ``raw`` are this input (0 when it does not extend it)."""
+        size = len(self.raw)
+        if (
+            size
+            and isinstance(raw, list)
+            and len(raw) >= size
+            and self.messages
+            and not isinstance(self.messages[-1], AssistantMessage)
+            and instructions == self.instructions
+            and raw[:size] == self.raw
+        ):
+            return size
+        return 0
+
+
+def _messages(
+    body: Mapping[str, Any], accepted: AcceptedInput | None = None
+) -> tuple[tuple[list[Message], dict[str, str]], int]:
+    """The messages of ``body``, the tool name of each call id, and how many were reused."""
     instructions = body.get("instructions")
+    raw = body.get("input")
+    reuse = accepted.reusable(raw, instructions) if accepted is not None else 0
+    if reuse and accepted is not None and isinstance(raw, list):
+        return _read_items(raw, reuse, list(accepted.messages), dict(accepted.names)), reuse
+    messages: list[Message] = []
     if isinstance(instructions, str) and instructions:
         messages.append(SystemMessage(content=instructions))
-    raw = body.get("input")
     if isinstance(raw, str):
         messages.append(UserMessage(content=raw))
-        return messages
+        return (messages, {}), 0
     if not isinstance(raw, list):
         raise WireError(
             400,
@@ -90,8 +140,14 @@ def _messages(body: Mapping[str, Any]) -> list[Message]:
             param="input",
             code="missing_required_parameter",
         )
-    names: dict[str, str] = {}
-    for index, item in enumerate(raw):
+    return _read_items(raw, 0, messages, {}), 0
+
+
+def _read_items(
+    raw: list[Any], start: int, messages: list[Message], names: dict[str, str]
+) -> tuple[list[Message], dict[str, str]]:
+    for index in range(start, len(raw)):
+        item = raw[index]
         where = f"input[{index}]"
         if not isinstance(item, Mapping):
             raise WireError(400, f"Invalid type for '{where}': expected an object.", param=where)
@@ -124,7 +180,7 @@ def _messages(body: Mapping[str, Any]) -> list[Message]:
                 param=f"{where}.type",
                 code="invalid_value",
             )
-    return messages
+    return messages, names
 
 
 def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -161,12 +217,30 @@ def parse_responses_request(
     body: Mapping[str, Any], *, profile: Profile = "default"
 ) -> WireRequest:
     """Validate a ``POST /v1/responses`` body (stateless: full input each turn)."""
+    return read_responses_request(body, profile=profile)[0]
+
+
+def read_responses_request(
+    body: Mapping[str, Any],
+    *,
+    profile: Profile = "default",
+    accepted: AcceptedInput | None = None,
+) -> tuple[WireRequest, AcceptedInput]:
+    """``parse_responses_request``, reading only the items added to ``accepted``'s input.
+
+    Also returns what to pass as ``accepted`` next time.
+    """
     model = require_model(body)
     stream = require_stream(body)
-    messages = _messages(body)
+    (messages, call_names), reuse = _messages(body, accepted)
     tools = _tools(body)
     validate_tools(tools, api="responses")
-    validate_history(messages, api="responses")
+    if reuse and accepted is not None:
+        called = responses_order(messages, start=len(accepted.messages), called=accepted.called)
+        assistants = accepted.assistants + count_iteration(messages[len(accepted.messages) :]) - 1
+    else:
+        called = responses_order(messages)
+        assistants = count_iteration(messages) - 1
     names = tuple(str(t["function"]["name"]) for t in tools)
     if profile == "strict":
         validate_strict(messages, names, api="responses")
@@ -175,9 +249,18 @@ def parse_responses_request(
         tools=tools,
         tool_names=names,
         settings=_settings(body),
-        iteration=count_iteration(messages),
+        iteration=assistants + 1,
     )
-    return WireRequest(model=model, request=request, stream=stream, body=body)
+    raw = body.get("input")
+    remembered = AcceptedInput(
+        raw=raw if isinstance(raw, list) else [],
+        instructions=body.get("instructions"),
+        messages=tuple(messages),
+        names=call_names,
+        called=called,
+        assistants=assistants,
+    )
+    return WireRequest(model=model, request=request, stream=stream, body=body), remembered
 
 
 def _items(response: ModelResponse, ids: IdSource) -> list[dict[str, Any]]:

@@ -14,7 +14,14 @@ from jsonschema.validators import validator_for
 from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.models._wire._errors import WireError
 
-__all__ = ["Api", "Profile", "validate_history", "validate_strict", "validate_tools"]
+__all__ = [
+    "Api",
+    "Profile",
+    "responses_order",
+    "validate_history",
+    "validate_strict",
+    "validate_tools",
+]
 
 Api = Literal["chat", "responses"]
 Profile = Literal["default", "strict"]
@@ -131,7 +138,7 @@ def validate_history(
     if api == "chat":
         _validate_chat_order(messages, where or (lambda i: f"messages.[{i}].role"), start)
     else:
-        _validate_responses_order(messages)
+        responses_order(messages)
 
 
 def _validate_chat_order(
@@ -170,26 +177,42 @@ def _unanswered(ids: list[str], param: str) -> None:
     )
 
 
-def _validate_responses_order(messages: Sequence[Message]) -> None:
-    called: dict[str, bool] = {}
-    for message in messages:
+def responses_order(
+    messages: Sequence[Message], *, start: int = 0, called: Mapping[str, bool] | None = None
+) -> dict[str, bool]:
+    """The Responses API's order rule; returns every call id seen (all answered).
+
+    ``start`` and ``called`` continue from an accepted history: its length and the
+    ids this function returned for it.
+    """
+    seen: dict[str, bool] = dict(called) if called else {}
+    pending = 0
+    for index in range(start, len(messages)):
+        message = messages[index]
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:
-                called[call.id] = False
+                if seen.get(call.id) is not False:
+                    pending += 1
+                seen[call.id] = False
         elif isinstance(message, ToolMessage):
-            if message.tool_call_id not in called:
+            answered = seen.get(message.tool_call_id)
+            if answered is None:
                 raise WireError(
                     400,
                     "No tool call found for function call output with call_id "
                     f"{message.tool_call_id}.",
                     param="input",
                 )
-            called[message.tool_call_id] = True
-    for call_id, answered in called.items():
-        if not answered:
-            raise WireError(
-                400, f"No tool output found for function call {call_id}.", param="input"
-            )
+            if answered is False:
+                pending -= 1
+            seen[message.tool_call_id] = True
+    if pending:
+        for call_id, answered in seen.items():
+            if not answered:
+                raise WireError(
+                    400, f"No tool output found for function call {call_id}.", param="input"
+                )
+    return seen
 
 
 def validate_strict(messages: Sequence[Message], tool_names: Sequence[str], *, api: Api) -> None:
