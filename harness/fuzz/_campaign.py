@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
-import hashlib
 import multiprocessing
 import os
 import sys
@@ -113,7 +112,7 @@ def load_profile(name: str | None = None) -> str:
 
 
 _DETERMINISM_EVERY = 8
-"""One scenario in this many (chosen by its content, so reruns agree) is run twice."""
+"""One scenario in this many (chosen by what it did, so reruns agree) is run twice."""
 
 _CHUNK = 50
 """Examples per task when a campaign is split across workers."""
@@ -307,8 +306,7 @@ def _check(outcome: FuzzOutcome, factory: StrategyFactory | None) -> FuzzOutcome
     scenario = outcome.scenario
     if outcome.ok and outcome.result is not None and scenario.universe.sections:
         outcome.violations += check_restart_equivalence(outcome, strategies=factory)
-    digest = hashlib.sha1(scenario.model_dump_json().encode()).digest()[0]
-    if outcome.ok and digest % _DETERMINISM_EVERY == 0:
+    if outcome.ok and outcome.content_digest()[0] % _DETERMINISM_EVERY == 0:
         outcome.violations += check_determinism(scenario, strategies=factory)
     return outcome
 

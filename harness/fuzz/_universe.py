@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -130,7 +131,7 @@ class ToolSpec(BaseModel):
         # What Tool.from_schema builds, without re-checking the schema against the
         # metaschema (milliseconds per tool): generated schemas are valid by construction,
         # which tests check with jsonschema.
-        parameters = self.parameters()
+        parameters, validator = _validated_schema(self)
         return Tool(
             name=self.name,
             description=self.description or f"Generated tool {self.name}.",
@@ -138,8 +139,24 @@ class ToolSpec(BaseModel):
             handler=_handler(self.name, self.fault),
             metadata={"category": self.category} if self.category else {},
             takes_context=self.fault == "context",
-            validator=Draft202012Validator(parameters),
+            validator=validator,
         )
+
+
+_VALIDATED: dict[tuple[Any, ...], tuple[dict[str, Any], Draft202012Validator]] = {}
+"""Schema and validator per argument list: building a validator costs more than the
+rest of a tool, schemas and validators are immutable, and many tools share arguments."""
+
+
+def _validated_schema(spec: ToolSpec) -> tuple[dict[str, Any], Draft202012Validator]:
+    key = tuple((p.name, p.type, p.required, tuple(p.choices)) for p in spec.params)
+    found = _VALIDATED.get(key)
+    if found is None:
+        if len(_VALIDATED) > 4096:
+            _VALIDATED.clear()
+        parameters = spec.parameters()
+        found = _VALIDATED[key] = (parameters, Draft202012Validator(parameters))
+    return found
 
 
 class _Unserializable:
@@ -296,20 +313,46 @@ class UniverseSpec(BaseModel):
     groups: list[GroupSpec] = Field(default_factory=list)
 
     def size(self) -> int:
-        """How many tools the universe defines (injectable ones included)."""
-        return _count(self.model_dump())
+        """How many tools the universe defines (injectable ones included).
 
+        Every tool definition counts, and each provider level adds its methods and its
+        search (or ``children``) tool; facade tools themselves do not count.
+        """
+        levels = 0
+        for provider in self.providers:
+            level: ProviderSpec | None = provider
+            while level is not None:
+                levels += len(level.methods) + 1
+                level = level.child
+        return len(self.tool_definitions()) + levels
 
-def _count(data: Any) -> int:
-    """Tool specs in plain universe data (any mapping with ``params`` is one)."""
-    if isinstance(data, Mapping):
-        own = 1 if "params" in data else 0
-        if "methods" in data:  # a provider level: its methods, the search or children tool
-            own = len(data["methods"]) + 1
-        return own + sum(_count(v) for v in data.values())
-    if isinstance(data, list):
-        return sum(_count(v) for v in data)
-    return 0
+    def tool_definitions(self) -> list[ToolSpec]:
+        """Every generated tool definition, wherever it sits (order not significant)."""
+        found = list(self.tools)
+        facades = list(self.facades)
+        while facades:
+            facade = facades.pop()
+            found += facade.inner
+            facades += facade.nested
+        if self.playbook is not None:
+            found += self.playbook.always
+            found += [u.tool for u in self.playbook.unlocks]
+        if self.machine is not None:
+            for state_tools in self.machine.tools.values():
+                found += state_tools
+            found += self.machine.global_tools
+        sections = list(self.sections)
+        while sections:
+            section = sections.pop()
+            found += section.tools
+            sections += section.children
+        for group in self.groups:
+            found += group.tools
+        return found
+
+    def faults(self) -> set[str]:
+        """The faults its tools have."""
+        return {t.fault for t in self.tool_definitions() if t.fault is not None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -358,20 +401,20 @@ def _new_provider_class(spec: ProviderSpec) -> type:
         def children(self: Any) -> list[Any]:
             return [child_cls(f"{self.id}x{i}") for i in range(fan_out)]
 
-        children.__doc__ = "The nested objects."
-        namespace["children"] = llm_tool(children)
+        namespace["children"] = llm_tool(description="The nested objects.")(children)
     cls: type = type(f"Generated_{spec.prefix}", (), namespace)
     tool_provider(cls, prefix=spec.prefix)  # marks the class in place
     return cls
 
 
 def _method(name: str) -> Any:
+    # One def for every generated method, named by llm_tool(name=...): the argument
+    # schema is derived once per definition and shared, instead of once per name.
     def method(self: Any) -> str:
         return f"{name} of {self.id}"
 
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The {name.replace('_', ' ')} of this object."
-    return llm_tool(method)
+    description = f"The {name.replace('_', ' ')} of this object."
+    return llm_tool(name=name, description=description)(method)
 
 
 def _find_tool(spec: ProviderSpec) -> Tool:
@@ -381,14 +424,19 @@ def _find_tool(spec: ProviderSpec) -> Tool:
     def find(args: Mapping[str, Any]) -> list[Any]:
         return [cls(f"{spec.prefix[:1]}{i}") for i in range(fan_out)]
 
-    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    parameters, validator = _NO_ARGUMENTS
     return Tool(
         name=spec.find_tool,
         description=f"Find {spec.prefix} objects.",
-        parameters=schema,
+        parameters=parameters,
         handler=find,
-        validator=Draft202012Validator(schema),
+        validator=validator,
     )
+
+
+_NO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+_NO_ARGUMENTS = (_NO_SCHEMA, Draft202012Validator(_NO_SCHEMA))
+"""The schema and validator of every search tool (it takes no arguments)."""
 
 
 def build_universe(spec: UniverseSpec) -> BuiltUniverse:
@@ -432,7 +480,7 @@ def build_universe(spec: UniverseSpec) -> BuiltUniverse:
 
 
 def _machine(spec: MachineSpec) -> StateMachine:
-    states = enum.Enum("GeneratedState", {name.upper(): name for name in spec.states})  # type: ignore[misc]
+    states = _states(tuple(spec.states))
     by_name = {s.value: s for s in states}
     with warnings.catch_warnings():  # generated machines may leave states unreachable
         warnings.simplefilter("ignore", UnreachableStateWarning)
@@ -445,6 +493,15 @@ def _machine(spec: MachineSpec) -> StateMachine:
             name="generated",
             announce=False,
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _states(names: tuple[str, ...]) -> type[enum.Enum]:
+    """The enum of a machine's states (members are stateless, so machines share it)."""
+    made: type[enum.Enum] = enum.Enum(  # type: ignore[misc]
+        "GeneratedState", {name.upper(): name for name in names}
+    )
+    return made
 
 
 def _spec(universe: UniverseSpec | Mapping[str, Any]) -> UniverseSpec:
