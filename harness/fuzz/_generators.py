@@ -60,6 +60,17 @@ def _word_pools() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     return pool(None), pool("verb"), pool("noun")
 
 
+@functools.lru_cache(maxsize=1)
+def _sentences() -> tuple[str, ...]:
+    """A fixed pool of faker-style sentences (seeded), so a description costs one pick."""
+    words = _word_pools()[0]
+    rng = random.Random(0)
+    return tuple(
+        " ".join(rng.choices(words, k=rng.randint(4, 8))).capitalize() + "."
+        for _ in range(4096)
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def _integers(low: int, high: int) -> st.SearchStrategy[int]:
     """``st.integers(low, high)``, built once per range (building one is not free)."""
@@ -95,8 +106,8 @@ class _Namer:
 
     def sentence(self) -> str:
         """Four to eight words, capitalised, with a full stop (as faker's ``sentence()``)."""
-        words = self.random.choices(self.words, k=self.random.randint(4, 8))
-        return " ".join(words).capitalize() + "."
+        pool = _sentences()
+        return pool[int(self.random.random() * len(pool))]
 
 
 class _Builder:
@@ -164,33 +175,32 @@ class _Builder:
             self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)
         ]
         self.budget = max(self.budget - len(methods), 0)
-        child = None
-        if depth > 1 and self.draw(_BOOLEANS):
-            child = self.provider(depth - 1, fan_out)
+        # one draw: objects per search (1..fan_out), then whether a nested level follows
+        head = self.draw(_integers(0, fan_out * (2 if depth > 1 else 1) - 1))
+        child = self.provider(depth - 1, fan_out) if head >= fan_out else None
         return ProviderSpec(
             prefix=prefix,
             find_tool=self.namer.unique(f"find_{prefix}"),
             methods=methods,
-            fan_out=self.draw(_integers(1, fan_out)),
+            fan_out=head % fan_out + 1,
             child=child,
         )
 
     def facade(self, depth: int) -> FacadeSpec:
-        mask = self.draw(_integers(0, 2 ** len(_CATEGORIES) - 1))  # one draw: which categories
-        categories = [c for i, c in enumerate(_CATEGORIES) if mask >> i & 1]
+        # one draw: which categories (bits 0-3), exclusive (bit 4), nested (bit 5)
+        head = self.draw(_integers(0, 2 ** (len(_CATEGORIES) + (2 if depth > 1 else 1)) - 1))
+        categories = (None, *(c for i, c in enumerate(_CATEGORIES) if head >> i & 1))
         inner = []
         for _ in range(self.count(1, 4) or 1):
-            category = self.draw(st.sampled_from((None, *categories))) if categories else None
-            inner.append(self.tool(category))
-        nested = []
-        if depth > 1 and self.draw(_BOOLEANS):
-            nested.append(self.facade(depth - 1))
+            pick = self.draw(_integers(0, len(categories) - 1)) if len(categories) > 1 else 0
+            inner.append(self.tool(categories[pick]))
+        nested = [self.facade(depth - 1)] if head >> (len(_CATEGORIES) + 1) & 1 else []
         return FacadeSpec(
             name=self.namer.unique(f"{self.namer.word()}_tools"),
             description=self.namer.sentence(),
             inner=inner,
             nested=nested,
-            exclusive=self.draw(_BOOLEANS),
+            exclusive=bool(head >> len(_CATEGORIES) & 1),
         )
 
     def playbook(self) -> PlaybookSpec:
@@ -207,18 +217,21 @@ class _Builder:
             tool = self.tool()
             unlocks.append(UnlockSpec(tool=tool, requires=requires))
             known.append(tool.name)
-        return PlaybookSpec(
-            always=always, unlocks=unlocks, mode=self.draw(st.sampled_from(("gated", "hidden")))
-        )
+        mode: Literal["gated", "hidden"] = "hidden" if self.draw(_BOOLEANS) else "gated"
+        return PlaybookSpec(always=always, unlocks=unlocks, mode=mode)
 
     def machine(self) -> MachineSpec:
         states = [f"s{i}" for i in range(self.draw(_integers(2, 4)))]
         tools = {s: self.tools(1, 3) or [self.tool()] for s in states}
         transitions = {}
         for state_tools in tools.values():
+            # one draw per state: a digit per tool, 0 for no transition, else 1 + target
+            base = len(states) + 1
+            code = self.draw(_integers(0, base ** len(state_tools) - 1))
             for tool in state_tools:
-                if self.draw(_BOOLEANS):
-                    transitions[tool.name] = self.draw(st.sampled_from(states))
+                code, digit = divmod(code, base)
+                if digit:
+                    transitions[tool.name] = states[digit - 1]
         return MachineSpec(
             states=states,
             initial=self.draw(_integers(0, len(states) - 1)),
@@ -230,14 +243,14 @@ class _Builder:
     def section(self, depth: int, index: list[int]) -> SectionSpec:
         index[0] += 1
         key = f"{self.namer.word()}_{index[0]}"  # before the children take their numbers
-        children = []
-        if depth > 1:
-            children = [self.section(depth - 1, index) for _ in range(self.draw(_integers(0, 2)))]
+        # one draw: summarised (bit 0) and how many children (0 to 2, above it)
+        head = self.draw(_integers(0, 5 if depth > 1 else 1))
+        children = [self.section(depth - 1, index) for _ in range(head >> 1)]
         return SectionSpec(
             key=key,
             text=self.namer.sentence(),
             summary=self.namer.sentence(),
-            summarized=self.draw(_BOOLEANS),
+            summarized=bool(head & 1),
             tools=self.tools(0, 3),
             children=children,
         )
@@ -290,29 +303,31 @@ def tool_universes(
         b = _Builder(draw, _Namer(draw(_integers(0, 255))), max_tools, faults)
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
+        # mixed: one draw says which parts (a bit each, in the order below)
+        mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
         if mixed:
             parts["tools"] = b.tools(0, 4)
-        if kind == "providers" or (mixed and draw(_BOOLEANS)):
+        if kind == "providers" or mask & 1:
             parts["providers"] = [
                 b.provider(max_depth, max_fan_out) for _ in range(draw(_integers(1, 2)))
             ]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "facades" or (mixed and draw(_BOOLEANS)):
+        if kind == "facades" or mask & 2:
             parts["facades"] = [b.facade(max_depth) for _ in range(draw(_integers(1, 2)))]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "playbook" or (mixed and draw(_BOOLEANS)):
+        if kind == "playbook" or mask & 4:
             parts["playbook"] = b.playbook()
-        if kind == "state_machine" or (mixed and draw(_BOOLEANS)):
+        if kind == "state_machine" or mask & 8:
             parts["machine"] = b.machine()
-        if kind == "groups" or (mixed and draw(_BOOLEANS)):
+        if kind == "groups" or mask & 16:
             parts["groups"] = b.groups()
             if not mixed:
                 parts["tools"] = b.tools(0, 2)
-        if kind == "sections" or (mixed and draw(_BOOLEANS)):
+        if kind == "sections" or mask & 32:
             counter = [0]
             parts["sections"] = [
                 b.section(max_depth, counter) for _ in range(draw(_integers(1, 3)))
@@ -408,10 +423,21 @@ def fuzz_scenarios(
     )
     moves = decisions(max_turns=max_turns, kinds=kinds)
     max_iterations = check_int("max_iterations", max_iterations, minimum=1)
-    return st.builds(
-        FuzzScenario,
-        universe=universes,
-        decisions=moves,
-        static_tools=st.booleans() if static_models else st.just(False),
-        max_iterations=st.integers(1, max_iterations).map(lambda n: max_iterations + 1 - n),
-    )
+    # one draw: a static model (bit 0, when allowed) and the iteration limit (shrinking
+    # goes to a dynamic model and the highest limit)
+    head = _integers(0, max_iterations * (2 if static_models else 1) - 1)
+
+    @st.composite
+    def build(draw: Callable[..., Any]) -> FuzzScenario:
+        universe = draw(universes)
+        moves_drawn = draw(moves)
+        code = draw(head)
+        static = static_models and bool(code & 1)
+        return FuzzScenario(
+            universe=universe,
+            decisions=moves_drawn,
+            static_tools=static,
+            max_iterations=max_iterations - (code >> 1 if static_models else code),
+        )
+
+    return build()
