@@ -13,6 +13,7 @@ import concurrent.futures
 import dataclasses
 import multiprocessing
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -246,6 +247,10 @@ class CampaignReport:
     workers: int = 1
     interrupted: bool = False
     """The campaign was stopped (Ctrl-C) before the end."""
+    sizes: collections.Counter[int] = dataclasses.field(default_factory=collections.Counter)
+    """Universes run, by size (tools defined, as ``UniverseSpec.size()``)."""
+    by_worker: dict[str, tuple[int, float]] = dataclasses.field(default_factory=dict)
+    """Per worker process (``host:pid``): scenarios run and seconds busy."""
 
     @property
     def failed(self) -> bool:
@@ -261,6 +266,10 @@ class CampaignReport:
     def per_worker_second(self) -> float:
         """Scenarios per second of one worker."""
         return self.examples / self.busy if self.busy else 0.0
+
+    def worker_rates(self) -> dict[str, float]:
+        """Scenarios per busy second of each worker process."""
+        return {name: n / busy if busy else 0.0 for name, (n, busy) in self.by_worker.items()}
 
     @property
     def injections_per_run(self) -> float:
@@ -279,6 +288,10 @@ class CampaignReport:
         self.busy += other.busy
         self.tasks += other.tasks
         self.interrupted = self.interrupted or other.interrupted
+        self.sizes.update(other.sizes)
+        for name, (examples, busy) in other.by_worker.items():
+            before = self.by_worker.get(name, (0, 0.0))
+            self.by_worker[name] = (before[0] + examples, before[1] + busy)
 
     def record(self, outcome: FuzzOutcome) -> None:
         """Count one run."""
@@ -286,6 +299,7 @@ class CampaignReport:
         self.timelines.add(outcome.timeline_key())
         self.injections += outcome.injections
         self.errors[type(outcome.error).__name__ if outcome.error else "finished"] += 1
+        self.sizes[outcome.scenario.universe.size()] += 1
         for name in sorted({v.invariant for v in outcome.violations}):
             self.violations[name] += 1
 
@@ -374,6 +388,7 @@ def _run_task(
         report.counterexamples.append(str(path))
         report.failures.append("; ".join(str(v) for v in smallest.violations))
     report.busy = report.elapsed = time.perf_counter() - started
+    report.by_worker = {f"{socket.gethostname()}:{os.getpid()}": (report.examples, report.busy)}
     return report
 
 

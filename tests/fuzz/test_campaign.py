@@ -135,6 +135,10 @@ def test_workers_split_seed_ranges_and_merge(tmp_path: Path) -> None:
     assert report.violations["toolset_explained"] >= 2
     assert report.counterexamples and all(Path(p).is_file() for p in report.counterexamples)
     assert report.busy > 0 and report.per_worker_second > 0
+    # merged per worker process and per universe size
+    assert sum(n for n, _ in report.by_worker.values()) == report.examples
+    assert 1 <= len(report.by_worker) <= 2 and all(r > 0 for r in report.worker_rates().values())
+    assert sum(report.sizes.values()) == report.examples
 
 
 def test_ctrl_c_keeps_the_summary_and_the_counterexamples(
