@@ -66,8 +66,7 @@ def _sentences() -> tuple[str, ...]:
     words = _word_pools()[0]
     rng = random.Random(0)
     return tuple(
-        " ".join(rng.choices(words, k=rng.randint(4, 8))).capitalize() + "."
-        for _ in range(4096)
+        " ".join(rng.choices(words, k=rng.randint(4, 8))).capitalize() + "." for _ in range(4096)
     )
 
 
