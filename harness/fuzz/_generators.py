@@ -98,7 +98,11 @@ class _Namer:
 
     def tool(self) -> str:
         choice = self.random.choice
-        return self.unique(f"{choice(self.verbs)}_{choice(self.nouns)}")
+        name = f"{choice(self.verbs)}_{choice(self.nouns)}"  # pool words are clean already
+        if name in self.used:
+            return self.unique(name)
+        self.used.add(name)
+        return name
 
     def word(self) -> str:
         return self.random.choice(self.words)

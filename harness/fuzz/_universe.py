@@ -127,11 +127,29 @@ class ToolSpec(BaseModel):
         }
 
     def build(self) -> Tool:
-        """A real ``Tool`` (schema-validated, with the fault in its handler)."""
+        """A real ``Tool`` (schema-validated, with the fault in its handler).
+
+        Tools are immutable and their handlers keep no state, so equal specs share one
+        (hypothesis's mutations, shrinking and the determinism reruns repeat specs).
+        """
+        params = tuple((p.name, p.type, p.required, tuple(p.choices)) for p in self.params)
+        key = (self.name, self.description, params, self.fault, self.category)
+        tool = _TOOLS.get(key)
+        if tool is None:
+            tool = _TOOLS[key] = self._build(params)
+            _bound(_TOOLS)
+        return tool
+
+    def _build(self, params: tuple[Any, ...]) -> Tool:
         # What Tool.from_schema builds, without re-checking the schema against the
         # metaschema (milliseconds per tool): generated schemas are valid by construction,
         # which tests check with jsonschema.
-        parameters, validator = _validated_schema(self)
+        found = _VALIDATED.get(params)
+        if found is None:
+            parameters = self.parameters()
+            found = _VALIDATED[params] = (parameters, Draft202012Validator(parameters))
+            _bound(_VALIDATED)
+        parameters, validator = found
         return Tool(
             name=self.name,
             description=self.description or f"Generated tool {self.name}.",
@@ -143,20 +161,20 @@ class ToolSpec(BaseModel):
         )
 
 
+_TOOLS: dict[tuple[Any, ...], Tool] = {}
+"""Built tools by their spec's content."""
+
 _VALIDATED: dict[tuple[Any, ...], tuple[dict[str, Any], Draft202012Validator]] = {}
 """Schema and validator per argument list: building a validator costs more than the
 rest of a tool, schemas and validators are immutable, and many tools share arguments."""
 
+_CACHE_SIZE = 8192
 
-def _validated_schema(spec: ToolSpec) -> tuple[dict[str, Any], Draft202012Validator]:
-    key = tuple((p.name, p.type, p.required, tuple(p.choices)) for p in spec.params)
-    found = _VALIDATED.get(key)
-    if found is None:
-        if len(_VALIDATED) > 4096:
-            _VALIDATED.clear()
-        parameters = spec.parameters()
-        found = _VALIDATED[key] = (parameters, Draft202012Validator(parameters))
-    return found
+
+def _bound(cache: dict[Any, Any]) -> None:
+    """Keep a cache bounded: past ``_CACHE_SIZE`` entries it starts over."""
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
 
 
 class _Unserializable:
@@ -221,6 +239,19 @@ class FacadeSpec(BaseModel):
     nested: list[FacadeSpec] = Field(default_factory=list)
     exclusive: bool = False
 
+    def tool(self) -> Tool:
+        """The facade tool (its ``Facade``'s; equal specs share one).
+
+        A facade tool is immutable and keeps its unfolding state in the run's
+        ``InjectionContext``, so runs can share it.
+        """
+        key = self.model_dump_json()
+        tool = _FACADES.get(key)
+        if tool is None:
+            tool = _FACADES[key] = self.facade().tool()
+            _bound(_FACADES)
+        return tool
+
     def facade(self) -> Facade:
         """The ``Facade`` (nested ones included)."""
         members: list[Any] = [t.build() for t in self.inner]
@@ -231,6 +262,10 @@ class FacadeSpec(BaseModel):
             members,
             exclusive=self.exclusive,
         )
+
+
+_FACADES: dict[str, Tool] = {}
+"""Built facade tools by their spec's JSON."""
 
 
 class UnlockSpec(BaseModel):
@@ -447,7 +482,7 @@ def build_universe(spec: UniverseSpec) -> BuiltUniverse:
         tools += [_find_tool(p) for p in spec.providers]
         depth = max(p.depth() for p in spec.providers)
         strategies.append(EntityDiscovery(max_depth=depth))
-    tools += [f.facade().tool() for f in spec.facades]
+    tools += [f.tool() for f in spec.facades]
     if spec.playbook is not None:
         book = spec.playbook
         strategies.append(
