@@ -321,7 +321,7 @@ def _check(outcome: FuzzOutcome, factory: StrategyFactory | None) -> FuzzOutcome
     if outcome.ok and outcome.result is not None and scenario.universe.sections:
         outcome.violations += check_restart_equivalence(outcome, strategies=factory)
     if outcome.ok and outcome.content_digest()[0] % _DETERMINISM_EVERY == 0:
-        outcome.violations += check_determinism(scenario, strategies=factory)
+        outcome.violations += check_determinism(scenario, strategies=factory, first=outcome)
     return outcome
 
 

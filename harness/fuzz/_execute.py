@@ -150,10 +150,18 @@ def run_fuzz_scenario(
 
 
 def check_determinism(
-    scenario: FuzzScenario, *, strategies: StrategyFactory | None = None
+    scenario: FuzzScenario,
+    *,
+    strategies: StrategyFactory | None = None,
+    first: FuzzOutcome | None = None,
 ) -> list[Violation]:
-    """Run ``scenario`` twice: the traces and histories must be equal."""
-    first = run_fuzz_scenario(scenario, strategies=strategies)
+    """Run ``scenario`` twice: the traces and histories must be equal.
+
+    ``first`` is a run of ``scenario`` made already (with the same strategies), which
+    then counts as the first of the two.
+    """
+    if first is None or first.scenario is not scenario:
+        first = run_fuzz_scenario(scenario, strategies=strategies)
     second = run_fuzz_scenario(scenario, strategies=strategies)
     a = first.trace.to_dict() if first.trace else None
     b = second.trace.to_dict() if second.trace else None
