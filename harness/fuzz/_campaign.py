@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
+import gc
 import multiprocessing
 import os
 import socket
@@ -369,7 +371,8 @@ def _run_task(
             raise _Violated("; ".join(str(v) for v in outcome.violations))
 
     try:
-        campaign()
+        with _fewer_collections():
+            campaign()
     except KeyboardInterrupt:
         report.interrupted = True
     except Exception:
@@ -390,6 +393,25 @@ def _run_task(
     report.busy = report.elapsed = time.perf_counter() - started
     report.by_worker = {f"{socket.gethostname()}:{os.getpid()}": (report.examples, report.busy)}
     return report
+
+
+_GC_THRESHOLD = 10_000
+"""Allocations between young-generation collections while a campaign task runs.
+
+Generating and running scenarios allocates many short-lived objects; at Python's
+default (700) the collector runs some 200 times per 300 scenarios, about a tenth of
+the CPU time. Objects still die as their references go: only cycles wait longer."""
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Raise the young-generation GC threshold for the task; restore it afterwards."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], _GC_THRESHOLD), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _chunks(config: CampaignConfig) -> Iterator[tuple[int, int]]:
