@@ -306,31 +306,31 @@ def tool_universes(
         b = _Builder(draw, _Namer(draw(_integers(0, 255))), max_tools, faults)
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
-        # mixed: one draw says which parts (a bit each, in the order below)
-        mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
+        # mixed: a boolean per part, drawn where the part starts (switching one off then
+        # drops the part's draws with it, which shrinks better than one mask of parts)
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
         if mixed:
             parts["tools"] = b.tools(0, 4)
-        if kind == "providers" or mask & 1:
+        if kind == "providers" or (mixed and draw(_BOOLEANS)):
             parts["providers"] = [
                 b.provider(max_depth, max_fan_out) for _ in range(draw(_integers(1, 2)))
             ]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "facades" or mask & 2:
+        if kind == "facades" or (mixed and draw(_BOOLEANS)):
             parts["facades"] = [b.facade(max_depth) for _ in range(draw(_integers(1, 2)))]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "playbook" or mask & 4:
+        if kind == "playbook" or (mixed and draw(_BOOLEANS)):
             parts["playbook"] = b.playbook()
-        if kind == "state_machine" or mask & 8:
+        if kind == "state_machine" or (mixed and draw(_BOOLEANS)):
             parts["machine"] = b.machine()
-        if kind == "groups" or mask & 16:
+        if kind == "groups" or (mixed and draw(_BOOLEANS)):
             parts["groups"] = b.groups()
             if not mixed:
                 parts["tools"] = b.tools(0, 2)
-        if kind == "sections" or mask & 32:
+        if kind == "sections" or (mixed and draw(_BOOLEANS)):
             counter = [0]
             parts["sections"] = [
                 b.section(max_depth, counter) for _ in range(draw(_integers(1, 3)))
