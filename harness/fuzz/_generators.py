@@ -306,31 +306,33 @@ def tool_universes(
         b = _Builder(draw, _Namer(draw(_integers(0, 255))), max_tools, faults)
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
-        # mixed: a boolean per part, drawn where the part starts (switching one off then
-        # drops the part's draws with it, which shrinks better than one mask of parts)
+        # mixed: one draw says which parts (a bit each, in the order below). One mask
+        # rather than a boolean per part: in campaigns, hypothesis's span mutations
+        # then keep universes as large as the plain draws (booleans made them smaller).
+        mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
         if mixed:
             parts["tools"] = b.tools(0, 4)
-        if kind == "providers" or (mixed and draw(_BOOLEANS)):
+        if kind == "providers" or mask & 1:
             parts["providers"] = [
                 b.provider(max_depth, max_fan_out) for _ in range(draw(_integers(1, 2)))
             ]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "facades" or (mixed and draw(_BOOLEANS)):
+        if kind == "facades" or mask & 2:
             parts["facades"] = [b.facade(max_depth) for _ in range(draw(_integers(1, 2)))]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "playbook" or (mixed and draw(_BOOLEANS)):
+        if kind == "playbook" or mask & 4:
             parts["playbook"] = b.playbook()
-        if kind == "state_machine" or (mixed and draw(_BOOLEANS)):
+        if kind == "state_machine" or mask & 8:
             parts["machine"] = b.machine()
-        if kind == "groups" or (mixed and draw(_BOOLEANS)):
+        if kind == "groups" or mask & 16:
             parts["groups"] = b.groups()
             if not mixed:
                 parts["tools"] = b.tools(0, 2)
-        if kind == "sections" or (mixed and draw(_BOOLEANS)):
+        if kind == "sections" or mask & 32:
             counter = [0]
             parts["sections"] = [
                 b.section(max_depth, counter) for _ in range(draw(_integers(1, 3)))
