@@ -16,6 +16,8 @@ from harness.fuzz import (
     UNIVERSE_KINDS,
     Decision,
     DecisionModel,
+    ParamSpec,
+    ToolSpec,
     UniverseSpec,
     build_universe,
     decisions,
@@ -215,3 +217,27 @@ def test_mixed_universes_mix_every_kind() -> None:
     built = build_universe(every)
     names = {type(s).__name__ for s in built.strategies}
     assert {"SectionDisclosure", "StateMachine"} <= names, names
+
+
+def test_generated_names_stay_unique_when_words_repeat() -> None:
+    from harness.fuzz._generators import _Namer
+
+    first = _Namer(5).tool()
+    namer = _Namer(5)  # the same seed draws the same words again
+    namer.used.add(first)
+    assert namer.tool() == f"{first}_2"
+    assert namer.unique("get-x y") == "getxy" and namer.unique("get-x y") == "getxy_2"
+
+
+def test_built_tools_are_shared_by_equal_specs_and_the_cache_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness.fuzz import _universe
+
+    spec = ToolSpec(name="t", params=[ParamSpec(name="n", type="integer")])
+    assert spec.build() is ToolSpec.model_validate(spec.model_dump()).build()
+    assert spec.build() is not ToolSpec(name="t", fault="raise").build()  # content decides
+    monkeypatch.setattr(_universe, "_CACHE_SIZE", 2)
+    for i in range(5):
+        ToolSpec(name=f"t{i}").build()
+    assert len(_universe._TOOLS) <= 3
