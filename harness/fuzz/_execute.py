@@ -51,6 +51,7 @@ class FuzzOutcome:
     steps: list[dict[str, Any]]
     """The concrete scripted steps the model played (for replay)."""
     violations: list[Violation] = dataclasses.field(default_factory=list)
+    _timeline: str | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -64,15 +65,26 @@ class FuzzOutcome:
 
     def timeline_key(self) -> str:
         """A short digest of the injection timeline (equal timelines, equal keys)."""
-        rows = [
-            (len(it.offered), [c.name for c in it.calls], list(it.injected), list(it.removed))
-            for it in (self.trace or ())
-        ]
-        return hashlib.sha1(json.dumps(rows).encode()).hexdigest()[:12]
+        if self._timeline is None:
+            rows = [
+                (len(it.offered), [c.name for c in it.calls], list(it.injected), list(it.removed))
+                for it in (self.trace or ())
+            ]
+            self._timeline = hashlib.sha1(json.dumps(rows).encode()).hexdigest()[:12]
+        return self._timeline
+
+    def content_digest(self) -> bytes:
+        """A digest of what the run did: the model's concrete steps and the timeline.
+
+        Equal scenarios give equal digests (runs are deterministic), in any process;
+        far cheaper than serialising the whole scenario.
+        """
+        played = json.dumps(self.steps, default=str, sort_keys=True)
+        return hashlib.sha1(f"{played}\n{self.timeline_key()}".encode()).digest()
 
 
 def _options(universe: UniverseSpec, max_iterations: int) -> LoopOptions:
-    timeout = TIMEOUT if '"fault":"timeout"' in universe.model_dump_json() else None
+    timeout = TIMEOUT if "timeout" in universe.faults() else None
     return LoopOptions(
         max_iterations=max_iterations, tool_timeout=timeout, context={"api_key": SECRET}
     )
@@ -138,10 +150,18 @@ def run_fuzz_scenario(
 
 
 def check_determinism(
-    scenario: FuzzScenario, *, strategies: StrategyFactory | None = None
+    scenario: FuzzScenario,
+    *,
+    strategies: StrategyFactory | None = None,
+    first: FuzzOutcome | None = None,
 ) -> list[Violation]:
-    """Run ``scenario`` twice: the traces and histories must be equal."""
-    first = run_fuzz_scenario(scenario, strategies=strategies)
+    """Run ``scenario`` twice: the traces and histories must be equal.
+
+    ``first`` is a run of ``scenario`` made already (with the same strategies), which
+    then counts as the first of the two.
+    """
+    if first is None or first.scenario is not scenario:
+        first = run_fuzz_scenario(scenario, strategies=strategies)
     second = run_fuzz_scenario(scenario, strategies=strategies)
     a = first.trace.to_dict() if first.trace else None
     b = second.trace.to_dict() if second.trace else None

@@ -8,13 +8,14 @@ Every parameter is checked when the strategy is built, before anything runs.
 from __future__ import annotations
 
 import functools
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, cast
 
 from hypothesis import strategies as st
 
 from harness._errors import UsageError
-from harness.fuzz._decisions import Decision
+from harness.fuzz._decisions import ArgsMode, Decision
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import (
     FAULTS,
@@ -42,18 +43,48 @@ _CATEGORIES = ("read", "write", "admin", "search")
 
 
 @functools.lru_cache(maxsize=1)
-def _faker() -> Any:
+def _word_pools() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Faker's English word lists (all words, verbs, nouns), read once per process.
+
+    Names and text are drawn from these with a seeded ``random.Random``: the same
+    realistic words faker would give, without faker's per-call overhead.
+    """
     from faker import Faker
 
-    return Faker("en_US")
+    fake = Faker("en_US")
+
+    def pool(part_of_speech: str | None) -> tuple[str, ...]:
+        words = fake.get_words_list(part_of_speech=part_of_speech)
+        return tuple(w for w in dict.fromkeys(words) if sanitize_part(w) == w)
+
+    return pool(None), pool("verb"), pool("noun")
+
+
+@functools.lru_cache(maxsize=1)
+def _sentences() -> tuple[str, ...]:
+    """A fixed pool of faker-style sentences (seeded), so a description costs one pick."""
+    words = _word_pools()[0]
+    rng = random.Random(0)
+    return tuple(
+        " ".join(rng.choices(words, k=rng.randint(4, 8))).capitalize() + "." for _ in range(4096)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _integers(low: int, high: int) -> st.SearchStrategy[int]:
+    """``st.integers(low, high)``, built once per range (building one is not free)."""
+    return st.integers(low, high)
+
+
+_BOOLEANS = st.booleans()
 
 
 class _Namer:
-    """Unique, valid, realistic names from faker, seeded per universe."""
+    """Unique, valid, realistic names from faker's word lists, seeded per universe."""
 
     def __init__(self, seed: int) -> None:
-        self.fake = _faker()
-        self.fake.seed_instance(seed)
+        self.random = random.Random(seed)
+        self.words, self.verbs, self.nouns = _word_pools()
         self.used: set[str] = set()
 
     def unique(self, base: str) -> str:
@@ -66,15 +97,20 @@ class _Namer:
         return name
 
     def tool(self) -> str:
-        verb = self.fake.word(part_of_speech="verb")
-        noun = self.fake.word(part_of_speech="noun")
-        return self.unique(f"{verb}_{noun}")
+        choice = self.random.choice
+        name = f"{choice(self.verbs)}_{choice(self.nouns)}"  # pool words are clean already
+        if name in self.used:
+            return self.unique(name)
+        self.used.add(name)
+        return name
 
     def word(self) -> str:
-        return sanitize_part(self.fake.word()) or "word"
+        return self.random.choice(self.words)
 
     def sentence(self) -> str:
-        return str(self.fake.sentence(nb_words=6))
+        """Four to eight words, capitalised, with a full stop (as faker's ``sentence()``)."""
+        pool = _sentences()
+        return pool[int(self.random.random() * len(pool))]
 
 
 class _Builder:
@@ -91,7 +127,7 @@ class _Builder:
     def count(self, low: int, high: int) -> int:
         high = min(high, self.budget)
         low = min(low, high)
-        return int(self.draw(st.integers(low, high))) if high > low else high
+        return int(self.draw(_integers(low, high))) if high > low else high
 
     def tool(self, category: str | None = None) -> ToolSpec:
         """One tool from a single drawn integer (one draw per tool keeps generation fast).
@@ -101,7 +137,7 @@ class _Builder:
         arguments.
         """
         self.budget = max(self.budget - 1, 0)
-        code = int(self.draw(st.integers(0, 2**22 - 1)))
+        code = int(self.draw(_integers(0, 2**22 - 1)))
         count, code = code & 3, code >> 2
         params = []
         for j in range(count):
@@ -142,33 +178,32 @@ class _Builder:
             self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)
         ]
         self.budget = max(self.budget - len(methods), 0)
-        child = None
-        if depth > 1 and self.draw(st.booleans()):
-            child = self.provider(depth - 1, fan_out)
+        # one draw: objects per search (1..fan_out), then whether a nested level follows
+        head = self.draw(_integers(0, fan_out * (2 if depth > 1 else 1) - 1))
+        child = self.provider(depth - 1, fan_out) if head >= fan_out else None
         return ProviderSpec(
             prefix=prefix,
             find_tool=self.namer.unique(f"find_{prefix}"),
             methods=methods,
-            fan_out=self.draw(st.integers(1, fan_out)),
+            fan_out=head % fan_out + 1,
             child=child,
         )
 
     def facade(self, depth: int) -> FacadeSpec:
-        mask = self.draw(st.integers(0, 2 ** len(_CATEGORIES) - 1))  # one draw: which categories
-        categories = [c for i, c in enumerate(_CATEGORIES) if mask >> i & 1]
+        # one draw: which categories (bits 0-3), exclusive (bit 4), nested (bit 5)
+        head = self.draw(_integers(0, 2 ** (len(_CATEGORIES) + (2 if depth > 1 else 1)) - 1))
+        categories = (None, *(c for i, c in enumerate(_CATEGORIES) if head >> i & 1))
         inner = []
         for _ in range(self.count(1, 4) or 1):
-            category = self.draw(st.sampled_from((None, *categories))) if categories else None
-            inner.append(self.tool(category))
-        nested = []
-        if depth > 1 and self.draw(st.booleans()):
-            nested.append(self.facade(depth - 1))
+            pick = self.draw(_integers(0, len(categories) - 1)) if len(categories) > 1 else 0
+            inner.append(self.tool(categories[pick]))
+        nested = [self.facade(depth - 1)] if head >> (len(_CATEGORIES) + 1) & 1 else []
         return FacadeSpec(
             name=self.namer.unique(f"{self.namer.word()}_tools"),
             description=self.namer.sentence(),
             inner=inner,
             nested=nested,
-            exclusive=self.draw(st.booleans()),
+            exclusive=bool(head >> len(_CATEGORIES) & 1),
         )
 
     def playbook(self) -> PlaybookSpec:
@@ -177,29 +212,32 @@ class _Builder:
         unlocks = []
         for _ in range(self.count(1, 5)):
             # one or two earlier tools (a DAG by construction), in two cheap draws
-            first = known[self.draw(st.integers(0, len(known) - 1))]
-            second = self.draw(st.integers(0, len(known)))
+            first = known[self.draw(_integers(0, len(known) - 1))]
+            second = self.draw(_integers(0, len(known)))
             requires = [first]
             if second < len(known) and known[second] != first:
                 requires.append(known[second])
             tool = self.tool()
             unlocks.append(UnlockSpec(tool=tool, requires=requires))
             known.append(tool.name)
-        return PlaybookSpec(
-            always=always, unlocks=unlocks, mode=self.draw(st.sampled_from(("gated", "hidden")))
-        )
+        mode: Literal["gated", "hidden"] = "hidden" if self.draw(_BOOLEANS) else "gated"
+        return PlaybookSpec(always=always, unlocks=unlocks, mode=mode)
 
     def machine(self) -> MachineSpec:
-        states = [f"s{i}" for i in range(self.draw(st.integers(2, 4)))]
+        states = [f"s{i}" for i in range(self.draw(_integers(2, 4)))]
         tools = {s: self.tools(1, 3) or [self.tool()] for s in states}
         transitions = {}
         for state_tools in tools.values():
+            # one draw per state: a digit per tool, 0 for no transition, else 1 + target
+            base = len(states) + 1
+            code = self.draw(_integers(0, base ** len(state_tools) - 1))
             for tool in state_tools:
-                if self.draw(st.booleans()):
-                    transitions[tool.name] = self.draw(st.sampled_from(states))
+                code, digit = divmod(code, base)
+                if digit:
+                    transitions[tool.name] = states[digit - 1]
         return MachineSpec(
             states=states,
-            initial=self.draw(st.integers(0, len(states) - 1)),
+            initial=self.draw(_integers(0, len(states) - 1)),
             tools=tools,
             transitions=transitions,
             global_tools=self.tools(0, 2),
@@ -208,14 +246,14 @@ class _Builder:
     def section(self, depth: int, index: list[int]) -> SectionSpec:
         index[0] += 1
         key = f"{self.namer.word()}_{index[0]}"  # before the children take their numbers
-        children = []
-        if depth > 1:
-            children = [self.section(depth - 1, index) for _ in range(self.draw(st.integers(0, 2)))]
+        # one draw: summarised (bit 0) and how many children (0 to 2, above it)
+        head = self.draw(_integers(0, 5 if depth > 1 else 1))
+        children = [self.section(depth - 1, index) for _ in range(head >> 1)]
         return SectionSpec(
             key=key,
             text=self.namer.sentence(),
             summary=self.namer.sentence(),
-            summarized=self.draw(st.booleans()),
+            summarized=bool(head & 1),
             tools=self.tools(0, 3),
             children=children,
         )
@@ -226,7 +264,7 @@ class _Builder:
                 name=self.namer.unique(f"{self.namer.word()}_group"),
                 tools=self.tools(1, 3) or [self.tool()],
             )
-            for _ in range(self.draw(st.integers(1, 3)))
+            for _ in range(self.draw(_integers(1, 3)))
         ]
 
 
@@ -236,7 +274,7 @@ def tool_specs(*, faults: Sequence[str] = (), seed: int = 0) -> st.SearchStrateg
 
     @st.composite
     def build(draw: Callable[..., Any]) -> ToolSpec:
-        namer = _Namer(draw(st.integers(0, 255)) + seed)
+        namer = _Namer(draw(_integers(0, 255)) + seed)
         return _Builder(draw, namer, 1, faults).tool()
 
     return build()
@@ -265,35 +303,39 @@ def tool_universes(
 
     @st.composite
     def build(draw: Callable[..., Any]) -> UniverseSpec:
-        b = _Builder(draw, _Namer(draw(st.integers(0, 255))), max_tools, faults)
+        b = _Builder(draw, _Namer(draw(_integers(0, 255))), max_tools, faults)
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
+        # mixed: one draw says which parts (a bit each, in the order below). One mask
+        # rather than a boolean per part: in campaigns, hypothesis's span mutations
+        # then keep universes as large as the plain draws (booleans made them smaller).
+        mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
         if mixed:
             parts["tools"] = b.tools(0, 4)
-        if kind == "providers" or (mixed and draw(st.booleans())):
+        if kind == "providers" or mask & 1:
             parts["providers"] = [
-                b.provider(max_depth, max_fan_out) for _ in range(draw(st.integers(1, 2)))
+                b.provider(max_depth, max_fan_out) for _ in range(draw(_integers(1, 2)))
             ]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "facades" or (mixed and draw(st.booleans())):
-            parts["facades"] = [b.facade(max_depth) for _ in range(draw(st.integers(1, 2)))]
+        if kind == "facades" or mask & 2:
+            parts["facades"] = [b.facade(max_depth) for _ in range(draw(_integers(1, 2)))]
             if not mixed:
                 parts["tools"] = b.tools(0, 3)
-        if kind == "playbook" or (mixed and draw(st.booleans())):
+        if kind == "playbook" or mask & 4:
             parts["playbook"] = b.playbook()
-        if kind == "state_machine" or (mixed and draw(st.booleans())):
+        if kind == "state_machine" or mask & 8:
             parts["machine"] = b.machine()
-        if kind == "groups" or (mixed and draw(st.booleans())):
+        if kind == "groups" or mask & 16:
             parts["groups"] = b.groups()
             if not mixed:
                 parts["tools"] = b.tools(0, 2)
-        if kind == "sections" or (mixed and draw(st.booleans())):
+        if kind == "sections" or mask & 32:
             counter = [0]
             parts["sections"] = [
-                b.section(max_depth, counter) for _ in range(draw(st.integers(1, 3)))
+                b.section(max_depth, counter) for _ in range(draw(_integers(1, 3)))
             ]
             if not mixed:
                 parts["tools"] = b.tools(0, 2)
@@ -315,27 +357,53 @@ def decisions(
     chosen = check_choices("kinds", kinds if kinds is not None else DECISION_KINDS, DECISION_KINDS)
     if not chosen:
         raise UsageError(f"kinds must name at least one of {list(DECISION_KINDS)}, got []")
-    index = st.integers(0, 63)
-    args = st.sampled_from(("valid", "empty", "malformed", "invalid"))
-    options = {
-        "call": st.builds(Decision, kind=st.just("call"), index=index, args=args),
-        "answer": st.just(Decision(kind="answer")),
-        "parallel": st.builds(
-            Decision,
-            kind=st.just("parallel"),
-            index=index,
-            more=st.lists(index, min_size=1, max_size=3).map(tuple),
-            args=args,
-        ),
-        "unknown": st.just(Decision(kind="unknown")),
-        "repeat_id": st.builds(Decision, kind=st.just("repeat_id"), index=index),
-        "recall": st.builds(Decision, kind=st.just("recall"), index=index),
-        "provider_error": st.builds(
-            Decision, kind=st.just("provider_error"), status=st.sampled_from((500, 429, 503))
-        ),
-    }
-    decision = st.one_of(*(options[k] for k in DECISION_KINDS if k in chosen))
-    return st.lists(decision, max_size=max_turns)
+    return st.lists(_integers(0, 2**_CODE_BITS - 1), max_size=max_turns).map(
+        functools.partial(_decode_all, chosen)
+    )
+
+
+# A decision is one drawn integer (one hypothesis choice instead of four or five), read
+# as bit fields. The fields that matter most sit in the low bits, so the shrinker's
+# "mask the high bits" step keeps them while it zeroes the rest, and 0 is the simplest
+# decision: call offered[0] with valid arguments. Hypothesis draws wide integers with
+# small magnitudes more often, so only the low ~10 bits are close to uniform: what
+# must be uniform (kind, arguments, index, how many parallel calls) lives there.
+_CODE_BITS = 31
+_ARGS: tuple[ArgsMode, ...] = ("valid", "empty", "malformed", "invalid")
+_STATUSES = (500, 429, 503)
+
+
+def _decode_all(chosen: tuple[str, ...], codes: list[int]) -> list[Decision]:
+    return [_decode(chosen, code) for code in codes]
+
+
+@functools.lru_cache(maxsize=8192)
+def _decode(chosen: tuple[str, ...], code: int) -> Decision:
+    """The decision of a drawn ``code`` (decisions are immutable, so equal codes share one).
+
+    Bits 0-2 pick the kind among ``chosen`` (a value past the end picks the first, a
+    plain call: 0 and 7 both shrink to it), bits 3-4 the arguments, bits 5-10 the
+    index (a provider error's status comes from bits 3-8). A ``parallel`` decision reads bits
+    5-6 as how many more calls (1 to 3), bits 7-12 as the index, and from bit 13 six
+    bits per further call, added to the index (0: the next tools). Fields a kind does
+    not use keep their defaults, so equal behaviour is equal data.
+    """
+    pick = code & 7
+    kind = chosen[pick] if pick < len(chosen) else chosen[0]
+    args = _ARGS[(code >> 3) & 3]
+    if kind == "call":
+        return Decision(kind="call", index=(code >> 5) & 63, args=args)
+    if kind == "parallel":
+        count = 1 + min((code >> 5) & 3, 2)
+        index = (code >> 7) & 63
+        more = tuple((index + 1 + i + (code >> (13 + 6 * i))) & 63 for i in range(count))
+        return Decision(kind="parallel", index=index, more=more, args=args)
+    if kind in ("repeat_id", "recall"):
+        return Decision(kind=kind, index=(code >> 5) & 63)  # type: ignore[arg-type]
+    if kind == "provider_error":
+        status = _STATUSES[((code >> 3) & 63) % len(_STATUSES)]
+        return Decision(kind="provider_error", status=status)
+    return Decision(kind=kind)  # type: ignore[arg-type]
 
 
 def fuzz_scenarios(
@@ -360,10 +428,21 @@ def fuzz_scenarios(
     )
     moves = decisions(max_turns=max_turns, kinds=kinds)
     max_iterations = check_int("max_iterations", max_iterations, minimum=1)
-    return st.builds(
-        FuzzScenario,
-        universe=universes,
-        decisions=moves,
-        static_tools=st.booleans() if static_models else st.just(False),
-        max_iterations=st.integers(1, max_iterations).map(lambda n: max_iterations + 1 - n),
-    )
+    # one draw: a static model (bit 0, when allowed) and the iteration limit (shrinking
+    # goes to a dynamic model and the highest limit)
+    head = _integers(0, max_iterations * (2 if static_models else 1) - 1)
+
+    @st.composite
+    def build(draw: Callable[..., Any]) -> FuzzScenario:
+        universe = draw(universes)
+        moves_drawn = draw(moves)
+        code = draw(head)
+        static = static_models and bool(code & 1)
+        return FuzzScenario(
+            universe=universe,
+            decisions=moves_drawn,
+            static_tools=static,
+            max_iterations=max_iterations - (code >> 1 if static_models else code),
+        )
+
+    return build()

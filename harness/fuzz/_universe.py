@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -126,11 +127,29 @@ class ToolSpec(BaseModel):
         }
 
     def build(self) -> Tool:
-        """A real ``Tool`` (schema-validated, with the fault in its handler)."""
+        """A real ``Tool`` (schema-validated, with the fault in its handler).
+
+        Tools are immutable and their handlers keep no state, so equal specs share one
+        (hypothesis's mutations, shrinking and the determinism reruns repeat specs).
+        """
+        params = tuple((p.name, p.type, p.required, tuple(p.choices)) for p in self.params)
+        key = (self.name, self.description, params, self.fault, self.category)
+        tool = _TOOLS.get(key)
+        if tool is None:
+            tool = _TOOLS[key] = self._build(params)
+            _bound(_TOOLS)
+        return tool
+
+    def _build(self, params: tuple[Any, ...]) -> Tool:
         # What Tool.from_schema builds, without re-checking the schema against the
         # metaschema (milliseconds per tool): generated schemas are valid by construction,
         # which tests check with jsonschema.
-        parameters = self.parameters()
+        found = _VALIDATED.get(params)
+        if found is None:
+            parameters = self.parameters()
+            found = _VALIDATED[params] = (parameters, Draft202012Validator(parameters))
+            _bound(_VALIDATED)
+        parameters, validator = found
         return Tool(
             name=self.name,
             description=self.description or f"Generated tool {self.name}.",
@@ -138,8 +157,24 @@ class ToolSpec(BaseModel):
             handler=_handler(self.name, self.fault),
             metadata={"category": self.category} if self.category else {},
             takes_context=self.fault == "context",
-            validator=Draft202012Validator(parameters),
+            validator=validator,
         )
+
+
+_TOOLS: dict[tuple[Any, ...], Tool] = {}
+"""Built tools by their spec's content."""
+
+_VALIDATED: dict[tuple[Any, ...], tuple[dict[str, Any], Draft202012Validator]] = {}
+"""Schema and validator per argument list: building a validator costs more than the
+rest of a tool, schemas and validators are immutable, and many tools share arguments."""
+
+_CACHE_SIZE = 8192
+
+
+def _bound(cache: dict[Any, Any]) -> None:
+    """Keep a cache bounded: past ``_CACHE_SIZE`` entries it starts over."""
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
 
 
 class _Unserializable:
@@ -204,6 +239,19 @@ class FacadeSpec(BaseModel):
     nested: list[FacadeSpec] = Field(default_factory=list)
     exclusive: bool = False
 
+    def tool(self) -> Tool:
+        """The facade tool (its ``Facade``'s; equal specs share one).
+
+        A facade tool is immutable and keeps its unfolding state in the run's
+        ``InjectionContext``, so runs can share it.
+        """
+        key = self.model_dump_json()
+        tool = _FACADES.get(key)
+        if tool is None:
+            tool = _FACADES[key] = self.facade().tool()
+            _bound(_FACADES)
+        return tool
+
     def facade(self) -> Facade:
         """The ``Facade`` (nested ones included)."""
         members: list[Any] = [t.build() for t in self.inner]
@@ -214,6 +262,10 @@ class FacadeSpec(BaseModel):
             members,
             exclusive=self.exclusive,
         )
+
+
+_FACADES: dict[str, Tool] = {}
+"""Built facade tools by their spec's JSON."""
 
 
 class UnlockSpec(BaseModel):
@@ -296,20 +348,46 @@ class UniverseSpec(BaseModel):
     groups: list[GroupSpec] = Field(default_factory=list)
 
     def size(self) -> int:
-        """How many tools the universe defines (injectable ones included)."""
-        return _count(self.model_dump())
+        """How many tools the universe defines (injectable ones included).
 
+        Every tool definition counts, and each provider level adds its methods and its
+        search (or ``children``) tool; facade tools themselves do not count.
+        """
+        levels = 0
+        for provider in self.providers:
+            level: ProviderSpec | None = provider
+            while level is not None:
+                levels += len(level.methods) + 1
+                level = level.child
+        return len(self.tool_definitions()) + levels
 
-def _count(data: Any) -> int:
-    """Tool specs in plain universe data (any mapping with ``params`` is one)."""
-    if isinstance(data, Mapping):
-        own = 1 if "params" in data else 0
-        if "methods" in data:  # a provider level: its methods, the search or children tool
-            own = len(data["methods"]) + 1
-        return own + sum(_count(v) for v in data.values())
-    if isinstance(data, list):
-        return sum(_count(v) for v in data)
-    return 0
+    def tool_definitions(self) -> list[ToolSpec]:
+        """Every generated tool definition, wherever it sits (order not significant)."""
+        found = list(self.tools)
+        facades = list(self.facades)
+        while facades:
+            facade = facades.pop()
+            found += facade.inner
+            facades += facade.nested
+        if self.playbook is not None:
+            found += self.playbook.always
+            found += [u.tool for u in self.playbook.unlocks]
+        if self.machine is not None:
+            for state_tools in self.machine.tools.values():
+                found += state_tools
+            found += self.machine.global_tools
+        sections = list(self.sections)
+        while sections:
+            section = sections.pop()
+            found += section.tools
+            sections += section.children
+        for group in self.groups:
+            found += group.tools
+        return found
+
+    def faults(self) -> set[str]:
+        """The faults its tools have."""
+        return {t.fault for t in self.tool_definitions() if t.fault is not None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -358,20 +436,20 @@ def _new_provider_class(spec: ProviderSpec) -> type:
         def children(self: Any) -> list[Any]:
             return [child_cls(f"{self.id}x{i}") for i in range(fan_out)]
 
-        children.__doc__ = "The nested objects."
-        namespace["children"] = llm_tool(children)
+        namespace["children"] = llm_tool(description="The nested objects.")(children)
     cls: type = type(f"Generated_{spec.prefix}", (), namespace)
     tool_provider(cls, prefix=spec.prefix)  # marks the class in place
     return cls
 
 
 def _method(name: str) -> Any:
+    # One def for every generated method, named by llm_tool(name=...): the argument
+    # schema is derived once per definition and shared, instead of once per name.
     def method(self: Any) -> str:
         return f"{name} of {self.id}"
 
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The {name.replace('_', ' ')} of this object."
-    return llm_tool(method)
+    description = f"The {name.replace('_', ' ')} of this object."
+    return llm_tool(name=name, description=description)(method)
 
 
 def _find_tool(spec: ProviderSpec) -> Tool:
@@ -381,14 +459,19 @@ def _find_tool(spec: ProviderSpec) -> Tool:
     def find(args: Mapping[str, Any]) -> list[Any]:
         return [cls(f"{spec.prefix[:1]}{i}") for i in range(fan_out)]
 
-    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    parameters, validator = _NO_ARGUMENTS
     return Tool(
         name=spec.find_tool,
         description=f"Find {spec.prefix} objects.",
-        parameters=schema,
+        parameters=parameters,
         handler=find,
-        validator=Draft202012Validator(schema),
+        validator=validator,
     )
+
+
+_NO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+_NO_ARGUMENTS = (_NO_SCHEMA, Draft202012Validator(_NO_SCHEMA))
+"""The schema and validator of every search tool (it takes no arguments)."""
 
 
 def build_universe(spec: UniverseSpec) -> BuiltUniverse:
@@ -399,7 +482,7 @@ def build_universe(spec: UniverseSpec) -> BuiltUniverse:
         tools += [_find_tool(p) for p in spec.providers]
         depth = max(p.depth() for p in spec.providers)
         strategies.append(EntityDiscovery(max_depth=depth))
-    tools += [f.facade().tool() for f in spec.facades]
+    tools += [f.tool() for f in spec.facades]
     if spec.playbook is not None:
         book = spec.playbook
         strategies.append(
@@ -432,7 +515,7 @@ def build_universe(spec: UniverseSpec) -> BuiltUniverse:
 
 
 def _machine(spec: MachineSpec) -> StateMachine:
-    states = enum.Enum("GeneratedState", {name.upper(): name for name in spec.states})  # type: ignore[misc]
+    states = _states(tuple(spec.states))
     by_name = {s.value: s for s in states}
     with warnings.catch_warnings():  # generated machines may leave states unreachable
         warnings.simplefilter("ignore", UnreachableStateWarning)
@@ -445,6 +528,15 @@ def _machine(spec: MachineSpec) -> StateMachine:
             name="generated",
             announce=False,
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _states(names: tuple[str, ...]) -> type[enum.Enum]:
+    """The enum of a machine's states (members are stateless, so machines share it)."""
+    made: type[enum.Enum] = enum.Enum(  # type: ignore[misc]
+        "GeneratedState", {name.upper(): name for name in names}
+    )
+    return made
 
 
 def _spec(universe: UniverseSpec | Mapping[str, Any]) -> UniverseSpec:

@@ -288,8 +288,10 @@ def _check_added(
 
 def _check_names(trace: Trace) -> list[Violation]:
     out: list[Violation] = []
+    valid: set[str] = set()  # names seen valid (most stay on offer for many requests)
     for it in trace.iterations:
-        bad = [n for n in it.offered if not is_valid_name(n)]
+        bad = [n for n in it.offered if n not in valid and not is_valid_name(n)]
+        valid.update(n for n in it.offered if n not in bad)
         if bad:
             out.append(
                 Violation(
@@ -358,9 +360,23 @@ def _check_secrets(
     values = sorted({s for s in secrets if isinstance(s, str) and len(s) >= _MIN_SECRET})
     if not values:
         return []
+    dumped = [message.model_dump_json() for message in messages]
+    definitions = list(definitions)
+    # Fast path: one text of everything the model saw (definitions in one dump); only
+    # when a secret is in it are the places looked at one by one, to say where.
+    everything = "\n".join(
+        [
+            *dumped,
+            *(" ".join(it.offered) for it in trace.iterations),
+            *(record.content for it in trace.iterations for record in it.calls),
+            json.dumps(definitions, default=str),
+        ]
+    )
+    if not any(s in everything for s in values):
+        return []
     places: list[tuple[str, str]] = []
-    for index, message in enumerate(messages):
-        places.append((f"message {index} ({message.role})", message.model_dump_json()))
+    for index, (message, text) in enumerate(zip(messages, dumped, strict=True)):
+        places.append((f"message {index} ({message.role})", text))
     for it in trace.iterations:
         places.append((f"iteration {it.index} offered names", " ".join(it.offered)))
         for record in it.calls:

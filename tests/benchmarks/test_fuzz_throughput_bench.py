@@ -25,3 +25,7 @@ def test_benchmark_quick_run_fuzzes_without_violations(
     assert report.examples == 20 and not report.failed
     assert len(report.timelines) > 1 and sum(report.errors.values()) == 20
     assert report.per_second > 0
+    # it reports the universe sizes it really ran, and each worker's rate
+    assert sum(report.sizes.values()) == 20 and "tools/universe mean=" in out
+    (rate,) = report.worker_rates().values()
+    assert rate > 0 and "(each: " in out

@@ -99,6 +99,26 @@ def test_a_campaign_reports_what_it_saw(tmp_path: Path) -> None:
     assert again.timelines == report.timelines  # same seed, same scenarios
 
 
+def test_a_campaign_collects_garbage_less_often_and_restores_the_threshold(
+    tmp_path: Path,
+) -> None:
+    import gc
+
+    from harness.loop import InjectionStrategy
+
+    seen: list[int] = []
+
+    def factory() -> list[InjectionStrategy]:
+        seen.append(gc.get_threshold()[0])
+        return []
+
+    before = gc.get_threshold()
+    config = CampaignConfig(kind="tools", examples=3, database=None, output=str(tmp_path))
+    run_campaign(config, strategies=factory)
+    assert seen and min(seen) >= 10_000
+    assert gc.get_threshold() == before
+
+
 def test_failures_are_saved_in_the_example_database(tmp_path: Path) -> None:
     database = tmp_path / "db"
     config = CampaignConfig(
@@ -135,6 +155,10 @@ def test_workers_split_seed_ranges_and_merge(tmp_path: Path) -> None:
     assert report.violations["toolset_explained"] >= 2
     assert report.counterexamples and all(Path(p).is_file() for p in report.counterexamples)
     assert report.busy > 0 and report.per_worker_second > 0
+    # merged per worker process and per universe size
+    assert sum(n for n, _ in report.by_worker.values()) == report.examples
+    assert 1 <= len(report.by_worker) <= 2 and all(r > 0 for r in report.worker_rates().values())
+    assert sum(report.sizes.values()) == report.examples
 
 
 def test_ctrl_c_keeps_the_summary_and_the_counterexamples(

@@ -103,6 +103,11 @@ def test_determinism_is_checked() -> None:
     assert check_determinism(scenario) == []
     (violation,) = check_determinism(scenario, strategies=lambda: [Nondeterministic()])
     assert violation.invariant == "determinism"
+    # a run made already counts as the first of the two
+    made = run_fuzz_scenario(scenario, strategies=lambda: [Nondeterministic()])
+    (again,) = check_determinism(scenario, strategies=lambda: [Nondeterministic()], first=made)
+    assert again.invariant == "determinism"
+    assert check_determinism(scenario, first=run_fuzz_scenario(scenario)) == []
 
 
 def test_dynamic_and_restart_paths_end_equal() -> None:

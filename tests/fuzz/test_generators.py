@@ -16,6 +16,8 @@ from harness.fuzz import (
     UNIVERSE_KINDS,
     Decision,
     DecisionModel,
+    ParamSpec,
+    ToolSpec,
     UniverseSpec,
     build_universe,
     decisions,
@@ -33,6 +35,17 @@ CI = settings.get_profile(PROFILE_PREFIX + "ci")
 """Our own fuzz tests run under the registered ``ci`` profile (bounded, derandomised)."""
 
 
+def _count_in_data(data: Any) -> int:
+    """Tools in plain universe data: each tool spec, and per provider level its methods
+    plus its search or ``children`` tool."""
+    if isinstance(data, dict):
+        own = len(data["methods"]) + 1 if "methods" in data else int("params" in data)
+        return own + sum(_count_in_data(v) for v in data.values())
+    if isinstance(data, list):
+        return sum(_count_in_data(v) for v in data)
+    return 0
+
+
 def _all_tools(built: Any) -> list[Any]:
     tools = list(built.tools)
     for strategy in built.strategies:
@@ -48,6 +61,10 @@ def test_universes_build_with_valid_schemas_and_names(data: st.DataObject, kind:
     spec = data.draw(tool_universes(kind, max_tools=12))
     assert spec.kind == kind
     assert spec.size() <= 2 * 12  # the budget, plus the few structural tools a kind needs
+    # size() and faults() walk the specs; the plain data says the same
+    assert spec.size() == _count_in_data(spec.model_dump())
+    text = spec.model_dump_json()
+    assert spec.faults() == {f for f in FAULTS if f'"fault":"{f}"' in text}
     built = build_universe(spec)
     names = [t.name for t in built.tools]
     assert len(names) == len(set(names))
@@ -63,8 +80,15 @@ def test_universes_build_with_valid_schemas_and_names(data: st.DataObject, kind:
 
 
 def test_names_come_from_faker_and_depend_only_on_the_seed() -> None:
+    from faker import Faker
+
     first = find(tool_specs(seed=7), lambda spec: True)
     assert "_" in first.name and first.description.endswith(".")
+    verb, noun = first.name.split("_")[:2]
+    fake = Faker("en_US")
+    assert verb in fake.get_words_list(part_of_speech="verb")
+    assert noun in fake.get_words_list(part_of_speech="noun")
+    assert first.description[0].isupper() and len(first.description.split()) >= 4
 
     @settings(CI, max_examples=5, database=None)
     @given(spec=tool_universes("tools", max_tools=5))
@@ -158,6 +182,31 @@ def test_the_public_lists_match_the_generators() -> None:
     assert all(d.kind == "call" for d in only_calls)
 
 
+@pytest.mark.parametrize("kind", DECISION_KINDS)
+def test_every_decision_kind_is_generated_and_shrinks_to_its_simplest_form(kind: str) -> None:
+    found = find(
+        decisions(max_turns=5),
+        lambda moves: any(d.kind == kind for d in moves),
+        settings=settings(CI, max_examples=500, database=None),
+    )
+    # one decision, on the first offered tool, with valid arguments (a parallel turn:
+    # two calls, the first tool and the next)
+    simplest = {
+        "parallel": Decision(kind="parallel", more=(1,)),
+        "provider_error": Decision(kind="provider_error", status=500),
+    }.get(kind, Decision(kind=kind))  # type: ignore[arg-type]
+    assert found == [simplest]
+
+
+def test_parallel_decisions_make_up_to_four_calls() -> None:
+    many = find(
+        decisions(max_turns=3, kinds=["parallel"]),
+        lambda moves: any(len(d.more) == 3 for d in moves),
+        settings=settings(CI, max_examples=500, database=None),
+    )
+    assert many == [Decision(kind="parallel", more=(1, 2, 3))]
+
+
 def test_mixed_universes_mix_every_kind() -> None:
     mixed = tool_universes("mixed", max_tools=10)
     every = find(
@@ -168,3 +217,27 @@ def test_mixed_universes_mix_every_kind() -> None:
     built = build_universe(every)
     names = {type(s).__name__ for s in built.strategies}
     assert {"SectionDisclosure", "StateMachine"} <= names, names
+
+
+def test_generated_names_stay_unique_when_words_repeat() -> None:
+    from harness.fuzz._generators import _Namer
+
+    first = _Namer(5).tool()
+    namer = _Namer(5)  # the same seed draws the same words again
+    namer.used.add(first)
+    assert namer.tool() == f"{first}_2"
+    assert namer.unique("get-x y") == "getxy" and namer.unique("get-x y") == "getxy_2"
+
+
+def test_built_tools_are_shared_by_equal_specs_and_the_cache_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness.fuzz import _universe
+
+    spec = ToolSpec(name="t", params=[ParamSpec(name="n", type="integer")])
+    assert spec.build() is ToolSpec.model_validate(spec.model_dump()).build()
+    assert spec.build() is not ToolSpec(name="t", fault="raise").build()  # content decides
+    monkeypatch.setattr(_universe, "_CACHE_SIZE", 2)
+    for i in range(5):
+        ToolSpec(name=f"t{i}").build()
+    assert len(_universe._TOOLS) <= 3
