@@ -8,6 +8,7 @@ with the real ``openai`` SDK, and through a tiny echo server with ``httpx2``.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import tempfile
@@ -22,7 +23,7 @@ import httpx2
 import openai
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harness import run
 from harness._errors import CassetteError, ProviderError, UsageError
@@ -282,15 +283,9 @@ def _leaky(api_key: str, mode: str) -> str:
     raise RuntimeError(f"upstream refused {shown}")
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    secret=secrets_st, mode=st.sampled_from(["plain", "upper", "quoted", "json", "repr", "bytes"])
-)
-def test_no_secret_in_any_string_the_harness_shows(secret: str, mode: str) -> None:
+def _shown_texts(secret: str, mode: str) -> tuple[list[str], str]:
+    """Every string the harness shows for a run whose tool leaks ``secret`` in ``mode``,
+    and the content of that call."""
     tool = as_tool(_leaky, presets={"api_key": secret})
     call = ToolCall(id="c1", name="_leaky", arguments=json.dumps({"mode": mode}))
 
@@ -314,8 +309,33 @@ def test_no_secret_in_any_string_the_harness_shows(secret: str, mode: str) -> No
         *(str(v) for _, v in junit_properties([result.trace])),
         *(str(m) for m in result.messages),
     ]
+    return texts, result.trace.calls[0].content
+
+
+@functools.cache
+def _vocabulary() -> str:
+    """What the harness shows anyway (keys, labels, messages) for such a run. A generated
+    "secret" found in it (``RETURN_D`` in ``return_direct``) would be reported as a leak
+    that is not one, so such values are skipped."""
+    shown = [_shown_texts("Vq8#baseline#Zx4", mode)[0] for mode in ("plain", "upper")]
+    forget_secrets()
+    return "\n".join(text for texts in shown for text in texts)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    secret=secrets_st, mode=st.sampled_from(["plain", "upper", "quoted", "json", "repr", "bytes"])
+)
+def test_no_secret_in_any_string_the_harness_shows(secret: str, mode: str) -> None:
+    vocabulary = _vocabulary()
+    assume(not any(f in vocabulary for f in secret_forms(secret) if len(f) >= 8))
+    texts, content = _shown_texts(secret, mode)
     assert_no_leak(secret, *texts)
-    assert "[hidden]" in result.trace.calls[0].content
+    assert "[hidden]" in content
 
 
 def test_provider_errors_hide_key_organization_project_and_query_keys(
