@@ -92,7 +92,9 @@ def _steps(n: int) -> list[Any]:
 def check(result: RunResult, n: int) -> RunResult:
     """Raise unless every one of the ``n`` calls succeeded with the right sum and the run ended."""
     calls = result.trace.calls
-    failed = [c for c in calls if c.is_error or c.value != json.loads(c.arguments)["a"] + 1]
+    # call i was sent {"a": i, "b": 1} (``_arguments``): checked without re-parsing its
+    # arguments, so the check costs no more than the bare loop's
+    failed = [c for i, c in enumerate(calls) if c.is_error or c.value != i + 1]
     if len(calls) != n or failed or result.output != "done":
         first = failed[0] if failed else None
         raise RuntimeError(

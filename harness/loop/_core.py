@@ -62,6 +62,7 @@ from harness.loop._strategy import (
     ToolsetChange,
     consult,
     hook_strategies,
+    result_filter,
 )
 from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import CallRecord, ChangeRecord, IterationRecord, Trace
@@ -72,6 +73,10 @@ from harness.tools import CallContext, PreparedCall, Tool, ToolResult, Toolset
 __all__ = ["LoopCore", "PendingCall"]
 
 _log = logger.getChild("loop")
+_tool_message: Callable[[dict[str, Any]], ToolMessage] = (
+    ToolMessage.__pydantic_validator__.validate_python
+)
+"""``ToolMessage(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -108,12 +113,16 @@ def _protocol(
     call changes nothing.
     """
 
+    # the phases allowing ``call``, read from the table once: the guard compares by
+    # identity (``in`` on a tuple of members) instead of hashing the phase on every call
+    phases = tuple(phase for phase, calls in ALLOWED.items() if call in calls)
+
     def decorate(
         method: Callable[Concatenate[LoopCore, _P], _R],
     ) -> Callable[Concatenate[LoopCore, _P], _R]:
         @functools.wraps(method)
         def guarded(self: LoopCore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            if call not in ALLOWED[self._phase]:
+            if self._phase not in phases:
                 raise UsageError(refusal(call, self._phase, self._why()))
             problem = check(self, *args, **kwargs) if check is not None else None
             if problem is not None:
@@ -184,6 +193,9 @@ class LoopCore:
         # chains flattened once, no-op hooks dropped: one direct call per strategy per event
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = hook_strategies(strategy, "on_tool_result")
+        # each hook's own test that a result gives it nothing to do (None: always ask)
+        self._result_filters = tuple(result_filter(s) for s in self._result_hooks)
+        self._filtered = any(f is not None for f in self._result_filters)
         self._open: _OpenIteration | None = None
         self._pre_changes: list[ChangeRecord] = []
 
@@ -263,8 +275,25 @@ class LoopCore:
             capabilities=self.capabilities,
         )
 
-    def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
-        strategies = self._result_hooks if hook == "on_tool_result" else self._turn_hooks
+    def _listening(self, result: ToolResult) -> tuple[InjectionStrategy, ...]:
+        """The result hooks that may change something for ``result`` (the others would
+        return ``None``: no context is built for them)."""
+        if not self._filtered:
+            return self._result_hooks
+        return tuple(
+            s
+            for s, nothing_for in zip(self._result_hooks, self._result_filters, strict=True)
+            if nothing_for is None or not nothing_for(result)
+        )
+
+    def _ask_strategy(
+        self,
+        hook: str,
+        context: InjectionContext,
+        strategies: tuple[InjectionStrategy, ...] | None = None,
+    ) -> list[ToolsetChange]:
+        if strategies is None:
+            strategies = self._result_hooks if hook == "on_tool_result" else self._turn_hooks
         if len(strategies) == 1:
             return consult(strategies[0], hook, context)
         return [change for s in strategies for change in consult(s, hook, context)]
@@ -387,7 +416,7 @@ class LoopCore:
         self.emit(
             ModelResponded(
                 iteration=self.iteration,
-                tool_calls=tuple(c.name for c in message.tool_calls),
+                tool_calls=tuple([c.name for c in message.tool_calls]),
                 finish_reason=response.finish_reason,
             )
         )
@@ -426,12 +455,14 @@ class LoopCore:
             if direct is None and not result.is_error and is_return_direct(item.tool):
                 direct = (call, result)
             self._emit_call(call, result)
-            self.trace.children.extend(result.child_traces)
+            if result.child_traces:
+                self.trace.children.extend(result.child_traces)
             notes = []
-            if error is None and self._result_hooks:
+            listening = self._listening(result) if error is None and self._result_hooks else ()
+            if listening:
                 try:
                     context = self._context(call=call, tool=item.tool, result=result)
-                    for change in self._ask_strategy("on_tool_result", context):
+                    for change in self._ask_strategy("on_tool_result", context, listening):
                         self.apply_change(change, call)
                         if change.result_note:
                             notes.append(change.result_note)
@@ -464,8 +495,13 @@ class LoopCore:
                 )
             )
             self.messages.append(
-                ToolMessage(
-                    tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
+                _tool_message(
+                    {
+                        "tool_call_id": call.id,
+                        "content": content,
+                        "name": call.name,
+                        "is_error": result.is_error,
+                    }
                 )
             )
         if signal is not None:  # a tool's control flow: the run ends with it

@@ -6,12 +6,14 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from harness._frozen import fast_init
 from harness._secrets import scrub_text
 from harness.loop._events import Event
 
 __all__ = ["CallRecord", "ChangeRecord", "IterationRecord", "Trace"]
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
     """One tool call and its result."""
@@ -93,6 +95,7 @@ class ChangeRecord:
         }
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class IterationRecord:
     """One model request and everything that followed it."""

@@ -68,16 +68,18 @@ class CallContext(Mapping[str, Any]):
         values: Mapping[str, Any] | None = None,
     ) -> CallContext:
         """A copy for one call, with call-level ``values`` overriding run-level ones."""
-        merged = {**self._values, **values} if values else self._values
-        return CallContext(
-            merged,
-            state=self.state,
-            run_id=self.run_id,
-            iteration=iteration,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            loop_id=self._loop_id,
-        )
+        # built field by field (one per call, on the loop's hot path): ``__init__`` would
+        # copy the values again; contexts never change their ``_values``, so sharing the
+        # run's dict is safe
+        context = CallContext.__new__(CallContext)
+        context._values = {**self._values, **values} if values else self._values
+        context._loop_id = self._loop_id
+        context.state = self.state
+        context.run_id = self.run_id
+        context.iteration = iteration
+        context.tool_name = tool_name
+        context.tool_call_id = tool_call_id
+        return context
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]

@@ -8,6 +8,8 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel
 
+from harness._frozen import fast_init
+
 __all__ = ["ToolResult", "serialize_for_model"]
 
 
@@ -85,6 +87,7 @@ def _acyclic(value: Any, path: set[int]) -> Any:
         path.discard(id(value))
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The outcome of one tool call.
