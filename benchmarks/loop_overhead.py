@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import gc
 import json
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -204,8 +205,12 @@ def bare_loop(n: int, offered: int) -> Callable[[], Any]:
 
 
 def measure(cases: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
-    """Best-of-``repeats`` seconds per case, interleaved (GC off while timing)."""
-    best = dict.fromkeys(cases, float("inf"))
+    """Median of ``repeats`` CPU seconds per case, interleaved (GC off while timing).
+
+    CPU time of the process (``time.process_time``: every thread, never the time it
+    waited for a core), so the ratios hold on a machine shared with other work.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     for case in cases.values():
         case()  # warm up: imports, caches built on first use
     for _ in range(repeats):
@@ -213,12 +218,12 @@ def measure(cases: dict[str, Callable[[], Any]], repeats: int) -> dict[str, floa
             gc.collect()
             gc.disable()
             try:
-                start = time.perf_counter()
+                start = time.process_time()
                 case()
-                best[name] = min(best[name], time.perf_counter() - start)
+                samples[name].append(time.process_time() - start)
             finally:
                 gc.enable()
-    return best
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

@@ -28,6 +28,7 @@ from harness._errors import (
     ToolNotFound,
     UsageError,
 )
+from harness._frozen import maker
 from harness.loop._channels import model_content, user_text
 from harness.loop._control import is_return_direct
 from harness.loop._events import (
@@ -101,6 +102,17 @@ class _OpenIteration:
     calls: list[CallRecord] = dataclasses.field(default_factory=list)
     answer: str | None = None
     finish_reason: str | None = None
+
+
+_new_open_iteration = maker(_OpenIteration)
+_PendingCall = maker(PendingCall)
+# the records, events and requests of every turn, built without ``type.__call__``
+_CallRecord = maker(CallRecord)
+_IterationRecord = maker(IterationRecord)
+_IterationStarted = maker(IterationStarted)
+_ModelRequest = maker(ModelRequest)
+_ModelResponded = maker(ModelResponded)
+_ToolCalled = maker(ToolCalled)
 
 
 def _protocol(
@@ -243,7 +255,7 @@ class LoopCore:
         if open_ is None:
             return
         self.trace.iterations.append(
-            IterationRecord(
+            _IterationRecord(
                 index=open_.index,
                 offered=open_.offered,
                 calls=tuple(open_.calls),
@@ -280,11 +292,11 @@ class LoopCore:
         return ``None``: no context is built for them)."""
         if not self._filtered:
             return self._result_hooks
-        return tuple(
-            s
-            for s, nothing_for in zip(self._result_hooks, self._result_filters, strict=True)
-            if nothing_for is None or not nothing_for(result)
-        )
+        listening = []
+        for strategy, nothing_for in zip(self._result_hooks, self._result_filters, strict=True):
+            if nothing_for is None or not nothing_for(result):
+                listening.append(strategy)
+        return tuple(listening)
 
     def _ask_strategy(
         self,
@@ -386,12 +398,12 @@ class LoopCore:
             except HarnessError as exc:
                 self._fail(exc)
         offered = self.toolset.names
-        self._open = _OpenIteration(
+        self._open = _new_open_iteration(
             index=self.iteration, offered=offered, changes=self._pre_changes
         )
         self._phase = Phase.AWAITING_RESPONSE
-        self.emit(IterationStarted(iteration=self.iteration, offered=offered))
-        return ModelRequest(
+        self.emit(_IterationStarted(iteration=self.iteration, offered=offered))
+        return _ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
             tool_names=offered,
@@ -402,7 +414,7 @@ class LoopCore:
     @_protocol("receive_response")
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
         """Take the model's answer; return the calls to execute (empty when none)."""
-        open_ = self._require_open()
+        open_ = self._open or self._require_open()
         message = self._unique_ids(response.message)
         self.messages.append(message)
         if (
@@ -414,7 +426,7 @@ class LoopCore:
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
         self.emit(
-            ModelResponded(
+            _ModelResponded(
                 iteration=self.iteration,
                 tool_calls=tuple([c.name for c in message.tool_calls]),
                 finish_reason=response.finish_reason,
@@ -444,7 +456,7 @@ class LoopCore:
         """
         pending, self._pending = self._pending, []
         self._phase = Phase.READY
-        open_ = self._require_open()
+        open_ = self._open or self._require_open()
         error: HarnessError | None = None
         signal: LoopSignal | None = None
         direct: tuple[ToolCall, ToolResult] | None = None
@@ -480,7 +492,7 @@ class LoopCore:
                     )
                 )
             open_.calls.append(
-                CallRecord(
+                _CallRecord(
                     id=call.id,
                     name=call.name,
                     arguments=call.arguments,
@@ -540,7 +552,7 @@ class LoopCore:
         if not result.is_error:
             self.called[call.name] = self.called.get(call.name, 0) + 1
             self.emit(
-                ToolCalled(
+                _ToolCalled(
                     iteration=self.iteration,
                     call_id=call.id,
                     name=call.name,
@@ -681,7 +693,7 @@ class LoopCore:
         prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):
             return PendingCall(call=call, tool=tool, immediate=prepared)
-        return PendingCall(call=call, tool=tool, prepared=prepared)
+        return _PendingCall(call=call, tool=tool, prepared=prepared)
 
     def _finish_answer(self, message: AssistantMessage) -> None:
         text = message.content

@@ -199,6 +199,8 @@ def _log_start(pending: PendingCall, is_async: bool) -> float:
 def _log_end(pending: PendingCall, outcome: Outcome, started: float) -> Outcome:
     """Log how a call ended and how long it took (never its arguments or values)."""
     result, attempts = outcome
+    if not result.is_error and not _log.isEnabledFor(logging.DEBUG):
+        return outcome
     elapsed = (time.perf_counter() - started) * 1000
     name, call_id = pending.call.name, pending.call.id
     if not result.is_error:

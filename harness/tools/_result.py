@@ -31,6 +31,10 @@ def clean_text(text: str) -> str:
     return text
 
 
+_PLAIN = frozenset({int, float, bool, dict, list, tuple})
+"""Exact types that are never pydantic models (no ``isinstance`` walk for them)."""
+
+
 def serialize_for_model(value: Any) -> str:
     """Text for the model: strings pass through unchanged, anything else becomes JSON."""
     if isinstance(value, str):
@@ -38,7 +42,7 @@ def serialize_for_model(value: Any) -> str:
     if value is None:
         return "null"
     try:
-        if isinstance(value, BaseModel):
+        if type(value) not in _PLAIN and isinstance(value, BaseModel):
             return value.model_dump_json(fallback=_fallback)  # e.g. a provider in a field
         return pydantic_core.to_json(value, fallback=_fallback).decode()
     except ValueError as exc:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, get_args
 
 from harness._errors import ScriptError
+from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
@@ -29,11 +30,20 @@ _NO_USAGE = Usage()
 _STEP_TYPES: tuple[type, ...] = get_args(Step)
 
 _GLOB_CHARS = frozenset("*?[")
+_ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
+
+# ``Model(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)
+_tool_call: Callable[[dict[str, Any]], ToolCall] = ToolCall.__pydantic_validator__.validate_python
+_assistant_message: Callable[[dict[str, Any]], AssistantMessage] = (
+    AssistantMessage.__pydantic_validator__.validate_python
+)
 
 
 def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> list[str]:
+    if pattern in name_set:  # an offered name (never a glob: names have no glob characters)
+        return [pattern]
     if not _GLOB_CHARS.intersection(pattern):
-        return [pattern] if pattern in name_set else []
+        return []
     return match_names(pattern, names)
 
 
@@ -131,6 +141,8 @@ class ScriptedModel(Model):
                 )
             step = self.steps[self.position]
             self.position += 1
+            if type(step) is CallStep:  # the common case, without _respond's dispatch
+                return self._calls_response((step,), step, names, request)
             if isinstance(step, ExpectOffered):
                 self._check_offered(step, names)
                 continue
@@ -236,14 +248,16 @@ class ScriptedModel(Model):
         for call_step in call_steps:
             self._call_counter += 1
             tool_calls.append(
-                ToolCall(
-                    id=call_step.id or f"call_{self._call_counter}",
-                    name=self._resolve(call_step, names),
-                    arguments=self._arguments(call_step, request),
+                _tool_call(
+                    {
+                        "id": call_step.id or f"call_{self._call_counter}",
+                        "name": self._resolve(call_step, names),
+                        "arguments": self._arguments(call_step, request),
+                    }
                 )
             )
-        return ModelResponse(
-            message=AssistantMessage(tool_calls=tuple(tool_calls)),
+        return _ModelResponse(
+            message=_assistant_message({"tool_calls": tuple(tool_calls)}),
             finish_reason=step.finish_reason or "tool_calls",
             usage=step.usage or _NO_USAGE,
             model_name=self.name,
