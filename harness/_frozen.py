@@ -60,9 +60,34 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return fields
 
 
+def _twin(cls: type) -> type | None:
+    """A mutable class with ``cls``'s slot layout, or ``None`` when none can stand in.
+
+    An instance is filled with plain attribute stores (the interpreter's fastest write),
+    then becomes a ``cls`` instance by ``__class__`` assignment, which CPython allows
+    only between classes of the same layout (checked here once).
+    """
+    if cls.__base__ is not object:
+        return None  # a frozen base's __setattr__ would refuse the stores
+    twin = type(
+        f"_{cls.__name__}Builder",
+        (object,),
+        {"__slots__": cls.__dict__["__slots__"], "__setattr__": object.__setattr__},
+    )
+    probe: Any = object.__new__(twin)
+    try:
+        probe.__class__ = cls
+    except TypeError:  # pragma: no cover - the layouts always match for slotted dataclasses
+        return None
+    return twin
+
+
 def _generate(cls: type, name: str) -> Callable[..., Any]:
     """``__init__`` (``name="__init__"``) or a constructor function, from ``cls``'s fields."""
     namespace: dict[str, Any] = {"_FACTORY": _FACTORY, "_new": object.__new__, "_cls": cls}
+    frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    twin = _twin(cls) if name != "__init__" and frozen else None
+    plain = twin is not None or not frozen  # plain attribute stores fill the instance
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
@@ -80,14 +105,21 @@ def _generate(cls: type, name: str) -> Callable[..., Any]:
         else:
             parameter = field.name
         (keyword if field.kw_only else positional).append(parameter)
-        body.append(f"    {setter}(self, {value})")
+        if plain:
+            body.append(f"    self.{field.name} = {value}")
+        else:
+            body.append(f"    {setter}(self, {value})")
+    if twin is not None:
+        namespace["_twin"] = twin
+        body.append("    self.__class__ = _cls")
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     parameters = positional + (["*", *keyword] if keyword else [])
     if name == "__init__":
         head = f"def __init__({', '.join(['self', *parameters])}):"
     else:
-        head = f"def {name}({', '.join(parameters)}):\n    self = _new(_cls)"
+        new = "_new(_twin)" if twin is not None else "_new(_cls)"
+        head = f"def {name}({', '.join(parameters)}):\n    self = {new}"
         body.append("    return self")
     exec("\n".join([head, *body]), namespace)
     function: Callable[..., Any] = namespace[name]

@@ -113,6 +113,7 @@ _IterationStarted = maker(IterationStarted)
 _ModelRequest = maker(ModelRequest)
 _ModelResponded = maker(ModelResponded)
 _ToolCalled = maker(ToolCalled)
+_InjectionContext = maker(InjectionContext)
 
 
 def _protocol(
@@ -206,8 +207,8 @@ class LoopCore:
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = hook_strategies(strategy, "on_tool_result")
         # each hook's own test that a result gives it nothing to do (None: always ask)
-        self._result_filters = tuple(result_filter(s) for s in self._result_hooks)
-        self._filtered = any(f is not None for f in self._result_filters)
+        self._result_filters = tuple((s, result_filter(s)) for s in self._result_hooks)
+        self._filtered = any(f is not None for _, f in self._result_filters)
         self._open: _OpenIteration | None = None
         self._pre_changes: list[ChangeRecord] = []
 
@@ -273,7 +274,7 @@ class LoopCore:
         tool: Tool | None = None,
         result: ToolResult | None = None,
     ) -> InjectionContext:
-        return InjectionContext(
+        return _InjectionContext(
             history=HistoryView(self.messages),
             offered=self.toolset.names,
             tools=self.toolset.view(),
@@ -293,7 +294,7 @@ class LoopCore:
         if not self._filtered:
             return self._result_hooks
         listening = []
-        for strategy, nothing_for in zip(self._result_hooks, self._result_filters, strict=True):
+        for strategy, nothing_for in self._result_filters:
             if nothing_for is None or not nothing_for(result):
                 listening.append(strategy)
         return tuple(listening)
@@ -550,12 +551,13 @@ class LoopCore:
 
     def _emit_call(self, call: ToolCall, result: ToolResult) -> None:
         if not result.is_error:
-            self.called[call.name] = self.called.get(call.name, 0) + 1
+            name = call.name  # read once: pydantic attribute reads are not cheap
+            self.called[name] = self.called.get(name, 0) + 1
             self.emit(
                 _ToolCalled(
                     iteration=self.iteration,
                     call_id=call.id,
-                    name=call.name,
+                    name=name,
                     arguments=call.arguments,
                     silent=result.silent,
                 )
