@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import types
 import uuid
 from collections.abc import Callable, Sequence
@@ -104,6 +105,7 @@ class _OpenIteration:
     finish_reason: str | None = None
 
 
+_name_of = operator.attrgetter("name")
 _new_open_iteration = maker(_OpenIteration)
 _PendingCall = maker(PendingCall)
 # the records, events and requests of every turn, built without ``type.__call__``
@@ -429,7 +431,7 @@ class LoopCore:
         self.emit(
             _ModelResponded(
                 iteration=self.iteration,
-                tool_calls=tuple([c.name for c in message.tool_calls]),
+                tool_calls=tuple(map(_name_of, message.tool_calls)),
                 finish_reason=response.finish_reason,
             )
         )
@@ -438,7 +440,7 @@ class LoopCore:
                 self._phase = Phase.READY  # an answer to retry; _done() makes it FINISHED
                 self._finish_answer(message)
                 return []
-            pending = [self._pend(call) for call in message.tool_calls]
+            pending = list(map(self._pend, message.tool_calls))
         except HarnessError as exc:
             if message.tool_calls:  # keep the history well formed: every call gets a result
                 self._answer_not_run(message.tool_calls, exc)
@@ -677,7 +679,8 @@ class LoopCore:
         return message.model_copy(update={"tool_calls": tuple(fixed)})
 
     def _pend(self, call: ToolCall) -> PendingCall:
-        tool = self.toolset.get(call.name)
+        name = call.name  # read once: pydantic attribute reads are not cheap
+        tool = self.toolset.get(name)
         if tool is None:
             if self.options.unknown_tool == "raise":
                 raise ToolNotFound(call.name, self.toolset.names)
@@ -690,7 +693,7 @@ class LoopCore:
             )
         values = self.options.call_context(call) if self.options.call_context else None
         context = self.context.for_call(
-            tool_name=call.name, tool_call_id=call.id, iteration=self.iteration, values=values
+            tool_name=name, tool_call_id=call.id, iteration=self.iteration, values=values
         )
         prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):

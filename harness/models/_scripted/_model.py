@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from harness._errors import ScriptError
 from harness._frozen import maker
@@ -28,6 +28,7 @@ __all__ = ["ScriptedModel"]
 
 _NO_USAGE = Usage()
 _STEP_TYPES: tuple[type, ...] = get_args(Step)
+_STEP_SET = frozenset(_STEP_TYPES)
 
 _GLOB_CHARS = frozenset("*?[")
 _ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
@@ -90,9 +91,14 @@ class ScriptedModel(Model):
         require_exhausted: bool = True,
         name: str = "scripted",
     ) -> None:
-        self.steps: list[Step] = [
-            s if not isinstance(s, Mapping) else step_from_data(s, i) for i, s in enumerate(steps)
-        ]
+        self.steps: list[Step]
+        if all(type(s) in _STEP_SET for s in steps):  # built steps: no Mapping check each
+            self.steps = cast("list[Step]", list(steps))
+        else:
+            self.steps = [
+                s if not isinstance(s, Mapping) else step_from_data(s, i)
+                for i, s in enumerate(steps)
+            ]
         for index, step in enumerate(self.steps):
             if not isinstance(step, _STEP_TYPES):
                 raise ScriptError(
