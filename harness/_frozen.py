@@ -84,6 +84,7 @@ def _twin(cls: type) -> type | None:
 
 def _generate(cls: type, name: str) -> Callable[..., Any]:
     """``__init__`` (``name="__init__"``) or a constructor function, from ``cls``'s fields."""
+    fields = _fields(cls)
     namespace: dict[str, Any] = {"_FACTORY": _FACTORY, "_new": object.__new__, "_cls": cls}
     frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
     twin = _twin(cls) if name != "__init__" and frozen else None
@@ -91,7 +92,7 @@ def _generate(cls: type, name: str) -> Callable[..., Any]:
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
-    for index, field in enumerate(_fields(cls)):
+    for index, field in enumerate(fields):
         setter = f"_set{index}"
         namespace[setter] = getattr(cls, field.name).__set__
         value = field.name
