@@ -16,7 +16,9 @@ Three targets, each a ratio measured in one run (cases interleaved):
    sync (``run`` given the async tool is shown too: it starts an event loop per call).
 
 Every timed run is checked: each call answered with a non-error result holding
-the right sum, and the expected final answer.
+the right sum, and the expected final answer. Times are the process's CPU time
+(``time.process_time``: a shared machine's other work does not count), the median of
+the repeats, with garbage collection off while timing.
 
 Run: ``python benchmarks/loop_overhead.py`` (``--quick`` for a smoke run).
 """

@@ -428,19 +428,20 @@ class LoopCore:
             self.usage = self.usage + response.usage
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
+        tool_calls = message.tool_calls  # read once: pydantic attribute reads are not cheap
         self.emit(
             _ModelResponded(
                 iteration=self.iteration,
-                tool_calls=tuple(map(_name_of, message.tool_calls)),
+                tool_calls=tuple(map(_name_of, tool_calls)),
                 finish_reason=response.finish_reason,
             )
         )
         try:
-            if not message.tool_calls:
+            if not tool_calls:
                 self._phase = Phase.READY  # an answer to retry; _done() makes it FINISHED
                 self._finish_answer(message)
                 return []
-            pending = list(map(self._pend, message.tool_calls))
+            pending = list(map(self._pend, tool_calls))
         except HarnessError as exc:
             if message.tool_calls:  # keep the history well formed: every call gets a result
                 self._answer_not_run(message.tool_calls, exc)
@@ -465,6 +466,7 @@ class LoopCore:
         direct: tuple[ToolCall, ToolResult] | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
+            call_id, name = call.id, call.name  # read once: pydantic reads are not cheap
             if signal is None and isinstance(result.exception, LoopSignal):
                 signal = result.exception
             if direct is None and not result.is_error and is_return_direct(item.tool):
@@ -483,7 +485,7 @@ class LoopCore:
                             notes.append(change.result_note)
                 except HarnessError as exc:
                     error = exc
-            content = model_content(result, call.name)
+            content = model_content(result, name)
             if notes:
                 content = "\n\n".join((content, *notes))
             for_user = user_text(result) if result.error_kind != "signal" else None
@@ -496,8 +498,8 @@ class LoopCore:
                 )
             open_.calls.append(
                 _CallRecord(
-                    id=call.id,
-                    name=call.name,
+                    id=call_id,
+                    name=name,
                     arguments=call.arguments,
                     content=content,
                     is_error=result.is_error,
@@ -512,9 +514,9 @@ class LoopCore:
             self.messages.append(
                 _tool_message(
                     {
-                        "tool_call_id": call.id,
+                        "tool_call_id": call_id,
                         "content": content,
-                        "name": call.name,
+                        "name": name,
                         "is_error": result.is_error,
                     }
                 )
@@ -646,12 +648,14 @@ class LoopCore:
         return self._open
 
     def _unique_ids(self, message: AssistantMessage) -> AssistantMessage:
-        if not message.tool_calls:
+        tool_calls = message.tool_calls
+        if not tool_calls:
             return message
         seen = self._seen_ids
         fixed: list[ToolCall] | None = None
-        for index, call in enumerate(message.tool_calls):
-            new_id = call.id or f"call_{self.iteration}_{index}"
+        for index, call in enumerate(tool_calls):
+            call_id = call.id
+            new_id = call_id or f"call_{self.iteration}_{index}"
             if new_id in seen:
                 base, n = new_id, 2
                 while f"{base}_dup{n}" in seen:
@@ -667,9 +671,9 @@ class LoopCore:
                         ),
                     )
                 )
-            if new_id != call.id:
+            if new_id != call_id:
                 if fixed is None:
-                    fixed = list(message.tool_calls[:index])
+                    fixed = list(tool_calls[:index])
                 fixed.append(call.model_copy(update={"id": new_id}))
             elif fixed is not None:
                 fixed.append(call)
