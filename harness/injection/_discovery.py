@@ -8,6 +8,7 @@ from typing import Any, Literal
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
 from harness._validation import choice_problem, int_problem
 from harness.injection._providers import (
+    _SCALARS,
     WALK_LIMIT,
     provider_id,
     provider_spec,
@@ -23,7 +24,7 @@ from harness.loop import (
     StrategyWarning,
     ToolsetChange,
 )
-from harness.tools import Tool, as_tool
+from harness.tools import Tool, ToolResult, as_tool
 
 __all__ = ["EntityDiscovery"]
 
@@ -86,6 +87,12 @@ class EntityDiscovery(InjectionStrategy):
         if self.on_limit == "raise":
             raise InjectionLimitExceeded(message)
         return LimitReached(iteration=ctx.iteration, limit=limit, value=value, message=message)
+
+    def _nothing_for(self, result: ToolResult) -> bool:
+        """True when ``on_tool_result`` returns ``None`` for ``result``: an error, or a
+        value with nothing to search (``harness.loop._strategy.result_filter``)."""
+        value = result.value
+        return result.is_error or value is None or isinstance(value, _SCALARS)
 
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
         result = context.result

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import threading
 import types
 import uuid
@@ -33,6 +34,7 @@ from harness._errors import (
     ToolNotFound,
     UsageError,
 )
+from harness._frozen import maker
 from harness.loop._channels import model_content, user_text
 from harness.loop._completions import CompletionQueue, follow_up_text
 from harness.loop._control import is_return_direct
@@ -72,6 +74,7 @@ from harness.loop._strategy import (
     ToolsetChange,
     consult,
     hook_strategies,
+    result_filter,
 )
 from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import (
@@ -102,6 +105,11 @@ _LOST = {
     ),
 }
 """Why a completion was lost, for ``CompletionLost.message``."""
+
+_tool_message: Callable[[dict[str, Any]], ToolMessage] = (
+    ToolMessage.__pydantic_validator__.validate_python
+)
+"""``ToolMessage(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)."""
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -128,6 +136,19 @@ class _OpenIteration:
     finish_reason: str | None = None
 
 
+_name_of = operator.attrgetter("name")
+_new_open_iteration = maker(_OpenIteration)
+_PendingCall = maker(PendingCall)
+# the records, events and requests of every turn, built without ``type.__call__``
+_CallRecord = maker(CallRecord)
+_IterationRecord = maker(IterationRecord)
+_IterationStarted = maker(IterationStarted)
+_ModelRequest = maker(ModelRequest)
+_ModelResponded = maker(ModelResponded)
+_ToolCalled = maker(ToolCalled)
+_InjectionContext = maker(InjectionContext)
+
+
 def _protocol(
     call: Call,
     check: Callable[..., str | None] | None = None,
@@ -138,12 +159,16 @@ def _protocol(
     call changes nothing.
     """
 
+    # the phases allowing ``call``, read from the table once: the guard compares by
+    # identity (``in`` on a tuple of members) instead of hashing the phase on every call
+    phases = tuple(phase for phase, calls in ALLOWED.items() if call in calls)
+
     def decorate(
         method: Callable[Concatenate[LoopCore, _P], _R],
     ) -> Callable[Concatenate[LoopCore, _P], _R]:
         @functools.wraps(method)
         def guarded(self: LoopCore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            if call not in ALLOWED[self._phase]:
+            if self._phase not in phases:
                 raise UsageError(refusal(call, self._phase, self._why()))
             problem = check(self, *args, **kwargs) if check is not None else None
             if problem is not None:
@@ -229,6 +254,9 @@ class LoopCore:
         # chains flattened once, no-op hooks dropped: one direct call per strategy per event
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = hook_strategies(strategy, "on_tool_result")
+        # each hook's own test that a result gives it nothing to do (None: always ask)
+        self._result_filters = tuple((s, result_filter(s)) for s in self._result_hooks)
+        self._filtered = any(f is not None for _, f in self._result_filters)
         self._open: _OpenIteration | None = None
         self._pre_changes: list[ChangeRecord] = []
         self._queued: list[Any] = []  # completions noticed, delivered on the next request
@@ -280,7 +308,7 @@ class LoopCore:
         if open_ is None:
             return
         self.trace.iterations.append(
-            IterationRecord(
+            _IterationRecord(
                 index=open_.index,
                 offered=open_.offered,
                 calls=tuple(open_.calls),
@@ -298,7 +326,7 @@ class LoopCore:
         tool: Tool | None = None,
         result: ToolResult | None = None,
     ) -> InjectionContext:
-        return InjectionContext(
+        return _InjectionContext(
             history=HistoryView(self.messages),
             offered=self.toolset.names,
             tools=self.toolset.view(),
@@ -314,8 +342,25 @@ class LoopCore:
             usage=self.trace.usage,
         )
 
-    def _ask_strategy(self, hook: str, context: InjectionContext) -> list[ToolsetChange]:
-        strategies = self._result_hooks if hook == "on_tool_result" else self._turn_hooks
+    def _listening(self, result: ToolResult) -> tuple[InjectionStrategy, ...]:
+        """The result hooks that may change something for ``result`` (the others would
+        return ``None``: no context is built for them)."""
+        if not self._filtered:
+            return self._result_hooks
+        listening = []
+        for strategy, nothing_for in self._result_filters:
+            if nothing_for is None or not nothing_for(result):
+                listening.append(strategy)
+        return tuple(listening)
+
+    def _ask_strategy(
+        self,
+        hook: str,
+        context: InjectionContext,
+        strategies: tuple[InjectionStrategy, ...] | None = None,
+    ) -> list[ToolsetChange]:
+        if strategies is None:
+            strategies = self._result_hooks if hook == "on_tool_result" else self._turn_hooks
         if len(strategies) == 1:
             return consult(strategies[0], hook, context)
         return [change for s in strategies for change in consult(s, hook, context)]
@@ -410,12 +455,12 @@ class LoopCore:
             except HarnessError as exc:
                 self._fail(exc)
         offered = self.toolset.names
-        self._open = _OpenIteration(
+        self._open = _new_open_iteration(
             index=self.iteration, offered=offered, changes=self._pre_changes
         )
         self._phase = Phase.AWAITING_RESPONSE
-        self.emit(IterationStarted(iteration=self.iteration, offered=offered))
-        return ModelRequest(
+        self.emit(_IterationStarted(iteration=self.iteration, offered=offered))
+        return _ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
             tool_names=offered,
@@ -426,7 +471,7 @@ class LoopCore:
     @_protocol("receive_response")
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
         """Take the model's answer; return the calls to execute (empty when none)."""
-        open_ = self._require_open()
+        open_ = self._open or self._require_open()
         message = self._unique_ids(response.message)
         self.messages.append(message)
         if (
@@ -438,19 +483,20 @@ class LoopCore:
             add_usage(self.trace.usage, response.model_name, response.usage)
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
+        tool_calls = message.tool_calls  # read once: pydantic attribute reads are not cheap
         self.emit(
-            ModelResponded(
+            _ModelResponded(
                 iteration=self.iteration,
-                tool_calls=tuple(c.name for c in message.tool_calls),
+                tool_calls=tuple(map(_name_of, tool_calls)),
                 finish_reason=response.finish_reason,
             )
         )
         try:
-            if not message.tool_calls:
+            if not tool_calls:
                 self._phase = Phase.READY  # an answer to retry; _done() makes it FINISHED
                 self._finish_answer(message)
                 return []
-            pending = [self._pend(call) for call in message.tool_calls]
+            pending = list(map(self._pend, tool_calls))
         except HarnessError as exc:
             if message.tool_calls:  # keep the history well formed: every call gets a result
                 self._answer_not_run(message.tool_calls, exc)
@@ -470,12 +516,13 @@ class LoopCore:
         with self._user_lock:  # the calls' emitters close here (see _progress)
             pending, self._pending = self._pending, []
         self._phase = Phase.READY
-        open_ = self._require_open()
+        open_ = self._open or self._require_open()
         error: HarnessError | None = None
         signal: LoopSignal | None = None
         direct: tuple[ToolCall, ToolResult] | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
             call = item.call
+            call_id, name = call.id, call.name  # read once: pydantic reads are not cheap
             if signal is None and isinstance(result.exception, LoopSignal):
                 signal = result.exception
             if direct is None and not result.is_error and is_return_direct(item.tool):
@@ -485,16 +532,17 @@ class LoopCore:
                 self.trace.children.extend(result.child_traces)
                 self._account_children(result.child_traces)
             notes = []
-            if error is None and self._result_hooks:
+            listening = self._listening(result) if error is None and self._result_hooks else ()
+            if listening:
                 try:
                     context = self._context(call=call, tool=item.tool, result=result)
-                    for change in self._ask_strategy("on_tool_result", context):
+                    for change in self._ask_strategy("on_tool_result", context, listening):
                         self.apply_change(change, call)
                         if change.result_note:
                             notes.append(change.result_note)
                 except HarnessError as exc:
                     error = exc
-            content = model_content(result, call.name)
+            content = model_content(result, name)
             if notes:
                 content = "\n\n".join((content, *notes))
             for_user = user_text(result) if result.error_kind != "signal" else None
@@ -507,9 +555,9 @@ class LoopCore:
                 )
             is_async = result.is_async and not result.is_error
             open_.calls.append(
-                CallRecord(
-                    id=call.id,
-                    name=call.name,
+                _CallRecord(
+                    id=call_id,
+                    name=name,
                     arguments=call.arguments,
                     content=content,
                     is_error=result.is_error,
@@ -524,8 +572,13 @@ class LoopCore:
                 )
             )
             self.messages.append(
-                ToolMessage(
-                    tool_call_id=call.id, content=content, name=call.name, is_error=result.is_error
+                _tool_message(
+                    {
+                        "tool_call_id": call_id,
+                        "content": content,
+                        "name": name,
+                        "is_error": result.is_error,
+                    }
                 )
             )
             if is_async:
@@ -605,12 +658,13 @@ class LoopCore:
 
     def _emit_call(self, call: ToolCall, result: ToolResult) -> None:
         if not result.is_error:
-            self.called[call.name] = self.called.get(call.name, 0) + 1
+            name = call.name  # read once: pydantic attribute reads are not cheap
+            self.called[name] = self.called.get(name, 0) + 1
             self.emit(
-                ToolCalled(
+                _ToolCalled(
                     iteration=self.iteration,
                     call_id=call.id,
-                    name=call.name,
+                    name=name,
                     arguments=call.arguments,
                     silent=result.silent,
                 )
@@ -699,12 +753,14 @@ class LoopCore:
         return self._open
 
     def _unique_ids(self, message: AssistantMessage) -> AssistantMessage:
-        if not message.tool_calls:
+        tool_calls = message.tool_calls
+        if not tool_calls:
             return message
         seen = self._seen_ids
         fixed: list[ToolCall] | None = None
-        for index, call in enumerate(message.tool_calls):
-            new_id = call.id or f"call_{self.iteration}_{index}"
+        for index, call in enumerate(tool_calls):
+            call_id = call.id
+            new_id = call_id or f"call_{self.iteration}_{index}"
             if new_id in seen:
                 base, n = new_id, 2
                 while f"{base}_dup{n}" in seen:
@@ -720,9 +776,9 @@ class LoopCore:
                         ),
                     )
                 )
-            if new_id != call.id:
+            if new_id != call_id:
                 if fixed is None:
-                    fixed = list(message.tool_calls[:index])
+                    fixed = list(tool_calls[:index])
                 fixed.append(call.model_copy(update={"id": new_id}))
             elif fixed is not None:
                 fixed.append(call)
@@ -732,7 +788,8 @@ class LoopCore:
         return message.model_copy(update={"tool_calls": tuple(fixed)})
 
     def _pend(self, call: ToolCall) -> PendingCall:
-        tool = self.toolset.get(call.name)
+        name = call.name  # read once: pydantic attribute reads are not cheap
+        tool = self.toolset.get(name)
         if tool is None:
             if self.options.unknown_tool == "raise":
                 raise ToolNotFound(call.name, self.toolset.names)
@@ -757,7 +814,7 @@ class LoopCore:
         prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):
             return PendingCall(call=call, tool=tool, immediate=prepared)
-        return PendingCall(call=call, tool=tool, prepared=prepared)
+        return _PendingCall(call=call, tool=tool, prepared=prepared)
 
     def _finish_answer(self, message: AssistantMessage) -> None:
         text = message.content

@@ -100,6 +100,8 @@ def abandoned_events(
     pending: Sequence[PendingCall], outcomes: Sequence[Outcome], iteration: int
 ) -> list[ToolAbandoned]:
     """A ``ToolAbandoned`` event for each call that missed its deadline."""
+    if len(outcomes) == 1 == len(pending) and outcomes[0][0].error_kind != "timeout":
+        return []  # the common case, without the loop
     events = []
     for item, (result, _) in zip(pending, outcomes, strict=True):
         exc = result.exception
@@ -199,6 +201,8 @@ def _log_start(pending: PendingCall, is_async: bool) -> float:
 def _log_end(pending: PendingCall, outcome: Outcome, started: float) -> Outcome:
     """Log how a call ended and how long it took (never its arguments or values)."""
     result, attempts = outcome
+    if not result.is_error and not _log.isEnabledFor(logging.DEBUG):
+        return outcome
     elapsed = (time.perf_counter() - started) * 1000
     name, call_id = pending.call.name, pending.call.id
     if not result.is_error:

@@ -97,20 +97,22 @@ class CallContext(Mapping[str, Any]):
         ``objects`` are the call's typed context objects and ``toolset_objects`` those of
         the toolset the tool is offered from (see ``context_layers``).
         """
-        merged = {**self._values, **values} if values else self._values
-        made = CallContext(
-            merged,
-            state=self.state,
-            run_id=self.run_id,
-            iteration=iteration,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            loop_id=self._loop_id,
-            progress=self._sink,
-            completions=self._completions,
-        )
-        made._layers = (objects, self._layers[1], toolset_objects)
-        return made
+        # built field by field (one per call, on the loop's hot path): ``__init__`` would
+        # copy the values again; contexts never change their ``_values``, so sharing the
+        # run's dict is safe
+        context = CallContext.__new__(CallContext)
+        context._values = {**self._values, **values} if values else self._values
+        context._layers = (objects, self._layers[1], toolset_objects)
+        context._sink = self._sink
+        context._emitter = None
+        context._loop_id = self._loop_id
+        context._completions = self._completions
+        context.state = self.state
+        context.run_id = self.run_id
+        context.iteration = iteration
+        context.tool_name = tool_name
+        context.tool_call_id = tool_call_id
+        return context
 
     def context_layers(
         self, tool: ContextObjects | None = None

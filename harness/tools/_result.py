@@ -9,6 +9,7 @@ import pydantic_core
 from pydantic import BaseModel
 
 from harness._errors import UsageError
+from harness._frozen import fast_init
 
 __all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model"]
 
@@ -34,6 +35,10 @@ def clean_text(text: str) -> str:
     return text
 
 
+_PLAIN = frozenset({int, float, bool, dict, list, tuple})
+"""Exact types that are never pydantic models (no ``isinstance`` walk for them)."""
+
+
 def serialize_for_model(value: Any) -> str:
     """Text for the model: strings pass through unchanged, anything else becomes JSON."""
     if isinstance(value, str):
@@ -41,7 +46,7 @@ def serialize_for_model(value: Any) -> str:
     if value is None:
         return "null"
     try:
-        if isinstance(value, BaseModel):
+        if type(value) not in _PLAIN and isinstance(value, BaseModel):
             return value.model_dump_json(fallback=_fallback)  # e.g. a provider in a field
         return pydantic_core.to_json(value, fallback=_fallback).decode()
     except ValueError as exc:
@@ -90,6 +95,7 @@ def _acyclic(value: Any, path: set[int]) -> Any:
         path.discard(id(value))
 
 
+@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The outcome of one tool call.

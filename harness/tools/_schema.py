@@ -68,8 +68,9 @@ class ArgsSchema:
         mode; otherwise the strict error is raised. So every value valid under
         ``json_schema`` is accepted.
         """
-        try:
-            return self.model.model_validate_json(raw, strict=True)
+        try:  # the model's validator itself: model_validate_json without its wrapper
+            parsed: BaseModel = self.model.__pydantic_validator__.validate_json(raw, strict=True)
+            return parsed
         except ValidationError as strict_error:
             try:
                 data = json.loads(raw, parse_constant=_reject_constant)
@@ -82,7 +83,14 @@ class ArgsSchema:
     def call_kwargs(self, parsed: BaseModel) -> dict[str, Any]:
         """The validated arguments as keyword arguments of the function."""
         values = parsed.__dict__
+        if self._same_names:
+            return dict(values)
         return {param: values[field] for field, param in self.fields}
+
+    @functools.cached_property
+    def _same_names(self) -> bool:
+        """True when every field has its parameter's name: the kwargs are the values."""
+        return all(field == param for field, param in self.fields)
 
 
 class _Unset:

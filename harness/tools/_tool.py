@@ -15,6 +15,7 @@ from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
+from harness._frozen import maker
 from harness._secrets import register_secret, scrub_text
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
@@ -62,7 +63,7 @@ class PreparedCall:
     def run_sync(self) -> Any:
         """Call the tool in this thread (an async tool runs on a private event loop)."""
         value = self.function(*self.args, **self.kwargs)
-        if inspect.isawaitable(value):
+        if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
             return asyncio.run(_await(value))
         return value
 
@@ -86,6 +87,15 @@ def _overridable(policy: bool | Collection[str], presets: Mapping[str, Any]) -> 
             [f"expected True, False or a collection of preset names, got {policy!r}"],
         )
     return frozenset(policy)
+
+
+_NEVER_AWAITABLE = frozenset({str, int, float, bool, type(None), dict, list, tuple, bytes})
+"""Exact types ``run_sync`` need not test with ``inspect.isawaitable``."""
+
+
+# built without type.__call__ on every call (harness._frozen)
+_PreparedCall = maker(PreparedCall)
+_ToolResult = maker(ToolResult)
 
 
 async def _await(value: Any) -> Any:
@@ -455,7 +465,7 @@ class Tool:
                         kwargs[name] = value
             else:
                 kwargs.update(self.presets.values)
-        return PreparedCall(self, self.handler, (), kwargs, self.is_async, context)
+        return _PreparedCall(self, self.handler, (), kwargs, self.is_async, context)
 
     def _inject(
         self, kwargs: dict[str, Any], context: CallContext, args_schema: ArgsSchema
@@ -524,7 +534,7 @@ class Tool:
                 error_kind="unserializable",
                 exception=exc,
             )
-        return ToolResult(content=content, value=value)
+        return _ToolResult(content=content, value=value)
 
     def error_result(
         self, exc: BaseException, *, context: Mapping[str, Any] | None = None

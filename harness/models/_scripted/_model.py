@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, get_args
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast, get_args
 
 from harness._errors import ScriptError
+from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
 from harness.loop import Model, ModelRequest, ModelResponse, Usage, follow_up_source
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage
@@ -28,13 +29,23 @@ __all__ = ["ScriptedModel"]
 
 _NO_USAGE = Usage()
 _STEP_TYPES: tuple[type, ...] = get_args(Step)
+_STEP_SET = frozenset(_STEP_TYPES)
 
 _GLOB_CHARS = frozenset("*?[")
+_ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
+
+# ``Model(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)
+_tool_call: Callable[[dict[str, Any]], ToolCall] = ToolCall.__pydantic_validator__.validate_python
+_assistant_message: Callable[[dict[str, Any]], AssistantMessage] = (
+    AssistantMessage.__pydantic_validator__.validate_python
+)
 
 
 def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> list[str]:
+    if pattern in name_set:  # an offered name (never a glob: names have no glob characters)
+        return [pattern]
     if not _GLOB_CHARS.intersection(pattern):
-        return [pattern] if pattern in name_set else []
+        return []
     return match_names(pattern, names)
 
 
@@ -81,9 +92,14 @@ class ScriptedModel(Model):
         require_exhausted: bool = True,
         name: str = "scripted",
     ) -> None:
-        self.steps: list[Step] = [
-            s if not isinstance(s, Mapping) else step_from_data(s, i) for i, s in enumerate(steps)
-        ]
+        self.steps: list[Step]
+        if all(type(s) in _STEP_SET for s in steps):  # built steps: no Mapping check each
+            self.steps = cast("list[Step]", list(steps))
+        else:
+            self.steps = [
+                s if not isinstance(s, Mapping) else step_from_data(s, i)
+                for i, s in enumerate(steps)
+            ]
         for index, step in enumerate(self.steps):
             if not isinstance(step, _STEP_TYPES):
                 raise ScriptError(
@@ -133,6 +149,8 @@ class ScriptedModel(Model):
                 )
             step = self.steps[self.position]
             self.position += 1
+            if type(step) is CallStep:  # the common case, without _respond's dispatch
+                return self._calls_response((step,), step, names, request)
             if isinstance(step, ExpectOffered):
                 self._check_offered(step, names)
                 continue
@@ -261,14 +279,16 @@ class ScriptedModel(Model):
         for call_step in call_steps:
             self._call_counter += 1
             tool_calls.append(
-                ToolCall(
-                    id=call_step.id or f"call_{self._call_counter}",
-                    name=self._resolve(call_step, names),
-                    arguments=self._arguments(call_step, request),
+                _tool_call(
+                    {
+                        "id": call_step.id or f"call_{self._call_counter}",
+                        "name": self._resolve(call_step, names),
+                        "arguments": self._arguments(call_step, request),
+                    }
                 )
             )
-        return ModelResponse(
-            message=AssistantMessage(tool_calls=tuple(tool_calls)),
+        return _ModelResponse(
+            message=_assistant_message({"tool_calls": tuple(tool_calls)}),
             finish_reason=step.finish_reason or "tool_calls",
             usage=step.usage or _NO_USAGE,
             model_name=self.name,
