@@ -170,6 +170,57 @@ def _unrelated(values: list[str]) -> bool:
     )
 
 
+def _record_secrets(
+    wire: WireServer, echo_url: str, secrets: list[str], header: str, query: str, folder: str
+) -> Path:
+    """Record the two exchanges of ``test_no_secret_reaches_the_cassette_over_http`` with
+    ``secrets`` placed everywhere; the cassette's path."""
+    key, by_name, configured, registered, field = secrets
+    register_secret(registered)
+    try:
+        path = Path(folder) / "c.yaml"
+        with open_cassette(path, record_mode="once", secrets=[configured]):
+            userinfo = f"user:{urllib.parse.quote(key, safe='')}@"
+            with openai.OpenAI(
+                base_url=wire.url.replace("http://", f"http://{userinfo}"),
+                api_key=header_safe(key),
+                max_retries=0,
+                default_headers={header: header_safe(by_name)},
+                default_query={query: by_name},
+            ) as client:
+                client.chat.completions.create(  # the model echoes the message back
+                    model="gpt-test",
+                    messages=[{"role": "user", "content": f"{key} | {by_name} | {configured}"}],
+                    user=configured,
+                    metadata={"note": by_name},
+                )
+            with httpx2.Client() as http:
+                http.post(
+                    f"{echo_url}/v1/x?{query}={urllib.parse.quote(field, safe='')}&page=2",
+                    headers={"x-echo": header_safe(registered), header: header_safe(key)},
+                    content=json.dumps({"password": field, "note": f"<{field}>"}),
+                )
+        return path
+    finally:
+        forget_secrets([registered])
+
+
+_BASELINE: list[str] = []
+"""What such a cassette holds anyway (header names, ids, protocol words), recorded once."""
+
+
+def _cassette_vocabulary(wire: WireServer, echo_url: str) -> str:
+    if not _BASELINE:
+        baseline = [f"Qz{i}#baseline#Wv{i}" for i in range(SECRETS_PER_EXAMPLE)]
+        with tempfile.TemporaryDirectory() as folder:
+            path = _record_secrets(
+                wire, echo_url, baseline, HEADER_NAMES[0], QUERY_NAMES[0], folder
+            )
+            _BASELINE.append(path.read_text(encoding="utf-8"))
+        _BASELINE.extend((*HEADER_NAMES, *QUERY_NAMES))
+    return "\n".join(_BASELINE).lower()
+
+
 @settings(
     max_examples=HTTP_EXAMPLES,
     deadline=None,
@@ -189,37 +240,17 @@ def test_no_secret_reaches_the_cassette_over_http(
     key (Authorization + userinfo), credential header + query parameter, a configured
     value (``secrets=``) in body fields, a registered value (as a preset would be) echoed
     in response headers, a credential JSON field echoed in a gzip response body."""
-    key, by_name, configured, registered, field = secrets
-    register_secret(registered)
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "c.yaml"
-            with open_cassette(path, record_mode="once", secrets=[configured]):
-                userinfo = f"user:{urllib.parse.quote(key, safe='')}@"
-                with openai.OpenAI(
-                    base_url=wire.url.replace("http://", f"http://{userinfo}"),
-                    api_key=header_safe(key),
-                    max_retries=0,
-                    default_headers={header: header_safe(by_name)},
-                    default_query={query: by_name},
-                ) as client:
-                    client.chat.completions.create(  # the model echoes the message back
-                        model="gpt-test",
-                        messages=[{"role": "user", "content": f"{key} | {by_name} | {configured}"}],
-                        user=configured,
-                        metadata={"note": by_name},
-                    )
-                with httpx2.Client() as http:
-                    http.post(
-                        f"{echo_url}/v1/x?{query}={urllib.parse.quote(field, safe='')}&page=2",
-                        headers={"x-echo": header_safe(registered), header: header_safe(key)},
-                        content=json.dumps({"password": field, "note": f"<{field}>"}),
-                    )
-            for secret in secrets:
-                assert_cassette_clean(path, secret)
-            assert "page=2" in path.read_text(encoding="utf-8")  # scrubbing is targeted
-    finally:
-        forget_secrets([registered])
+    vocabulary = _cassette_vocabulary(wire, echo_url)
+    # a generated "secret" that is a piece of what the cassette holds anyway (X-REQUES of
+    # x-request-id) would be reported as a leak that is not one
+    assume(
+        not any(f.lower() in vocabulary for s in secrets for f in secret_forms(s) if len(f) >= 8)
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = _record_secrets(wire, echo_url, secrets, header, query, folder)
+        for secret in secrets:
+            assert_cassette_clean(path, secret)
+        assert "page=2" in path.read_text(encoding="utf-8")  # scrubbing is targeted
 
 
 PURE_EXAMPLES = 600
