@@ -917,20 +917,7 @@ class LoopCore:
             self.completions.delivered(entry)
             self.trace.children.extend(result.child_traces)
             self.trace.completions.append(
-                CompletionRecord(
-                    call_id=entry.call_id,
-                    name=entry.name,
-                    started_iteration=entry.started_iteration,
-                    status="delivered",
-                    iteration=self.iteration,
-                    content=content,
-                    is_error=result.is_error,
-                    error_kind=result.error_kind,
-                    value=result.value,
-                    exception=result.exception,
-                    user_content=result.user_content,
-                    silent=result.silent,
-                )
+                self._completion_record(entry, "delivered", result, content=content)
             )
             _log.info(
                 "run %s iteration %d: async call %s of %s delivered",
@@ -959,6 +946,40 @@ class LoopCore:
                     )
                 )
 
+    def _completion_record(
+        self,
+        entry: Any,
+        status: str,
+        result: ToolResult | None,
+        *,
+        content: str | None = None,
+        reason: str | None = None,
+    ) -> CompletionRecord:
+        """The trace's record of how ``entry`` (an async call) ended; ``result`` is what it
+        reported back (``None`` when it never did)."""
+        reported: dict[str, Any] = (
+            {}
+            if result is None
+            else {
+                "is_error": result.is_error,
+                "error_kind": result.error_kind,
+                "value": result.value,
+                "exception": result.exception,
+                "user_content": result.user_content,
+                "silent": result.silent,
+            }
+        )
+        return CompletionRecord(
+            call_id=entry.call_id,
+            name=entry.name,
+            started_iteration=entry.started_iteration,
+            status=status,
+            iteration=self.iteration,
+            content=content,
+            reason=reason,
+            **reported,
+        )
+
     def _record_lost(self, entries: Sequence[Any]) -> None:
         """Record lost completions in the trace and emit ``CompletionLost``."""
         for entry in entries:
@@ -971,20 +992,7 @@ class LoopCore:
             ).format(max_iterations=self.options.max_iterations)
             _log.warning("run %s: %s", self.run_id, message)
             self.trace.completions.append(
-                CompletionRecord(
-                    call_id=entry.call_id,
-                    name=entry.name,
-                    started_iteration=entry.started_iteration,
-                    status="lost",
-                    iteration=self.iteration,
-                    is_error=result.is_error if result is not None else False,
-                    error_kind=result.error_kind if result is not None else None,
-                    value=result.value if result is not None else None,
-                    exception=result.exception if result is not None else None,
-                    user_content=result.user_content if result is not None else None,
-                    silent=result.silent if result is not None else False,
-                    reason=reason,
-                )
+                self._completion_record(entry, "lost", result, reason=reason)
             )
             self.emit(
                 CompletionLost(
