@@ -209,7 +209,7 @@ class LoopCore:
         self.capabilities = capabilities or ModelCapabilities()
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
         self.trace = Trace(initial_tools=toolset.names)
-        self._user_lock = threading.Lock()
+        self._user_lock = threading.RLock()
         """Guards the user channel: progress chunks arrive from tool threads."""
         self.completions = CompletionQueue()
         """Async calls and their completions (thread-safe); a driver waits on it in phase
@@ -547,12 +547,7 @@ class LoopCore:
                 content = "\n\n".join((content, *notes))
             for_user = user_text(result) if result.error_kind != "signal" else None
             if for_user is not None:
-                self.user_outputs.append(for_user)
-                self.emit(
-                    UserNotified(
-                        iteration=self.iteration, call_id=call.id, name=call.name, content=for_user
-                    )
-                )
+                self._notify_user(call.id, call.name, for_user)
             is_async = result.is_async and not result.is_error
             open_.calls.append(
                 _CallRecord(
@@ -610,6 +605,12 @@ class LoopCore:
                     "returned (or the run ended); progress can only be sent while the call "
                     "runs: send a final message in the result's user_content instead"
                 )
+            self._notify_user(call_id, name, text, progress=True)
+
+    def _notify_user(self, call_id: str, name: str, text: str, *, progress: bool = False) -> None:
+        """Send ``text`` to the user channel: ``RunResult.user_outputs`` and a
+        ``UserNotified`` event, in the same order (progress chunks come from tool threads)."""
+        with self._user_lock:
             self.user_outputs.append(text)
             self.emit(
                 UserNotified(
@@ -617,7 +618,7 @@ class LoopCore:
                     call_id=call_id,
                     name=name,
                     content=text,
-                    progress=True,
+                    progress=progress,
                 )
             )
 
@@ -936,15 +937,7 @@ class LoopCore:
             )
             for_user = user_text(result)
             if for_user is not None:
-                self.user_outputs.append(for_user)
-                self.emit(
-                    UserNotified(
-                        iteration=self.iteration,
-                        call_id=entry.call_id,
-                        name=entry.name,
-                        content=for_user,
-                    )
-                )
+                self._notify_user(entry.call_id, entry.name, for_user)
 
     def _completion_record(
         self,
