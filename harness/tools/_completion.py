@@ -9,12 +9,17 @@ value and forwards it to the loop's sink, so the tool layer stays free of loop l
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from harness._errors import CompletionError
+from harness._secrets import scrub_text
 from harness.tools._result import ToolResult
 
 __all__ = ["Completion", "CompletionSink", "completion_result"]
+
+_MIN_HIDDEN = 4
+"""Context values shorter than this are not hidden (as in ``Tool.error_result``)."""
 
 
 class CompletionSink(Protocol):
@@ -81,10 +86,19 @@ class Completion:
     the call id; a call after the run settled the call raises ``LateCompletion``.
     """
 
-    __slots__ = ("_sink", "call_id", "tool_name")
+    __slots__ = ("_hidden", "_sink", "call_id", "tool_name")
 
-    def __init__(self, sink: CompletionSink, *, call_id: str, tool_name: str) -> None:
+    def __init__(
+        self, sink: CompletionSink, *, call_id: str, tool_name: str, hidden: Iterable[Any] = ()
+    ) -> None:
         self._sink = sink
+        self._hidden = tuple(
+            text
+            for text in (str(v) for v in hidden if v is not None and not isinstance(v, bool))
+            if len(text) >= _MIN_HIDDEN
+        )
+        """Values ``fail`` hides from its message (the call's context values); registered
+        secrets, presets included, are hidden too."""
         self.call_id = call_id
         """The id of the call that started the work (the follow-up names it)."""
         self.tool_name = tool_name
@@ -100,12 +114,14 @@ class Completion:
         if isinstance(error, BaseException):
             message = f"{type(error).__name__}: {error}".rstrip(": ")
             result = ToolResult.error(
-                f"Tool {self.tool_name!r} failed in the background: {message}",
+                scrub_text(
+                    f"Tool {self.tool_name!r} failed in the background: {message}", self._hidden
+                ),
                 kind="exception",
                 exception=error,
             )
         elif isinstance(error, str):
-            result = ToolResult.error(error, kind="error")
+            result = ToolResult.error(scrub_text(error, self._hidden), kind="error")
         else:
             raise CompletionError(
                 f"completion.fail() of call {self.call_id!r} (tool {self.tool_name!r}) takes "

@@ -157,7 +157,12 @@ class CallContext(Mapping[str, Any]):
                 f"no completion callback: this call context ({self!r}) is not part of a "
                 "run's tool call; run the tool through harness.run/arun to report back later"
             )
-        return Completion(self._completions, call_id=self.tool_call_id, tool_name=self.tool_name)
+        return Completion(
+            self._completions,
+            call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            hidden=self._values.values(),
+        )
 
     def report_back(self, result: Any) -> None:
         """Shortcut for ``self.completion(result)``."""

@@ -46,7 +46,7 @@ from harness.models import (
     reply,
 )
 from harness.scenarios import timeline_rows
-from harness.tools import Completion, Toolset
+from harness.tools import Completion, Tool, Toolset
 
 DRIVERS = ["sync", "async"]
 
@@ -669,3 +669,41 @@ def test_a_completion_shows_its_call_but_not_the_context_values() -> None:
     )
     shown = repr(jobs.completions["peek"])
     assert shown == "Completion(call_id='c-1', tool_name='peek')"
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_background_failure_hides_call_context_and_preset_values(driver: str) -> None:
+    """``completion.fail(exc)`` builds a model-visible message from the exception: the
+    call context's values and the tool's presets in it are hidden, as for a tool that
+    raises."""
+    token = "ctx-token-5f1e9a2b"
+    preset = "preset-key-77c0d4e1"
+    started: list[Completion] = []
+
+    def export(report: str, api_key: str, ctx: CallContext) -> ToolResult:
+        """Export a report in the background."""
+        started.append(ctx.completion)
+        return ToolResult.started("Export started.")
+
+    tool = Tool.from_function(export, presets={"api_key": preset})
+
+    def fail_after_call(event: Event) -> None:
+        if event.kind == "ToolCalled" and started:
+            started[0].fail(RuntimeError(f"upload refused for {token} with key {preset}"))
+
+    model = ScriptedModel(
+        [call("export", report="q3", id="c-exp"), expect_message("upload refused"), reply("ok")]
+    )
+    result = drive(
+        driver,
+        model,
+        "Export.",
+        tools=[tool],
+        observers=[fail_after_call],
+        context={"token": token},
+    )
+    shown = [m.content for m in result.messages if isinstance(m.content, str)]
+    shown += [c.content or "" for c in result.trace.completions]
+    assert any("upload refused for [hidden]" in text for text in shown), shown
+    for text in shown:
+        assert token not in text and preset not in text, text
