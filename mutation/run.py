@@ -65,6 +65,18 @@ TARGETS: dict[str, Target] = {
             "tests/loop/test_async_tools_properties.py",
         ),
     ),
+    "completion_callback": Target(
+        ("harness/tools/_completion.py",),
+        ("tests/loop/test_loop_async_tools.py", "tests/loop/test_async_tools_properties.py"),
+    ),
+    "context_injection": Target(
+        ("harness/tools/_inject.py",),
+        (
+            "tests/tools/test_tool_injection.py",
+            "tests/tools/test_injection_properties.py",
+            "tests/loop/test_loop_injection.py",
+        ),
+    ),
     "loop_phases": Target(("harness/loop/_phases.py",), ("tests/loop/test_loop_phases.py",)),
     "loop_execution": Target(
         ("harness/loop/_execution.py",),
@@ -106,6 +118,10 @@ TARGETS: dict[str, Target] = {
     "network_guard": Target(
         ("harness/testing/_network.py",),
         ("tests/plugin/test_network_guard.py", "tests/plugin/test_plugin_network.py"),
+    ),
+    "sdk_fast_path": Target(
+        ("harness/models/_openai/_fast.py", "harness/models/_wire/_decode.py"),
+        ("tests/models/test_openai_fast_path.py", "tests/models/test_wire_incremental.py"),
     ),
     "wire_validation": Target(
         ("harness/models/_wire/_validation.py", "harness/models/_wire/_messages_validation.py"),
