@@ -180,3 +180,16 @@ def test_follow_up_texts_name_the_tool_and_call_and_parse_back() -> None:
     assert follow_up_source(failed) == ("export", "id (x)")
     assert follow_up_source("just a user message") is None
     assert follow_up_source(None) is None
+
+
+def test_the_longest_wait_is_never_negative() -> None:
+    """A wait started earlier whose deadline has passed reports 0 seconds left (the
+    ``CompletionsAwaited.deadline``), not a negative wait; nothing pending waits 0."""
+    clock = Clock()
+    queue = CompletionQueue(clock=clock)
+    assert queue.start_wait(default_deadline=5) == ([], 0.0)
+    queue.register("c1", "job", started(1), iteration=1)
+    queue.start_wait(default_deadline=5)
+    clock.now += 3
+    waiting, longest = queue.start_wait(default_deadline=5)
+    assert [e.call_id for e in waiting] == ["c1"] and longest == 0.0

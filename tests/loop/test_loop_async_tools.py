@@ -707,3 +707,27 @@ def test_a_background_failure_hides_call_context_and_preset_values(driver: str) 
     assert any("upload refused for [hidden]" in text for text in shown), shown
     for text in shown:
         assert token not in text and preset not in text, text
+
+
+def test_a_background_failure_hides_context_values_of_four_characters_or_more() -> None:
+    """The same length rule as a raising tool: shorter values are too common to hide."""
+    started: list[Completion] = []
+
+    @llm_tool
+    def job(ctx: CallContext) -> ToolResult:
+        """Start a job."""
+        started.append(ctx.completion)
+        return ToolResult.started()
+
+    def fail_after_call(event: Event) -> None:
+        if event.kind == "ToolCalled" and started:
+            started[0].fail("codes abc and abcd refused")
+
+    model = ScriptedModel([call("job"), expect_message("refused"), reply("ok")])
+    result = run_sync(model, [job], fail_after_call, context={"short": "abc", "four": "abcd"})
+    [record] = result.trace.completions
+    assert record.content == "codes abc and [hidden] refused"
+
+
+def run_sync(model: Any, tools: list[Any], observer: Any, **options: Any) -> Any:
+    return drive("sync", model, "Go.", tools=tools, observers=[observer], **options)

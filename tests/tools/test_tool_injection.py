@@ -190,6 +190,15 @@ def test_missing_object_with_a_default_uses_the_default() -> None:
     assert run_tool(as_tool(f), "{}", ctx()) == "none"
     assert run_tool(as_tool(f), "{}", ctx(run=[Clock("nine")])) == "nine"
 
+    noon = Clock("noon")
+
+    @llm_tool
+    def g(clock: Clock = noon) -> str:
+        """G."""
+        return clock.now
+
+    assert run_tool(as_tool(g), "{}", ctx()) == "noon"  # the default, not None
+
 
 def test_unrelated_objects_do_not_match() -> None:
     result = run_tool(as_tool(what_time), "{}", ctx(run=[Database("x"), ChatContext("web", "c1")]))
