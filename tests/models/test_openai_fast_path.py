@@ -446,3 +446,29 @@ def test_replaced_reasoning_items_are_sent_afresh() -> None:
     fast, sdk = transport.sent[-2:]
     assert b'"rs_2"' in fast.content and b'"rs_1"' not in fast.content
     assert _wire(fast) == _wire(sdk)
+
+
+def test_values_the_sdk_encoder_refuses_leave_the_body_to_the_sdk() -> None:
+    """A value ``json`` cannot write (NaN: ValueError; an object: TypeError) gives no
+    fast body, so the SDK encodes the request itself, with its own error."""
+    assert _fast.body_bytes(("model",), {"model": "m"}, {}) == b'{"model":"m"}'
+    assert _fast.body_bytes(("temperature",), {"temperature": float("nan")}, {}) is None
+    assert _fast.body_bytes(("metadata",), {"metadata": object()}, {}) is None
+
+
+def test_a_post_without_stream_arguments_still_has_a_plan() -> None:
+    """An SDK whose ``create`` leaves out ``stream``/``stream_cls`` (unstreamed calls) is
+    still served by the fast path; only an argument the plan does not know turns it off."""
+    params = {"model": "m", "messages": []}
+    posted = _fast._Posted(
+        "/chat/completions",
+        {"body": {"model": None, "messages": None}, "options": {}, "cast_to": dict},
+    )
+    plan = _fast._plan(posted, params)
+    assert plan is not None and (plan.stream, plan.stream_cls, plan.order) == (
+        False,
+        None,
+        ("model", "messages"),
+    )
+    posted.arguments["extra_thing"] = 1
+    assert _fast._plan(posted, params) is None
