@@ -25,7 +25,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from harness import run
+from harness import CallContext, ToolResult, run
 from harness._errors import CassetteError, ProviderError, UsageError
 from harness._secrets import forget_secrets, known_secrets, register_secret, secret_forms
 from harness.loop import Model, ModelRequest, ModelResponse
@@ -301,9 +301,9 @@ def test_engine_scrubs_a_secret_in_every_place(
 # -- harness-produced strings -----------------------------------------------------------------
 
 
-def _leaky(api_key: str, mode: str) -> str:
-    """A tool that fails while showing its preset in a form chosen by ``mode``."""
-    shown = {
+def _shown(api_key: str, mode: str) -> str:
+    """``api_key`` in the form ``mode`` names."""
+    return {
         "plain": api_key,
         "upper": api_key.upper(),
         "quoted": urllib.parse.quote(api_key, safe=""),
@@ -311,14 +311,25 @@ def _leaky(api_key: str, mode: str) -> str:
         "repr": repr(api_key),
         "bytes": repr(api_key.encode()),
     }[mode]
-    raise RuntimeError(f"upstream refused {shown}")
 
 
-def _shown_texts(secret: str, mode: str) -> tuple[list[str], str]:
-    """Every string the harness shows for a run whose tool leaks ``secret`` in ``mode``,
-    and the content of that call."""
-    tool = as_tool(_leaky, presets={"api_key": secret})
-    call = ToolCall(id="c1", name="_leaky", arguments=json.dumps({"mode": mode}))
+def _leaky(api_key: str, mode: str) -> str:
+    """A tool that fails while showing its preset in a form chosen by ``mode``."""
+    raise RuntimeError(f"upstream refused {_shown(api_key, mode)}")
+
+
+def _leaky_later(api_key: str, mode: str, ctx: CallContext) -> ToolResult:
+    """An async tool whose background work fails showing its preset (``completion.fail``)."""
+    ctx.completion.fail(RuntimeError(f"upstream refused {_shown(api_key, mode)}"))
+    return ToolResult.started()
+
+
+def _shown_texts(secret: str, mode: str, background: bool = False) -> tuple[list[str], str]:
+    """Every string the harness shows for a run whose tool leaks ``secret`` in ``mode``
+    (raising, or failing in the ``background``), and the content of that failure."""
+    function = _leaky_later if background else _leaky
+    tool = as_tool(function, presets={"api_key": secret})
+    call = ToolCall(id="c1", name=function.__name__, arguments=json.dumps({"mode": mode}))
 
     class Calls(Model):
         __test__ = False
@@ -340,7 +351,8 @@ def _shown_texts(secret: str, mode: str) -> tuple[list[str], str]:
         *(str(v) for _, v in junit_properties([result.trace])),
         *(str(m) for m in result.messages),
     ]
-    return texts, result.trace.calls[0].content
+    failure = result.trace.completions[0] if background else result.trace.calls[0]
+    return texts, failure.content or ""
 
 
 @functools.cache
@@ -348,7 +360,11 @@ def _vocabulary() -> str:
     """What the harness shows anyway (keys, labels, messages) for such a run. A generated
     "secret" found in it (``RETURN_D`` in ``return_direct``) would be reported as a leak
     that is not one, so such values are skipped."""
-    shown = [_shown_texts("Vq8#baseline#Zx4", mode)[0] for mode in ("plain", "upper")]
+    shown = [
+        _shown_texts("Vq8#baseline#Zx4", mode, background)[0]
+        for mode in ("plain", "upper")
+        for background in (False, True)
+    ]
     forget_secrets()
     return "\n".join(text for texts in shown for text in texts)
 
@@ -359,12 +375,16 @@ def _vocabulary() -> str:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(
-    secret=secrets_st, mode=st.sampled_from(["plain", "upper", "quoted", "json", "repr", "bytes"])
+    secret=secrets_st,
+    mode=st.sampled_from(["plain", "upper", "quoted", "json", "repr", "bytes"]),
+    background=st.booleans(),
 )
-def test_no_secret_in_any_string_the_harness_shows(secret: str, mode: str) -> None:
+def test_no_secret_in_any_string_the_harness_shows(
+    secret: str, mode: str, background: bool
+) -> None:
     vocabulary = _vocabulary()
     assume(not any(f in vocabulary for f in secret_forms(secret) if len(f) >= 8))
-    texts, content = _shown_texts(secret, mode)
+    texts, content = _shown_texts(secret, mode, background)
     assert_no_leak(secret, *texts)
     assert "[hidden]" in content
 
