@@ -32,10 +32,12 @@ from harness._errors import HarnessWarning
 __all__ = [
     "ENV_SECRETS",
     "MIN_SECRET_LENGTH",
+    "MIN_VALUE_LENGTH",
     "REDACTED",
     "Secret",
     "ShortSecretWarning",
     "forget_secrets",
+    "hidden_values",
     "is_credential_field",
     "is_credential_header",
     "is_credential_param",
@@ -52,6 +54,9 @@ REDACTED = "[hidden]"
 """What a scrubbed value is replaced by."""
 MIN_SECRET_LENGTH = 8
 """Shorter values are not scrubbed by value (they would match unrelated text)."""
+MIN_VALUE_LENGTH = 4
+"""Preset and call-context values shorter than this are not hidden from a tool's error
+message (``hidden_values``): they are too common to replace."""
 ENV_SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY", "AZURE_OPENAI_API_KEY")
 """Environment variables whose values are secrets when a cassette records."""
 
@@ -187,6 +192,14 @@ def _marker(secrets: Iterable[str]) -> str:
         if not any(s in marker or marker in s for s in secrets):
             return marker
     return ""
+
+
+def hidden_values(values: Iterable[Any]) -> list[str]:
+    """The texts to hide for preset and call-context ``values`` (``scrub_text``'s
+    ``extra``): each value by its ``str``, except ``None``, booleans and texts shorter
+    than ``MIN_VALUE_LENGTH``."""
+    shown = {str(v) for v in values if v is not None and not isinstance(v, bool)}
+    return [text for text in shown if len(text) >= MIN_VALUE_LENGTH]
 
 
 def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:

@@ -16,6 +16,7 @@ from harness._secrets import (
     Secret,
     ShortSecretWarning,
     forget_secrets,
+    hidden_values,
     is_credential_field,
     is_credential_header,
     is_credential_param,
@@ -191,3 +192,11 @@ def test_a_json_escaped_secret_is_replaced_whole_once_and_twice_escaped(secret: 
     escaped_twice = json.dumps(escaped)[1:-1]
     assert escaped_twice in twice
     assert _secrets.scrub_text(twice, [secret]) == twice.replace(escaped_twice, marker)
+
+
+def test_hidden_values_are_the_texts_of_four_characters_or_more() -> None:
+    """Preset and call-context values hidden from tool errors (``Tool.error_result``,
+    ``completion.fail``): by their ``str``, without ``None``, booleans or short texts."""
+    hidden = hidden_values(["abc", "abcd", None, True, 12345, 123, "abcd"])
+    assert sorted(hidden) == ["12345", "abcd"]
+    assert scrub_text("abc abcd 12345 123 True", hidden) == f"abc {REDACTED} {REDACTED} 123 True"

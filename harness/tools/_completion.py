@@ -13,13 +13,10 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from harness._errors import CompletionError
-from harness._secrets import scrub_text
+from harness._secrets import hidden_values, scrub_text
 from harness.tools._result import ToolResult
 
 __all__ = ["Completion", "CompletionSink", "completion_result"]
-
-_MIN_HIDDEN = 4
-"""Context values shorter than this are not hidden (as in ``Tool.error_result``)."""
 
 
 class CompletionSink(Protocol):
@@ -92,11 +89,7 @@ class Completion:
         self, sink: CompletionSink, *, call_id: str, tool_name: str, hidden: Iterable[Any] = ()
     ) -> None:
         self._sink = sink
-        self._hidden = tuple(
-            text
-            for text in (str(v) for v in hidden if v is not None and not isinstance(v, bool))
-            if len(text) >= _MIN_HIDDEN
-        )
+        self._hidden = hidden_values(hidden)
         """Values ``fail`` hides from its message (the call's context values); registered
         secrets, presets included, are hidden too."""
         self.call_id = call_id

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
-from harness._secrets import register_secret, scrub_text
+from harness._secrets import hidden_values, register_secret, scrub_text
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
 from harness.tools._names import validate_name
@@ -103,7 +103,6 @@ async def _await(value: Any) -> Any:
 
 
 _SHOWN_INPUT = 200
-_MIN_SCRUBBED = 4
 
 
 def _shown(value: Any) -> str:
@@ -551,5 +550,4 @@ class Tool:
 
     def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:
         values = [*self.presets.values.values(), *(context.values() if context else ())]
-        shown = {str(v) for v in values if v is not None and not isinstance(v, bool)}
-        return scrub_text(text, [v for v in shown if len(v) >= _MIN_SCRUBBED])
+        return scrub_text(text, hidden_values(values))
