@@ -88,6 +88,7 @@ from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.loop._usage import add_usage
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
+from harness.tools._patterns import time_budget
 
 __all__ = ["LoopCore", "PendingCall"]
 
@@ -812,7 +813,8 @@ class LoopCore:
             objects=ContextObjects(objects, source="call") if objects else None,
             toolset_objects=self.toolset.context_objects,
         )
-        prepared = tool.prepare(call.arguments, context)
+        with time_budget(self.options.tool_timeout):  # validation is bounded by the timeout
+            prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):
             return PendingCall(call=call, tool=tool, immediate=prepared)
         return _PendingCall(call=call, tool=tool, prepared=prepared)

@@ -14,10 +14,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from harness.tools import Tool, ToolResult, is_valid_name, make_name, serialize_for_model
+from harness.tools._jsonschema import schema_problems
 
 __all__ = ["Listed", "NamePolicy", "Skipped", "model_name", "to_result", "to_tool"]
 
@@ -57,10 +55,9 @@ def schema_problem(schema: Any) -> str | None:
     """Why ``schema`` cannot be a tool's input schema, or ``None``."""
     if not isinstance(schema, Mapping):
         return f"the input schema is not a JSON object: {schema!r}"
-    try:
-        Draft202012Validator.check_schema(dict(schema))
-    except SchemaError as exc:
-        return f"the input schema is not a valid JSON Schema: {exc.message}"
+    problems = schema_problems(schema, subject="the input schema")
+    if problems:
+        return "; ".join(problems)
     if schema.get("type") != "object":
         return f"the input schema must have type 'object' at the root, got {schema.get('type')!r}"
     return None
@@ -88,7 +85,7 @@ def to_tool(
         return Skipped(tool=original, problem=f"{problem}; the tool is not offered")
     description = listed.description or getattr(listed, "title", None) or original
     annotations = listed.annotations.model_dump(exclude_none=True) if listed.annotations else {}
-    tool = Tool.from_schema(
+    return Tool.from_schema(
         name,
         description,
         dict(listed.input_schema),
@@ -100,7 +97,6 @@ def to_tool(
             "mcp_output_schema": listed.output_schema,
         },
     )
-    return tool
 
 
 def _size(data: str) -> str:

@@ -10,8 +10,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
@@ -19,8 +18,10 @@ from harness._frozen import maker
 from harness._secrets import hidden_values, register_secret, scrub_text
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
+from harness.tools._jsonschema import argument_errors, schema_problems, tool_validator
 from harness.tools._names import validate_name
 from harness.tools._objects import Emitter
+from harness.tools._patterns import PatternTimeout
 from harness.tools._result import ToolResult, serialize_for_model
 from harness.tools._schema import UNSET, ArgsSchema, build_args_schema, clean_schema
 
@@ -131,29 +132,6 @@ def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
     return f"Tool {tool!r}: invalid arguments: " + "; ".join(problems) + "."
 
 
-_VALID_SCHEMAS: dict[str, None] = {}
-"""JSON texts of parameter schemas already checked against the metaschema (bounded)."""
-
-
-def _check_schema(parameters: Mapping[str, Any]) -> None:
-    """``Draft202012Validator.check_schema``, remembered for schemas seen before.
-
-    Checking against the metaschema takes milliseconds; facades and generated
-    universes build the same schemas over and over.
-    """
-    try:
-        key = json.dumps(parameters, sort_keys=True)
-    except (TypeError, ValueError):
-        key = None
-    if key is not None and key in _VALID_SCHEMAS:
-        return
-    Draft202012Validator.check_schema(dict(parameters))
-    if key is not None:
-        if len(_VALID_SCHEMAS) >= 2048:
-            _VALID_SCHEMAS.clear()
-        _VALID_SCHEMAS[key] = None
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class Tool:
     """A tool offered to the model.
@@ -184,8 +162,9 @@ class Tool:
     """Hidden values bound at registration; never in schema, messages or repr."""
     takes_context: bool = dataclasses.field(default=False, repr=False)
     """Schema tools: whether the handler takes the ``CallContext`` as second argument."""
-    validator: Draft202012Validator | None = dataclasses.field(default=None, repr=False)
-    """Schema tools: the jsonschema validator for ``parameters``."""
+    validator: Validator | None = dataclasses.field(default=None, repr=False)
+    """Schema tools: the validator for ``parameters`` (``harness.tools._jsonschema``:
+    it never retrieves a reference and never hangs on a pattern)."""
     context_objects: ContextObjects = dataclasses.field(default=EMPTY, repr=False)
     """Typed context objects registered on the tool (the lowest-priority source)."""
 
@@ -254,12 +233,9 @@ class Tool:
             raise ToolDefinitionError(
                 f"tool {name!r}", [f"handler must be callable, got {handler!r}"]
             )
-        try:
-            _check_schema(parameters)
-        except SchemaError as exc:
-            raise ToolDefinitionError(
-                f"tool {name!r}", [f"parameters is not a valid JSON Schema: {exc.message}"]
-            ) from None
+        problems = schema_problems(parameters)
+        if problems:
+            raise ToolDefinitionError(f"tool {name!r}", problems)
         if parameters.get("type") != "object":
             raise ToolDefinitionError(
                 f"tool {name!r}",
@@ -277,7 +253,7 @@ class Tool:
             handler=handler,
             metadata=dict(metadata or {}),
             takes_context=len(positional) >= 2,
-            validator=Draft202012Validator(dict(parameters)),
+            validator=tool_validator(parameters),
         )
 
     @classmethod
@@ -426,7 +402,8 @@ class Tool:
         """Validate and convert the model's raw ``arguments``.
 
         Returns the call to run, or an error ``ToolResult`` naming the tool, the
-        argument and the problem.
+        argument and the problem. JSON Schema patterns that need backtracking get the
+        enclosing ``time_budget`` (the loop's ``tool_timeout``), else 5 seconds.
         """
         raw = arguments if arguments and not arguments.isspace() else "{}"
         if self.args_schema is not None:
@@ -486,8 +463,7 @@ class Tool:
     def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
         try:
             parsed = json.loads(raw)
-            validator = self.validator or Draft202012Validator(dict(self.parameters))
-            errors = sorted(validator.iter_errors(parsed), key=lambda e: list(e.absolute_path))
+            errors = argument_errors(self._validator(), parsed)
         except json.JSONDecodeError as exc:
             return ToolResult.error(
                 f"Tool {self.name!r}: the arguments are not valid JSON ({exc.msg} at "
@@ -496,9 +472,16 @@ class Tool:
             )
         except RecursionError:
             return ToolResult.error(
-                f"Tool {self.name!r}: the arguments are nested too deeply to read. "
+                f"Tool {self.name!r}: the arguments are nested too deeply to check. "
                 "Send a flatter JSON object matching the tool's parameters.",
                 kind="invalid_arguments",
+            )
+        except PatternTimeout as exc:
+            return ToolResult.error(
+                f"Tool {self.name!r}: the arguments could not be checked in time: {exc}. "
+                "The call was not run; send shorter or simpler values.",
+                kind="timeout",
+                exception=exc,
             )
         if errors:
             parts = []
@@ -511,6 +494,15 @@ class Tool:
             )
         args: tuple[Any, ...] = (parsed, context) if self.takes_context else (parsed,)
         return PreparedCall(self, self.handler, args, {}, self.is_async, context)
+
+    def _validator(self) -> Validator:
+        """``validator``, or one built now for a ``Tool`` made without ``from_schema``."""
+        if self.validator is not None:
+            return self.validator
+        problems = schema_problems(self.parameters)
+        if problems:
+            raise ToolDefinitionError(f"tool {self.name!r}", problems)
+        return tool_validator(self.parameters)
 
     def to_result(self, value: Any) -> ToolResult:
         """Wrap a return value: ``ToolResult`` passes through; others are serialised.
