@@ -59,6 +59,7 @@ class PreparedCall:
     def error_result(self, exc: BaseException) -> ToolResult:
         """``Tool.error_result`` for this call, scrubbing its context and preset values."""
         return self.tool.error_result(exc, context=self.context)
+
     def run_sync(self) -> Any:
         """Call the tool in this thread (an async tool runs on a private event loop)."""
         value = self.function(*self.args, **self.kwargs)
