@@ -18,6 +18,7 @@ from harness._errors import UnreachableStateWarning, UsageError
 from harness.injection._state_turns import StateBoundTool, TurnGuard
 from harness.loop import Event, InjectionContext, InjectionStrategy, StrategyWarning, ToolsetChange
 from harness.tools import Tool, as_tool
+from harness.tools._names import snake_case
 
 __all__ = ["StateMachine", "StateTransition"]
 
@@ -70,7 +71,7 @@ class StateMachine(InjectionStrategy):
         if not (isinstance(states, type) and issubclass(states, enum.Enum)):
             raise UsageError(f"states must be an Enum class, got {states!r}")
         self.states = states
-        self._name = name or f"StateMachine[{states.__name__}]"
+        self._name = name or f"state_machine:{snake_case(states.__name__)}"
         self.state_key = state_key
         self.announce = announce
         problems: list[str] = []

@@ -202,6 +202,11 @@ class UsageIntrospection(InjectionStrategy):
     """Offer ``model_usage``, ``run_cost`` and ``budget_status`` (behind a facade unless
     ``unfold=False``), fed by the run's live per-model usage."""
 
+    @property
+    def name(self) -> str:
+        """``usage`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "usage"
+
     def __init__(
         self,
         *,

@@ -144,7 +144,7 @@ def test_a_second_call_the_first_one_takes_out_of_the_state_is_not_run() -> None
     assert second.error_kind == "state_changed"
     assert second.content == (
         "Tool 'go' was not run: 'go', called before it in this turn, may move "
-        "StateMachine[S] to state B, where 'go' is not offered. Call it again in your next "
+        "state_machine:s to state B, where 'go' is not offered. Call it again in your next "
         "turn if it is still offered."
     )
     assert _offered(result) == [("go",), ()]

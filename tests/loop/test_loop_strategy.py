@@ -72,7 +72,7 @@ def test_chain_runs_strategies_in_order_and_labels_changes() -> None:
     changes = result.trace.changes
     assert [(c.strategy, c.added) for c in changes] == [
         ("first", ("extra",)),
-        ("Adds", ("extra2",)),
+        ("Adds", ("extra2",)),  # a strategy of yours without a name: its class name
     ]
 
 
@@ -110,7 +110,7 @@ def test_a_tool_can_declare_its_own_change() -> None:
     assert model.requests[1].tool_names == ("extra",)
     record = result.trace.changes[0]
     assert (record.strategy, record.added, record.removed) == (
-        "DeclaredChanges",
+        "declared",
         ("extra",),
         ("unfold",),
     )

@@ -115,7 +115,7 @@ def test_events_are_delivered_in_order() -> None:
     assert (discovered.provider, discovered.instance_id, discovered.depth) == ("Ticket", "t-1", 1)
     assert discovered.tool_names == ("ticket_t1_close",)
     injected = [e for e in events if isinstance(e, ToolsInjected)]
-    assert injected[0].strategy == "EntityDiscovery" and injected[0].after_call == "open_ticket"
+    assert injected[0].strategy == "discovery" and injected[0].after_call == "open_ticket"
     assert injected[1].tool_names == ("extra",) and injected[1].reason == "closed"
     removed = next(e for e in events if isinstance(e, ToolsRemoved))
     assert (removed.tool_names, removed.strategy, removed.iteration) == (("echo",), "SwapEcho", 2)

@@ -164,8 +164,8 @@ def test_composition_mixes_three_strategies() -> None:
     outcome = _run("composition/discovery_facade_playbook")
     assert outcome.trace is not None
     by_strategy = {c.strategy: c for c in outcome.trace.changes}
-    assert set(by_strategy) == {"playbook", "EntityDiscovery", "unfolding"}
-    assert by_strategy["EntityDiscovery"].added == CUSTOMER
+    assert set(by_strategy) == {"playbook", "discovery", "unfolding"}
+    assert by_strategy["discovery"].added == CUSTOMER
     unlocks = [c for c in outcome.trace.changes if c.reason.startswith("unlocked")]
     assert [(c.replaced, c.after_call) for c in unlocks] == [
         (("send_report",), "customer_c123_get_average_spend"),
