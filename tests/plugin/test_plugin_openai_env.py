@@ -42,3 +42,22 @@ def test_the_marked_client_follows_the_environment(
     pytester.makepyfile(test_env=INNER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--harness-record-mode=once")
     result.assert_outcomes(passed=1)
+
+
+DUMMY_KEY = """
+from harness.testing import HarnessConfig
+
+def test_uses_a_dummy_key():
+    assert HarnessConfig(openai_api_key="sk-test").openai_api_key == "sk-test"
+"""
+
+
+def test_a_well_known_dummy_key_does_not_fail_a_warnings_as_errors_run(
+    pytester: pytest.Pytester,
+) -> None:
+    """A newcomer's ``HarnessConfig(openai_api_key="sk-test")`` under ``filterwarnings =
+    error`` used to end in a ``ShortSecretWarning`` error."""
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    pytester.makepyfile(test_dummy=DUMMY_KEY)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
