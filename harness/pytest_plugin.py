@@ -255,14 +255,16 @@ def pytest_assertrepr_compare(
         return [f"expected the run not to satisfy: {expectation.description} (it does)"]
     if verdict.passed or verdict.failure is None:
         return None
-    from harness.assertions import render_table
-    from harness.scenarios import timeline_rows
+    # below -vv pytest keeps 8 lines: a compact table keeps the marked row in them
+    lines: list[str] = verdict.lines(window=10, compact=_assertion_verbosity(config) < 2)
+    return lines
 
-    failure = verdict.failure
-    table = render_table(
-        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=10
-    )
-    return [f"{expectation.description}: {failure.problem}", *table]
+
+def _assertion_verbosity(config: pytest.Config) -> int:
+    get = getattr(config, "get_verbosity", None)
+    if get is not None:
+        return int(get("assertions"))
+    return int(config.getoption("verbose"))
 
 
 # -- collection: scenario files and the harness_scenario marker ------------------------

@@ -82,7 +82,8 @@ class _Offered(Expectation):
         for pattern in self.includes:
             if not matching(pattern, offered):
                 return fail(
-                    f"{pattern!r} is not offered; offered {_show(offered)}", f"offered {pattern}"
+                    f"{pattern!r} is not offered; offered {_show(offered, limit=3)}",
+                    f"offered {pattern}",
                 )
         for pattern in self.excludes:
             hit = matching(pattern, offered)
