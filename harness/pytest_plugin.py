@@ -150,7 +150,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         error = translate_error(exc, match_on=found[1])
         if error is None:
             raise
-        raise error from exc
+        raise error.with_traceback(exc.__traceback__) from None  # one report: the harness's
 
 
 @pytest.hookimpl(wrapper=True)

@@ -327,6 +327,6 @@ def open_cassette(
         except BaseException as exc:
             error = hooks.translate_error(exc, match_on=expanded)
             if error is not None:
-                raise error from exc
+                raise error.with_traceback(exc.__traceback__) from None  # not vcrpy's advice
             raise
         hooks.check_unused(cassette, unused, record_mode=record_mode)
