@@ -33,6 +33,7 @@ __all__ = [
     "ENV_SECRETS",
     "MIN_SECRET_LENGTH",
     "MIN_VALUE_LENGTH",
+    "PLACEHOLDERS",
     "REDACTED",
     "Secret",
     "ShortSecretWarning",
@@ -41,6 +42,7 @@ __all__ = [
     "is_credential_field",
     "is_credential_header",
     "is_credential_param",
+    "is_placeholder",
     "known_secrets",
     "register_secret",
     "scrub_bytes",
@@ -63,6 +65,28 @@ ENV_SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY", "AZURE
 
 class ShortSecretWarning(HarnessWarning):
     """A secret shorter than ``MIN_SECRET_LENGTH`` cannot be scrubbed reliably by value."""
+
+
+PLACEHOLDERS = frozenset(
+    {
+        "test", "fake", "dummy", "mock", "key", "none", "null", "empty", "demo", "foo", "bar",
+        "replay", "ollama", "abc", "123", "1234", "secret", "x", "xx", "xxx", "xxxx",
+    }
+)  # fmt: skip
+"""Well-known dummy keys (``sk-test``, ``test``, ``EMPTY``, ``ollama``...; an ``sk-`` or
+``sk-ant-`` prefix and the case do not matter): too short to scrub, and no real secret,
+so configuring one does not warn (``filterwarnings = error`` must not fail a test for
+it)."""
+
+
+def is_placeholder(text: str) -> bool:
+    """True for a well-known dummy key (see :data:`PLACEHOLDERS`)."""
+    bare = text.lower()
+    for prefix in ("sk-ant-", "sk-"):
+        if bare.startswith(prefix):
+            bare = bare[len(prefix) :]
+            break
+    return bare in PLACEHOLDERS
 
 
 class Secret(str):
@@ -93,8 +117,8 @@ def register_secret(value: Any, *, source: str = "a configured secret", warn: bo
 
     ``None`` and empty values are ignored. A string shorter than ``MIN_SECRET_LENGTH``
     warns once (``ShortSecretWarning``) and is not registered; short non-strings (a
-    preset ``limit=10``) are silently left alone, and so are short values given with
-    ``warn=False`` (a fake client's ``api_key="test"``).
+    preset ``limit=10``) are silently left alone, and so are well-known dummy keys
+    (``sk-test``: :data:`PLACEHOLDERS`) and short values given with ``warn=False``.
     """
     if value is None or isinstance(value, bool):
         return False
@@ -103,7 +127,7 @@ def register_secret(value: Any, *, source: str = "a configured secret", warn: bo
     if not text:
         return False
     if len(text) < MIN_SECRET_LENGTH:
-        if is_text and warn:
+        if is_text and warn and not is_placeholder(text):
             with _LOCK:
                 first = text not in _WARNED
                 _WARNED.add(text)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import openai
 
     from harness.loop import Model
-    from harness.models import ScriptedModel
+    from harness.models import ScriptedModel, WireServer
     from harness.scenarios import ScenarioOutcome
     from harness.testing import (
         HarnessConfig,
@@ -150,7 +150,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         error = translate_error(exc, match_on=found[1])
         if error is None:
             raise
-        raise error from exc
+        raise error.with_traceback(exc.__traceback__) from None  # one report: the harness's
 
 
 @pytest.hookimpl(wrapper=True)
@@ -255,14 +255,16 @@ def pytest_assertrepr_compare(
         return [f"expected the run not to satisfy: {expectation.description} (it does)"]
     if verdict.passed or verdict.failure is None:
         return None
-    from harness.assertions import render_table
-    from harness.scenarios import timeline_rows
+    # below -vv pytest keeps 8 lines: a compact table keeps the marked row in them
+    lines: list[str] = verdict.lines(window=10, compact=_assertion_verbosity(config) < 2)
+    return lines
 
-    failure = verdict.failure
-    table = render_table(
-        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=10
-    )
-    return [f"{expectation.description}: {failure.problem}", *table]
+
+def _assertion_verbosity(config: pytest.Config) -> int:
+    get = getattr(config, "get_verbosity", None)
+    if get is not None:
+        return int(get("assertions"))
+    return int(config.getoption("verbose"))
 
 
 # -- collection: scenario files and the harness_scenario marker ------------------------
@@ -556,14 +558,30 @@ def _require_openai(feature: str) -> None:
 
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Arguments for a real client replaying or recording the cassette, or ``None`` for the
-    fake. ``harness_config`` wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+    fake. The ``harness_server`` the test uses wins, then ``harness_config``, then
+    ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
     if not _cassette_markers(request.node):
         return None
     request.getfixturevalue("harness_cassette")
     from harness.testing._config import openai_client_settings
 
     base_url, api_key = openai_client_settings(request.getfixturevalue("harness_config"))
+    if "harness_server" in request.fixturenames:
+        base_url = request.getfixturevalue("harness_server").url
     return {"base_url": base_url, "api_key": api_key, "max_retries": 0}
+
+
+@pytest.fixture
+def harness_server(request: pytest.FixtureRequest) -> Iterator[WireServer]:
+    """A loopback server (``WireServer``: OpenAI Chat Completions and Responses, Anthropic
+    Messages) serving the ``harness_model`` fixture's model for this test. A
+    ``harness_cassette`` test that uses it records through it
+    (``--harness-record-mode=once``) and replays without it: one command, no second
+    shell, no ``OPENAI_BASE_URL``."""
+    from harness.models import WireServer
+
+    with WireServer(request.getfixturevalue("harness_model")) as server:
+        yield server
 
 
 @pytest.fixture

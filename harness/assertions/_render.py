@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from harness._secrets import scrub_message
 from harness.scenarios import TimelineRow
 
-__all__ = ["render_table"]
+__all__ = ["cut", "render_table"]
 
 _MAX_NAMES = 3
 
@@ -30,19 +30,27 @@ def _cells(row: TimelineRow) -> tuple[str, str, str, str]:
     return str(row.iteration), str(row.offered), calls, changes
 
 
+def cut(text: str, width: int | None) -> str:
+    """``text`` cut to ``width`` characters, ending in ``…`` when cut."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: width - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
 def render_table(
     rows: Sequence[TimelineRow],
     *,
     mark: int | None = None,
     expected: str | None = None,
     window: int | None = None,
+    width: int | None = None,
 ) -> list[str]:
     """One line per iteration (iteration, offered count, calls, +injected/-removed).
 
     The row of iteration ``mark`` gets a ``>`` and ``expected`` beside it; ``mark``
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
-    nested run with ``(handoff)``.
+    nested run with ``(handoff)``. ``width`` cuts each row (not the expected step).
     """
     table = [("iter", "offered", "calls", "+injected/-removed")]
     table.extend(_cells(row) for row in rows)
@@ -57,10 +65,13 @@ def render_table(
             and index > 0
             and (index == mark or (ended_early and index == len(table) - 1))
         )
-        text = (
-            f"{'>' if is_mark else ' '} {it.rjust(widths[0])}  {offered.rjust(widths[1])}  "
-            f"{calls.ljust(widths[2])}  {changes}"
-        ).rstrip()
+        text = cut(
+            (
+                f"{'>' if is_mark else ' '} {it.rjust(widths[0])}  {offered.rjust(widths[1])}  "
+                f"{calls.ljust(widths[2])}  {changes}"
+            ).rstrip(),
+            width,
+        )
         if is_mark and expected is not None:
             text += f"    <- expected: {expected}"
         lines.append(scrub_message(text))

@@ -1,9 +1,12 @@
-"""Read any real cassette file: stock vcrpy YAML and the ``parsed_body`` variant.
+"""Read any real cassette file: stock vcrpy YAML and its ``parsed_body`` and
+``httpx_content`` variants.
 
 Real recordings differ in small ways: bodies as plain strings, blocks or gzip
 ``!!binary``; header values as lists or scalars and names in any case;
 ``content-length`` that no longer matches a reformatted body; and pydantic-ai's
-variant, which stores JSON bodies decoded under ``parsed_body``. ``load_cassette``
+variant, which stores JSON bodies decoded under ``parsed_body``; and the responses of
+vcrpy 4's httpx stubs (``status_code``, ``http_version`` and the decoded ``content``,
+beside the original ``Content-Encoding``). ``load_cassette``
 reads all of them into ``Interaction`` records; ``to_stock`` turns a loaded file
 into the dict vcrpy itself reads, so the same files replay through vcrpy.
 """
@@ -13,7 +16,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gzip
+import http
 import json
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -86,7 +91,7 @@ class Cassette:
     path: Path | None
     interactions: tuple[Interaction, ...]
     variant: str
-    """``vcrpy`` (stock) or ``parsed_body``."""
+    """``vcrpy`` (stock), ``parsed_body`` or ``httpx_content`` (see the module docstring)."""
 
     @property
     def name(self) -> str:
@@ -122,7 +127,9 @@ def _json_text(value: Any) -> str:
 
 
 def to_stock(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with every ``parsed_body`` turned into vcrpy's own body fields (in place)."""
+    """``data`` with every variant's response turned into vcrpy's own fields (in place):
+    ``parsed_body`` entries, and the ``status_code``/``content`` responses vcrpy 4's
+    httpx stubs wrote (the content stored decoded, under the original encoding headers)."""
     for item in data.get("interactions") or ():
         if not isinstance(item, dict):
             continue
@@ -131,12 +138,39 @@ def to_stock(data: dict[str, Any]) -> dict[str, Any]:
             request["body"] = _json_text(request.pop("parsed_body"))
         if isinstance(response, dict) and "parsed_body" in response:
             response["body"] = {"string": _json_text(response.pop("parsed_body"))}
-            headers = response.get("headers")
-            if isinstance(headers, dict):  # the stored body is decoded JSON now
-                for name in list(headers):
-                    if str(name).lower() in ("content-encoding", "content-length"):
-                        del headers[name]
+            _drop_encoding(response)  # the stored body is decoded JSON now
+        if isinstance(response, dict) and "status" not in response and "status_code" in response:
+            code = response.pop("status_code")
+            response.pop("http_version", None)
+            response["status"] = {"code": code, "message": _reason(code)}
+            response["body"] = {"string": response.pop("content", "")}
+            _drop_encoding(response)
     return data
+
+
+def _drop_encoding(response: dict[str, Any]) -> None:
+    """Remove the encoding headers of a response whose stored body is decoded."""
+    headers = response.get("headers")
+    if isinstance(headers, dict):
+        for name in list(headers):
+            if str(name).lower() in ("content-encoding", "content-length"):
+                del headers[name]
+
+
+def _reason(code: Any) -> str:
+    try:
+        return http.HTTPStatus(code).phrase
+    except (ValueError, TypeError):
+        return ""
+
+
+def _variant(text: str) -> str:
+    """Which variant a cassette file is written in (its responses' fields)."""
+    if "parsed_body:" in text:
+        return "parsed_body"
+    if re.search(r"^ +status_code: ", text, re.MULTILINE):
+        return "httpx_content"
+    return "vcrpy"
 
 
 def _headers(raw: Any) -> dict[str, str]:
@@ -222,7 +256,7 @@ def load_cassette(source: str | Path | Mapping[str, Any]) -> Cassette:
             raise CassetteError(
                 f"cannot read cassette {str(path)!r}: {exc.strerror or exc}"
             ) from None
-        variant = "parsed_body" if "parsed_body:" in text else "vcrpy"
+        variant = _variant(text)
         try:
             raw = deserialize(text)
         except CassetteError as exc:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
+from harness.cli._help import HarnessGroup
 from harness.scenarios import (
     ScenarioOutcome,
     discover_scenarios,
@@ -26,6 +27,7 @@ app = typer.Typer(
     help="Run and inspect tool-loop scenarios with dynamic tool injection.",
     no_args_is_help=True,
     add_completion=False,
+    cls=HarnessGroup,
 )
 
 
@@ -118,7 +120,12 @@ def run_command(
         "(repeatable; the current folder is always searched).",
     ),
 ) -> None:
-    """Run scenario files and check each one's expected injection timeline."""
+    """Run scenario files and check each one's expected injection timeline.
+
+    Exit status: 0 when every scenario passed; 1 when a scenario failed; 2 when a
+    scenario file is broken (it cannot be read, or its tools, strategies or model cannot
+    be built), no scenario file was found, or a --path is not a folder.
+    """
     console = Console(highlight=False)
     for folder in import_paths or []:
         if not folder.is_dir():

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from harness._errors import HarnessError
 from harness._validation import choice_problem
+from harness.cli._help import HarnessGroup
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 
@@ -23,6 +24,7 @@ cassette_app = typer.Typer(
     help="Inspect, validate and convert recorded cassettes (vcrpy YAML, any variant).",
     no_args_is_help=True,
     add_completion=False,
+    cls=HarnessGroup,
 )
 
 

@@ -1,7 +1,8 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
-from harness.injection._blackboard import blackboard_entries, blackboard_tools, safe_value_text
+from harness.injection._blackboard import blackboard_entries, safe_value_text
+from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
 from harness.injection._discovery import EntityDiscovery
 from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade

@@ -50,6 +50,11 @@ class EntityDiscovery(InjectionStrategy):
             ``limit="max_walk"``, or ``InjectionLimitExceeded`` under ``on_limit="raise"``).
     """
 
+    @property
+    def name(self) -> str:
+        """``discovery`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "discovery"
+
     def __init__(
         self,
         *,

@@ -8,7 +8,7 @@ unfolding facade ``run_usage`` (or directly with ``unfold=False``):
 - ``run_cost``: the cost so far, from a **user-supplied price table** (no prices are
   built in and nothing is looked up on the network): ``{model name or glob:
   ModelPrice(input=..., output=...)}`` in currency units per million tokens;
-- ``budget_status``: the ``Budget`` (tokens and/or cost) used and remaining.
+- ``budget_status``: the ``Budget`` (tokens, cost and/or actions) used and remaining.
 
 Each run keeps its own live usage (a subagent sharing the state reports its own run).
 """
@@ -148,13 +148,20 @@ class Budget:
     it. ``max_cost`` needs a price table."""
 
     max_tokens: int | None = None
+    """Tokens (input and output, every model) the run may use."""
     max_cost: float | None = None
+    """What the run may cost, in the price table's currency."""
+    max_actions: int | None = None
+    """Actions the run may take: its iterations (model requests), the one in progress
+    included (seed 003's process budget)."""
 
     def __post_init__(self) -> None:
-        if self.max_tokens is None and self.max_cost is None:
-            raise UsageError("Budget needs max_tokens=, max_cost= or both")
+        if self.max_tokens is None and self.max_cost is None and self.max_actions is None:
+            raise UsageError("Budget needs max_tokens=, max_cost=, max_actions= or several")
         if self.max_tokens is not None and not is_int(self.max_tokens, minimum=1):
             raise UsageError(f"Budget max_tokens must be an int >= 1, got {self.max_tokens!r}")
+        if self.max_actions is not None and not is_int(self.max_actions, minimum=1):
+            raise UsageError(f"Budget max_actions must be an int >= 1, got {self.max_actions!r}")
         if self.max_cost is not None and not (is_number(self.max_cost) and self.max_cost > 0):
             raise UsageError(f"Budget max_cost must be a number > 0, got {self.max_cost!r}")
 
@@ -194,6 +201,11 @@ def _live(context: CallContext) -> Mapping[str, Usage] | ToolResult:
 class UsageIntrospection(InjectionStrategy):
     """Offer ``model_usage``, ``run_cost`` and ``budget_status`` (behind a facade unless
     ``unfold=False``), fed by the run's live per-model usage."""
+
+    @property
+    def name(self) -> str:
+        """``usage`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "usage"
 
     def __init__(
         self,
@@ -274,7 +286,7 @@ class UsageIntrospection(InjectionStrategy):
             }
 
         def budget_status(context: CallContext) -> ToolResult | dict[str, Any]:
-            """How much of this run's budget (tokens and/or cost) is used and left."""
+            """How much of this run's budget (tokens, cost, actions) is used and left."""
             usage = _live(context)
             if isinstance(usage, ToolResult):
                 return usage
@@ -305,6 +317,14 @@ class UsageIntrospection(InjectionStrategy):
                 if report.unpriced:
                     status["unpriced_models"] = list(report.unpriced)
                 exceeded |= report.total > budget.max_cost
+            if budget.max_actions is not None:
+                actions = context.iteration
+                status.update(
+                    max_actions=budget.max_actions,
+                    used_actions=actions,
+                    remaining_actions=max(0, budget.max_actions - actions),
+                )
+                exceeded |= actions > budget.max_actions
             status["exceeded"] = exceeded
             return status
 

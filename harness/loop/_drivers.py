@@ -140,8 +140,10 @@ def run(
 ) -> RunResult:
     """Run the tool loop synchronously until the model answers without tool calls.
 
-    Keyword options (``max_iterations=``, ``tool_timeout=``, ...) are those of
-    ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
+    ``strategies`` run after ``DeclaredChanges``, which is always first: changes a
+    tool declares in its own result (a facade unfolding) apply even with
+    ``strategies=[]``. Keyword options (``max_iterations=``, ``tool_timeout=``, ...)
+    are those of ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
     Inside ``override_model(...)`` the overriding model is used instead of ``model``.
     """
     model = resolve_model(model)

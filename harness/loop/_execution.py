@@ -144,7 +144,7 @@ def _settle(
             return tool.error_result(exc)
         except Exception as describing:  # e.g. the exception's __str__ raises
             return _undescribable_result(pending, exc, describing)
-    return tool.to_result(value)
+    return tool.hidden_from_model(tool.to_result(value))  # presets never reach the model
 
 
 def _undescribable_result(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -36,7 +37,10 @@ class LoopOptions:
     tool_retries: int = 0
     """How many times a tool raising a retryable error is retried."""
     retry_backoff: float = 0.1
-    """First retry delay in seconds; doubles on each retry."""
+    """First retry delay in seconds; each later retry waits ``retry_multiplier`` times
+    the one before."""
+    retry_multiplier: float = 2.0
+    """How much each retry's delay grows over the previous one (``1``: a constant delay)."""
     retry_on: tuple[type[BaseException], ...] = (RetryableToolError,)
     """Exception types that are retried."""
     unknown_tool: UnknownToolPolicy = "error_result"
@@ -79,7 +83,7 @@ class LoopOptions:
         """Delay before retry number ``attempt`` (1-based), or ``None`` to stop retrying."""
         if attempt > self.tool_retries or not isinstance(exc, self.retry_on):
             return None
-        return float(self.retry_backoff * (2 ** (attempt - 1)))
+        return float(self.retry_backoff * self.retry_multiplier ** (attempt - 1))
 
 
 def _check_numbers(options: LoopOptions) -> list[str]:
@@ -97,6 +101,12 @@ def _check_numbers(options: LoopOptions) -> list[str]:
         problems.append(f"completion_deadline must be a number >= 0 (seconds), got {deadline!r}")
     if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
         problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
+    multiplier = options.retry_multiplier
+    if not (is_number(multiplier) and 1 <= multiplier < math.inf):
+        problems.append(
+            f"retry_multiplier must be a finite number >= 1 (1 keeps the delay constant), "
+            f"got {multiplier!r}"
+        )
     return [p for p in problems if p is not None]
 
 

@@ -94,7 +94,8 @@ class InjectionStrategy:
 
     @property
     def name(self) -> str:
-        """The name recorded in the trace."""
+        """The name recorded in the trace: by default the class name; the harness's own
+        strategies use short lowercase names (docs/pytest-plugin.md#strategy-names)."""
         return type(self).__name__
 
     def on_tool_result(
@@ -117,6 +118,11 @@ class DeclaredChanges(InjectionStrategy):
     in the default chain. ``change`` may also be a function of the ``InjectionContext``
     returning the change (or ``None``), for tools whose change depends on what is offered.
     """
+
+    @property
+    def name(self) -> str:
+        """``declared`` in the trace (a facade's own changes say ``unfolding``)."""
+        return "declared"
 
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
         result = context.result

@@ -103,6 +103,8 @@ def check_cassette_data(path: Path, data: Any) -> list[Any]:
             raise _problem(path, index, "request 'headers' is not a mapping")
         if not isinstance(response, Mapping):
             raise _problem(path, index, "no 'response' mapping")
+        if isinstance(response.get("status_code"), int) and "content" in response:
+            continue  # the httpx_content variant (harness.cassettes reads it as stock)
         status = response.get("status")
         if not (isinstance(status, Mapping) and isinstance(status.get("code"), int)):
             raise _problem(path, index, "response has no 'status' mapping with an integer 'code'")
@@ -327,6 +329,6 @@ def open_cassette(
         except BaseException as exc:
             error = hooks.translate_error(exc, match_on=expanded)
             if error is not None:
-                raise error from exc
+                raise error.with_traceback(exc.__traceback__) from None  # not vcrpy's advice
             raise
         hooks.check_unused(cassette, unused, record_mode=record_mode)

@@ -8,6 +8,7 @@ value and forwards it to the loop's sink, so the tool layer stays free of loop l
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Iterable
 from typing import Any, Protocol
@@ -100,6 +101,9 @@ class Completion:
     def __call__(self, result: Any) -> None:
         """Report the finished result: queued for the model's next turn."""
         checked = completion_result(result, call_id=self.call_id, tool_name=self.tool_name)
+        scrubbed = scrub_text(checked.content)  # registered secrets, presets included
+        if scrubbed != checked.content:
+            checked = dataclasses.replace(checked, content=scrubbed)
         self._sink.complete(self.call_id, self.tool_name, checked)
 
     def fail(self, error: str | BaseException) -> None:

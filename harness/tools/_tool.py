@@ -540,6 +540,21 @@ class Tool:
         message = f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}"
         return ToolResult.error(self._scrub(message, context), kind="exception", exception=exc)
 
+    def hidden_from_model(self, result: ToolResult) -> ToolResult:
+        """``result`` as the model may read it: the tool's preset values (by the rule of
+        ``error_result``: 4 characters or more) and every registered secret hidden from
+        its ``content``. ``value``, the Python object strategies get, is kept as it is.
+
+        Plain call-context values are not hidden here (a tool may echo a request id or
+        a user name on purpose); wrap one in ``Secret`` to hide it. ``error_result``
+        hides them too: an exception's message is not written for the model.
+        """
+        content = result.content
+        if not content:
+            return result
+        scrubbed = self._scrub(content, None)
+        return result if scrubbed == content else dataclasses.replace(result, content=scrubbed)
+
     def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:
         values = [*self.presets.values.values(), *(context.values() if context else ())]
         return scrub_text(text, hidden_values(values))

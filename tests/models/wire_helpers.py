@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings, Usage
@@ -119,10 +117,3 @@ def model_request(
         settings=settings or ModelSettings(),
         iteration=iteration,
     )
-
-
-def corpus_dir() -> Path | None:
-    """``../shared/corpus`` next to the repository, or ``$HARNESS_CORPUS``; ``None`` if absent."""
-    env = os.environ.get("HARNESS_CORPUS")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-    return path.resolve() if path.is_dir() else None

@@ -164,8 +164,8 @@ def test_composition_mixes_three_strategies() -> None:
     outcome = _run("composition/discovery_facade_playbook")
     assert outcome.trace is not None
     by_strategy = {c.strategy: c for c in outcome.trace.changes}
-    assert set(by_strategy) == {"playbook", "EntityDiscovery", "unfolding"}
-    assert by_strategy["EntityDiscovery"].added == CUSTOMER
+    assert set(by_strategy) == {"playbook", "discovery", "unfolding"}
+    assert by_strategy["discovery"].added == CUSTOMER
     unlocks = [c for c in outcome.trace.changes if c.reason.startswith("unlocked")]
     assert [(c.replaced, c.after_call) for c in unlocks] == [
         (("send_report",), "customer_c123_get_average_spend"),
@@ -187,7 +187,11 @@ def test_decorator_scenarios_show_their_effect() -> None:
     outcome = _run("decorators/one_shot_style_guide")
     assert outcome.trace is not None
     second = outcome.trace.calls[1].content
-    assert second == "ALREADY LOADED: reuse the style guide you already loaded."
+    assert second == (
+        "ALREADY LOADED. The body of 'load_style_guide' was returned earlier in this turn "
+        "\N{EM DASH} read it in that earlier result. Do not call this tool again. "
+        "Reuse the style guide you already loaded."
+    )
     outcome = _run("decorators/artifact_sink_reports")
     assert outcome.result is not None
     assert outcome.result.state["reports"] == ["First", "Second"]
