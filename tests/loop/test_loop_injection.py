@@ -52,7 +52,7 @@ def test_run_objects_are_injected_and_the_chat_id_stays_hidden() -> None:
     model = ScriptedModel([call("where"), reply("ok")])
     result = run(model, "go", tools=[where], context_objects=[CHAT, Store("run-store")])
     assert result.trace.calls[0].content == "slack/run-store"
-    assert model.requests[0].tools[0]["function"]["parameters"]["properties"] == {}
+    assert model.requests[0].tools[0].parameters["properties"] == {}
     assert "C-loop-chat-0042" not in repr(result.trace.to_dict())
 
 

@@ -10,6 +10,8 @@ import pytest
 from wire_helpers import KINDS, Canned, model_request, usage
 
 from harness._errors import ProviderError, ProviderTimeout, RateLimited
+from harness.formats import ToolChoice
+from harness.formats.anthropic_messages import NO_TOOLS_DEFINED
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
@@ -19,7 +21,6 @@ from harness.models import (
     WireServer,
     fake_anthropic_client,
 )
-from harness.models._wire._messages_validation import NO_TOOLS_DEFINED
 
 TOOL = {
     "name": "get_weather",
@@ -225,7 +226,7 @@ def test_served_model_sees_the_neutral_request(app: WireApp) -> None:
     assert answer["usage"]["input_tokens"] == 12 and answer["usage"]["output_tokens"] == 9
     seen = canned.requests[0]
     assert seen.tool_names == ("get_weather",)
-    assert seen.settings.tool_choice == "required"
+    assert seen.settings.tool_choice == ToolChoice.required()
     assert seen.settings.extra == {"temperature": 0.2}
     assert isinstance(seen.messages[-1], ToolMessage) and seen.iteration == 2
 

@@ -1,39 +1,132 @@
-"""Shared pieces of the fake OpenAI server: parsed requests, ids, SSE framing, usage."""
+"""The server side every format shares: the request the fake decoded, ids, errors, deltas.
+
+A wire format's server half (what the in-process fake runs) decodes a request body into
+a ``WireRequest`` (raising ``WireError``, the API's 4xx answer, when the API would refuse
+it) and renders a ``ModelResponse`` as the API's JSON or server-sent events. The HTTP
+shells (``harness.models._wire``) only route, call the model and frame the bytes.
+
+``WireError`` renders the OpenAI error JSON by default; a format with another error
+shape subclasses it (Anthropic's ``MessagesWireError``).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
 import json
+import math
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from harness.loop import ModelRequest, Usage
+from harness._errors import ProviderError, ProviderTimeout
+from harness.loop import ModelRequest
 from harness.messages import AssistantMessage, Message
-from harness.models._wire._errors import WireError
 
 __all__ = [
+    "DEFAULT_CHUNK_CHARS",
+    "DEFAULT_MAX_CHUNKS",
     "IdSource",
+    "Profile",
+    "WireError",
     "WireRequest",
     "count_iteration",
+    "error_body",
     "fragments",
     "invalid_type",
     "json_type",
+    "now",
+    "provider_error_to_wire",
     "require_model",
     "require_stream",
-    "sse",
-    "text_of",
     "words",
 ]
 
-_WORDS = re.compile(r"\s*\S+|\s+")
+Profile = Literal["default", "strict"]
+"""How strict the fake is: ``default`` (the API's rules) or ``strict`` (also refuses a
+history that calls a tool no longer declared, as some providers and proxies do)."""
+
+_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "invalid_request_error",
+    404: "invalid_request_error",
+    409: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "requests",
+}
+
+
+class WireError(Exception):
+    """An HTTP error answer of the fake server (never escapes the fake).
+
+    ``timeout`` marks a simulated timeout: the transport raises a read timeout
+    instead of answering, the loopback server closes the connection.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str | None = None,
+        param: str | None = None,
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type or _TYPES.get(status, "server_error")
+        self.param = param
+        self.code = code
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+
+    def body(self) -> bytes:
+        """The JSON body: ``{"error": {"message", "type", "param", "code"}}``."""
+        return error_body(self.message, type=self.type, param=self.param, code=self.code)
+
+
+def error_body(
+    message: str, *, type: str, param: str | None = None, code: str | None = None
+) -> bytes:
+    """The OpenAI error JSON for one error."""
+    error = {"message": message, "type": type, "param": param, "code": code}
+    return json.dumps({"error": error}).encode()
+
+
+def _retry_after_header(seconds: float) -> str:
+    if seconds == int(seconds):
+        return str(int(seconds))
+    return f"{seconds:g}"
+
+
+def provider_error_to_wire(exc: ProviderError) -> WireError:
+    """Turn a served model's ``ProviderError`` into the HTTP error a real API would send."""
+    if isinstance(exc, ProviderTimeout) or (exc.status is None and exc.code == "timeout"):
+        return WireError(504, str(exc) or "Request timed out.", code="timeout", timeout=True)
+    status = exc.status if exc.status is not None else 500
+    headers: dict[str, str] = {}
+    if exc.retry_after is not None and math.isfinite(exc.retry_after) and exc.retry_after >= 0:
+        headers["retry-after"] = _retry_after_header(exc.retry_after)
+    if exc.retryable is False and (status == 429 or status >= 500):
+        headers["x-should-retry"] = "false"
+    param = "messages" if exc.code == "context_length_exceeded" else None
+    return WireError(
+        status,
+        str(exc) or f"provider error {status}",
+        param=param,
+        code=exc.code,
+        headers=headers,
+    )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class WireRequest:
-    """A validated request of either API, ready for the served model."""
+    """A request body the fake decoded and accepted, ready for the served model."""
 
     model: str
     """The model name the client asked for (echoed in the response)."""
@@ -45,29 +138,6 @@ class WireRequest:
     """Chat streaming: send a final usage-only chunk (``stream_options.include_usage``)."""
     body: Mapping[str, Any] = dataclasses.field(default_factory=dict, repr=False)
     """The decoded JSON body (echoed fields come from here)."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class AcceptedHistory:
-    """The last history the server accepted for one API, to read the next one incrementally.
-
-    An accepted history has every tool call answered, so a request that repeats
-    it and adds messages only needs the new messages parsed and validated.
-    """
-
-    raw: list[Any] = dataclasses.field(default_factory=list)
-    """The history as decoded from the request body."""
-    messages: tuple[Message, ...] = ()
-    """The same history, parsed."""
-    assistants: int = 0
-    """How many assistant messages ``messages`` holds."""
-
-    def reusable(self, raw: list[Any]) -> int:
-        """How many leading messages of ``raw`` are this history (0 when it does not extend it)."""
-        size = len(self.raw)
-        if size and len(raw) >= size and raw[:size] == self.raw:
-            return size
-        return 0
 
 
 class IdSource:
@@ -82,12 +152,12 @@ class IdSource:
 
 
 def now() -> int:
-    """Unix time in seconds, as the API reports ``created``."""
+    """Unix time in seconds, as the APIs report ``created``."""
     return int(time.time())
 
 
 def require_model(body: Mapping[str, Any]) -> str:
-    """The ``model`` field, or the API's 400 when it is missing."""
+    """The ``model`` field, or the OpenAI API's 400 when it is missing."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise WireError(400, "you must provide a model parameter")
@@ -106,12 +176,12 @@ _JSON_TYPES = {
 
 
 def json_type(value: Any) -> str:
-    """How the API names the JSON type of ``value`` in its errors ("a string", ...)."""
+    """How the OpenAI API names the JSON type of ``value`` in its errors ("a string", ...)."""
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def invalid_type(param: str, expected: str, value: Any) -> WireError:
-    """The API's 400 for a field of the wrong JSON type."""
+    """The OpenAI API's 400 for a field of the wrong JSON type."""
     return WireError(
         400,
         f"Invalid type for '{param}': expected {expected}, but got {json_type(value)} instead.",
@@ -133,57 +203,9 @@ def require_stream(body: Mapping[str, Any]) -> bool:
     return bool(stream)
 
 
-def text_of(content: Any, where: str) -> str | None:
-    """Text of a message ``content``: a string or a list of text parts."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for part in content:
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
-            elif isinstance(part, Mapping) and isinstance(part.get("refusal"), str):
-                texts.append(part["refusal"])
-        return "\n".join(texts)
-    raise WireError(
-        400,
-        f"Invalid type for '{where}': expected one of a string or array of objects, "
-        f"but got {type(content).__name__} instead.",
-        param=where,
-        code="invalid_type",
-    )
-
-
 def count_iteration(messages: Sequence[Message]) -> int:
     """1 + the number of assistant turns so far."""
     return 1 + sum(1 for m in messages if isinstance(m, AssistantMessage))
-
-
-def usage_chat(usage: Usage) -> dict[str, Any]:
-    """Chat Completions ``usage`` object."""
-    return {
-        "prompt_tokens": usage.input_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {
-            "reasoning_tokens": 0,
-            "audio_tokens": 0,
-            "accepted_prediction_tokens": 0,
-            "rejected_prediction_tokens": 0,
-        },
-    }
-
-
-def usage_responses(usage: Usage) -> dict[str, Any]:
-    """Responses API ``usage`` object."""
-    return {
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-        "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
-    }
 
 
 DEFAULT_CHUNK_CHARS = 8
@@ -192,6 +214,8 @@ DEFAULT_MAX_CHUNKS = 64
 """At most this many deltas per streamed text or argument string: longer strings get
 larger deltas, so a large payload stays a few dozen events (a real provider would
 send a token per delta; the SDK's cost per event makes that needlessly slow here)."""
+
+_WORDS = re.compile(r"\s*\S+|\s+")
 
 
 def words(text: str, max_chunks: int = DEFAULT_MAX_CHUNKS) -> list[str]:
@@ -218,10 +242,3 @@ def fragments(text: str, size: int, max_chunks: int | None = None) -> Iterator[s
         size = max(size, -(-len(text) // max(1, max_chunks)))
     for start in range(0, len(text), size):
         yield text[start : start + size]
-
-
-def sse(data: Mapping[str, Any] | str, event: str | None = None) -> bytes:
-    """One server-sent event: optional ``event:`` line, ``data:`` line, blank line."""
-    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
