@@ -100,7 +100,7 @@ def _usage(raw: Mapping[str, Any] | None) -> Usage:
     )
 
 
-def response_from_body(message: Any) -> ModelResponse:
+def response_from_body(data: Any) -> ModelResponse:
     """The harness response for a Messages response (``anthropic.types.Message`` or its JSON).
 
     Text blocks are joined; ``tool_use`` blocks become tool calls with their ``input`` as a
@@ -108,7 +108,7 @@ def response_from_body(message: Any) -> ModelResponse:
     are not part of the neutral message: read them with ``thinking_blocks``. A body that
     is not a message is a ``MalformedResponse`` (``code="invalid_response"``).
     """
-    data = _plain(message)
+    data = _plain(data)
     if not isinstance(data, Mapping) or data.get("type", "message") != "message":
         raise MalformedResponse(
             f"expected an Anthropic message object, got {data!r:.200}", code="invalid_response"

@@ -51,7 +51,7 @@ _FINISH: dict[str, FinishReason] = {
 # -- body -> neutral ---------------------------------------------------------------------
 
 
-def response_from_body(completion: ChatCompletion | Mapping[str, Any]) -> ModelResponse:
+def response_from_body(data: ChatCompletion | Mapping[str, Any]) -> ModelResponse:
     """The harness response for a ``ChatCompletion`` (an SDK object or its JSON).
 
     Every field used is checked: a body that is not a completion (a list, a tool call
@@ -59,10 +59,10 @@ def response_from_body(completion: ChatCompletion | Mapping[str, Any]) -> ModelR
     error body is a ``ProviderError`` (``code="error_body"``).
     """
     what = "chat completion"
-    if not is_object(completion):
-        raise malformed(what, "the response body", "a JSON object", completion)
-    choices = field(completion, "choices")
-    error = error_body_message(completion)
+    if not is_object(data):
+        raise malformed(what, "the response body", "a JSON object", data)
+    choices = field(data, "choices")
+    error = error_body_message(data)
     if error is not None and not choices:
         raise ProviderError(
             f"the response is an error body, not a chat completion: {error}", code="error_body"
@@ -73,7 +73,7 @@ def response_from_body(completion: ChatCompletion | Mapping[str, Any]) -> ModelR
         raise malformed(what, "choices", "an array", choices)
     if not choices:
         raise ProviderError(
-            f"the completion {field(completion, 'id')!r} has no choices; expected one choice",
+            f"the completion {field(data, 'id')!r} has no choices; expected one choice",
             code="empty_response",
         )
     choice = choices[0]
@@ -91,8 +91,8 @@ def response_from_body(completion: ChatCompletion | Mapping[str, Any]) -> ModelR
             content=content, tool_calls=_read_calls(message, where, what), refusal=refusal
         ),
         finish_reason=_FINISH.get(finish or "stop", "stop"),
-        usage=_read_usage(field(completion, "usage"), what),
-        model_name=optional_str(completion, "model", "completion", what),
+        usage=_read_usage(field(data, "usage"), what),
+        model_name=optional_str(data, "model", "completion", what),
     )
 
 
@@ -137,7 +137,7 @@ def _read_usage(usage: Any, what: str) -> Usage:
 
 
 def response_from_events(
-    chunks: Iterable[ChatCompletionChunk | Mapping[str, Any]],
+    events: Iterable[ChatCompletionChunk | Mapping[str, Any]],
 ) -> ModelResponse:
     """Accumulate streamed chunks (SDK objects or their JSON) with the SDK's own stream state."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -146,7 +146,7 @@ def response_from_events(
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     seen = False
     call_ids: dict[tuple[int, int], str] = {}
-    for index, chunk in enumerate(chunks):
+    for index, chunk in enumerate(events):
         _check_chunk(chunk, index)
         chunk = _without_repeated_call_headers(chunk, call_ids)
         if isinstance(chunk, Mapping):

@@ -47,20 +47,20 @@ _WHAT = "Responses API response"
 # -- body -> neutral ---------------------------------------------------------------------
 
 
-def response_from_body(response: Response | Mapping[str, Any]) -> ModelResponse:
+def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
     """The harness response for a Responses API ``Response`` (an SDK object or its JSON).
 
     Every field used is checked: a wrongly shaped body is a ``MalformedResponse`` naming
     the field; a failed response (``error`` set) is a ``ProviderError``.
     """
-    if not is_object(response):
-        raise malformed(_WHAT, "the response body", "a JSON object", response)
-    error = field(response, "error")
+    if not is_object(data):
+        raise malformed(_WHAT, "the response body", "a JSON object", data)
+    error = field(data, "error")
     if error is not None:
         message = field(error, "message") if is_object(error) else error
         code = field(error, "code") if is_object(error) else None
         raise ProviderError(f"the response failed: {message}", code=str(code))
-    output = field(response, "output")
+    output = field(data, "output")
     if output is None:
         output = []
     if not isinstance(output, (list, tuple)):
@@ -86,12 +86,12 @@ def response_from_body(response: Response | Mapping[str, Any]) -> ModelResponse:
                 )
             )
     finish: FinishReason = "tool_calls" if calls else "stop"
-    if field(response, "status") == "incomplete":
-        details = field(response, "incomplete_details")
+    if field(data, "status") == "incomplete":
+        details = field(data, "incomplete_details")
         reason = field(details, "reason") if is_object(details) else None
         finish = _INCOMPLETE.get(reason if isinstance(reason, str) else "", "length")
     usage = Usage()
-    raw_usage = field(response, "usage")
+    raw_usage = field(data, "usage")
     if raw_usage is not None:
         if not is_object(raw_usage):
             raise malformed(_WHAT, "usage", "an object or null", raw_usage)
@@ -105,7 +105,7 @@ def response_from_body(response: Response | Mapping[str, Any]) -> ModelResponse:
         tool_calls=tuple(calls),
         refusal="".join(refusals) if refusals else None,
     )
-    model = field(response, "model")
+    model = field(data, "model")
     return ModelResponse(
         message=message,
         finish_reason=finish,
