@@ -3,7 +3,7 @@
 A tool travels through the loop as a ``ToolDefinition`` (what the model is offered) and
 the request's ``tool_choice`` as a ``ToolChoice``; each wire format module of
 ``harness.formats`` turns them into its own shape and back. Fields a format has no
-place for are handled by that format (documented per format in ``docs/formats.md``):
+place for are handled by that format (see "The formats layer" in ``docs/architecture.md``):
 for example ``cache_control`` is a hint the OpenAI formats do not send.
 
 ``provider_extra`` is the escape hatch: keys for one format only, keyed by the format's
