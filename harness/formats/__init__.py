@@ -26,6 +26,7 @@ from harness._lazy import lazy_exports as _lazy_exports
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
     from harness.formats._codec import (
         Codec as Codec,
+        FormatCodec as FormatCodec,
         ParsedRequest as ParsedRequest,
         codec_for as codec_for,
         codecs as codecs,
@@ -49,6 +50,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
 
 _LAZY: dict[str, str] = {
     "Codec": "harness.formats._codec",
+    "FormatCodec": "harness.formats._codec",
     "ParsedRequest": "harness.formats._codec",
     "codec_for": "harness.formats._codec",
     "codecs": "harness.formats._codec",

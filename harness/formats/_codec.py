@@ -14,18 +14,19 @@ from __future__ import annotations
 import dataclasses
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness._errors import ProviderError, RateLimited
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._json import sse_data
-from harness.formats._server import WireRequest
+from harness.formats._server import WireError, WireRequest
 from harness.loop import ModelRequest, ModelResponse
 from harness.messages import Message
 
 __all__ = [
     "Codec",
+    "FormatCodec",
     "ParsedRequest",
     "codec_for",
     "codecs",
@@ -134,6 +135,57 @@ class Codec(ABC):
         if headers.get("content-type", "").startswith("text/event-stream"):
             return self.decode_events(sse_data(body))
         return self.decode_json(json.loads(body))
+
+
+class FormatCodec(Codec):
+    """A built-in format's codec, made of that format's own functions.
+
+    ``read`` is the format's request reader (``request_from_body``: the fake's reading,
+    with the API's checks; a refusal becomes the ``ValueError`` codecs raise) or a
+    lenient reader returning a ``ParsedRequest``; ``path_suffix`` is how the request's
+    path ends (a query is ignored).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        path_suffix: str,
+        read: Callable[[Any], WireRequest | ParsedRequest],
+        encode: Callable[..., dict[str, Any]],
+        decode_json: Callable[[Any], ModelResponse],
+        decode_events: Callable[[Any], ModelResponse],
+    ) -> None:
+        self.name = name
+        self.path_suffix = path_suffix
+        self._read = read
+        self._encode = encode
+        self._decode_json = decode_json
+        self._decode_events = decode_events
+
+    def handles(self, method: str, path: str) -> bool:
+        return method.upper() == "POST" and path.split("?", 1)[0].rstrip("/").endswith(
+            self.path_suffix
+        )
+
+    def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
+        try:
+            read = self._read(body)
+        except WireError as exc:
+            raise ValueError(exc.message) from None
+        return read if isinstance(read, ParsedRequest) else ParsedRequest.of(read)
+
+    def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
+        return self._encode(request, model=model, stream=stream)
+
+    def decode_json(self, data: Any) -> ModelResponse:
+        return self._decode_json(data)
+
+    def decode_events(self, events: list[Any]) -> ModelResponse:
+        return self._decode_events(events)
+
+    def __repr__(self) -> str:
+        return f"FormatCodec({self.name!r})"
 
 
 _CODECS: list[Codec] = []

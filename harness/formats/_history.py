@@ -12,9 +12,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.formats._json import encode_json
-from harness.messages import Message
+from harness.messages import AssistantMessage, Message
 
-__all__ = ["WireHistory"]
+__all__ = ["TurnKey", "WireHistory", "message_key"]
+
+TurnKey = tuple[str, ...]
+"""Identifies an assistant turn in later histories (``message_key``)."""
+
+
+def message_key(message: AssistantMessage) -> TurnKey:
+    """Identifies an assistant turn in later histories (its call ids, else its text): how
+    an adapter finds the turn to send opaque items (reasoning, thinking) back with."""
+    if message.tool_calls:
+        return ("calls", *(call.id for call in message.tool_calls))
+    return ("text", message.content or "", message.refusal or "")
+
 
 Convert = Callable[[Message], "dict[str, Any] | list[dict[str, Any]]"]
 

@@ -16,9 +16,10 @@ import itertools
 import json
 import math
 import re
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Generic, Literal, TypeVar
 
 from harness._errors import ProviderError, ProviderTimeout
 from harness.loop import ModelRequest
@@ -28,6 +29,7 @@ __all__ = [
     "DEFAULT_CHUNK_CHARS",
     "DEFAULT_MAX_CHUNKS",
     "IdSource",
+    "IncrementalReader",
     "Profile",
     "WireError",
     "WireRequest",
@@ -242,3 +244,28 @@ def fragments(text: str, size: int, max_chunks: int | None = None) -> Iterator[s
         size = max(size, -(-len(text) // max(1, max_chunks)))
     for start in range(0, len(text), size):
         yield text[start : start + size]
+
+
+Accepted = TypeVar("Accepted")
+Read = Callable[[Any, Profile, "Accepted | None"], "tuple[WireRequest, Accepted]"]
+
+
+class IncrementalReader(Generic[Accepted]):
+    """A format's request reader for the fake: remembers what it last accepted (the
+    history of one conversation) so that the next body, which repeats it and adds a few
+    messages, only has those read and checked. A refused body changes nothing."""
+
+    def __init__(self, read: Read[Accepted], *, profile: Profile = "default") -> None:
+        self.profile: Profile = profile
+        self._read = read
+        self._accepted: Accepted | None = None
+        self._lock = threading.Lock()
+
+    def read(self, body: Any) -> WireRequest:
+        """The request of ``body``; ``WireError`` (the API's answer) if the API refuses it."""
+        with self._lock:
+            accepted = self._accepted
+        wire, remembered = self._read(body, self.profile, accepted)
+        with self._lock:
+            self._accepted = remembered
+        return wire

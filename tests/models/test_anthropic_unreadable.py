@@ -89,12 +89,13 @@ def _bomb(size: int) -> bytes:
         (b"\xff\xfe not utf-8", {}, "not valid JSON"),
         (b"not gzip at all", {"content-encoding": "gzip"}, "could not be decompressed"),
         (
-            gzip.compress(json.dumps(MESSAGE).encode())[:60],
+            gzip.compress(json.dumps(MESSAGE).encode(), mtime=0)[:60],
             {"content-encoding": "gzip"},
             "not valid JSON|body is empty",
         ),
         (b'["a", "list"]', {}, "expected an Anthropic message object"),
     ],
+    ids=["empty", "blank", "truncated", "html", "not-utf8", "not-gzip", "cut-gzip", "a-list"],
 )
 def test_unreadable_bodies_are_malformed_responses(
     body: bytes, headers: dict[str, str], says: str
@@ -133,7 +134,7 @@ def test_the_default_limit_refuses_a_bomb_larger_than_it() -> None:
 
 
 def test_a_compressed_answer_within_the_limit_is_read() -> None:
-    body = gzip.compress(json.dumps(MESSAGE).encode())
+    body = gzip.compress(json.dumps(MESSAGE).encode(), mtime=0)
     model = _model(_answering(body, **{"content-encoding": "gzip"}), max_response_bytes=1000)
     assert model.request(model_request()).message.content == "hello"
 

@@ -14,7 +14,7 @@ module of ``harness.formats``.
 
 from __future__ import annotations
 
-from harness.formats.anthropic_messages._codec import CODEC, ROUTE, MessagesCodec
+from harness.formats.anthropic_messages._codec import CODEC, ROUTE
 from harness.formats.anthropic_messages._request import (
     DEFAULT_MAX_TOKENS,
     HISTORY_KEY,
@@ -59,7 +59,6 @@ __all__ = [
     "NO_TOOLS_DEFINED",
     "ROUTE",
     "STOP_REASONS",
-    "MessagesCodec",
     "MessagesWireError",
     "RequestReader",
     "ThinkingKey",

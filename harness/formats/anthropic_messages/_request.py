@@ -14,6 +14,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._definitions import ToolChoice, ToolDefinition
+from harness.formats._history import TurnKey, message_key
 from harness.formats._server import Profile, WireRequest
 from harness.formats.anthropic_messages._validation import MessagesWireError, validate_body
 from harness.loop import ModelRequest, ModelSettings
@@ -57,15 +58,8 @@ _TOOL_KEYS = frozenset(
     {"type", "name", "description", "input_schema", "strict", "defer_loading", "cache_control"}
 )
 
-ThinkingKey = tuple[str, ...]
+ThinkingKey = TurnKey
 """Identifies an assistant turn in later histories (``message_key``)."""
-
-
-def message_key(message: AssistantMessage) -> ThinkingKey:
-    """Identifies an assistant turn in later histories (its call ids, else its text)."""
-    if message.tool_calls:
-        return ("calls", *(call.id for call in message.tool_calls))
-    return ("text", message.content or "", message.refusal or "")
 
 
 # -- tools ---------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ Also here: the format's pieces, each with its pair (``tool_param`` /
 from __future__ import annotations
 
 from harness.formats._openai import error_details, error_for, response_headers
-from harness.formats.openai_chat._codec import CODEC, ROUTE, ChatCodec
+from harness.formats.openai_chat._codec import CODEC, ROUTE
 from harness.formats.openai_chat._request import (
     HISTORY_KEY,
     NAME,
@@ -45,7 +45,6 @@ __all__ = [
     "HISTORY_KEY",
     "NAME",
     "ROUTE",
-    "ChatCodec",
     "RequestReader",
     "error_details",
     "error_for",

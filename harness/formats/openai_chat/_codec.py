@@ -1,45 +1,22 @@
-"""The Chat Completions cassette codec: recordings read with the fake's own decoder."""
+"""The Chat Completions cassette codec: recordings read with the fake's own reader."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from harness.formats._codec import Codec, ParsedRequest
-from harness.formats._server import WireError
+from harness.formats._codec import FormatCodec
 from harness.formats.openai_chat._request import NAME, request_body, request_from_body
 from harness.formats.openai_chat._response import response_from_body, response_from_events
-from harness.loop import ModelRequest, ModelResponse
 
-__all__ = ["CODEC", "ROUTE", "ChatCodec"]
+__all__ = ["CODEC", "ROUTE"]
 
 ROUTE = "/chat/completions"
 """The endpoint's path after the ``/v1`` prefix."""
 
-
-class ChatCodec(Codec):
-    """``POST /chat/completions``: requests are read (and checked) like the fake reads them."""
-
-    name = NAME
-
-    def handles(self, method: str, path: str) -> bool:
-        return method.upper() == "POST" and path.rstrip("/").endswith(ROUTE)
-
-    def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
-        try:
-            return ParsedRequest.of(request_from_body(body))
-        except WireError as exc:
-            raise ValueError(exc.message) from None
-
-    def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
-        return request_body(request, model=model, stream=stream)
-
-    def decode_json(self, data: Any) -> ModelResponse:
-        return response_from_body(data)
-
-    def decode_events(self, events: list[Any]) -> ModelResponse:
-        return response_from_events(events)
-
-
-CODEC = ChatCodec()
-"""The codec instance ``harness.formats.codec_for`` finds for Chat Completions requests."""
+CODEC = FormatCodec(
+    name=NAME,
+    path_suffix=ROUTE,
+    read=request_from_body,
+    encode=request_body,
+    decode_json=response_from_body,
+    decode_events=response_from_events,
+)
+"""The codec ``harness.formats.codec_for`` finds for ``POST .../chat/completions``."""

@@ -9,7 +9,6 @@ The pieces of a request each have their pair here: tool entries (``tool_param`` 
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from harness.formats._openai import (
     validate_strict,
 )
 from harness.formats._server import (
+    IncrementalReader,
     Profile,
     WireError,
     WireRequest,
@@ -466,7 +466,7 @@ class _Accepted:
         return 0
 
 
-def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> WireRequest:
+def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[WireRequest, _Accepted]:
     body = require_object(body)
     model = require_model(body)
     raw_messages = body.get("messages")
@@ -502,45 +502,35 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> WireReques
             messages, names, call_path=lambda i, j: f"messages[{i}].tool_calls[{j}].function.name"
         )
     stream_options = body.get("stream_options") or {}
-    return WireRequest(
+    request = ModelRequest(
+        messages=messages,
+        tools=tools,
+        tool_names=names,
+        settings=_settings(body),
+        iteration=(accepted.assistants if reuse and accepted is not None else 0)
+        + count_iteration(messages[reuse:]),
+    )
+    wire = WireRequest(
         model=model,
-        request=ModelRequest(
-            messages=messages,
-            tools=tools,
-            tool_names=names,
-            settings=_settings(body),
-            iteration=(accepted.assistants if reuse and accepted is not None else 0)
-            + count_iteration(messages[reuse:]),
-        ),
+        request=request,
         stream=stream,
         include_usage=bool(stream_options.get("include_usage")),
         body=body,
     )
+    remembered = _Accepted(
+        raw=raw_messages, messages=tuple(messages), assistants=request.iteration - 1
+    )
+    return wire, remembered
 
 
 def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest:
     """Read a ``POST /chat/completions`` body like the API; ``WireError`` (its 400) if invalid."""
-    return _read(body, profile, None)
+    return _read(body, profile, None)[0]
 
 
-class RequestReader:
+class RequestReader(IncrementalReader[_Accepted]):
     """``request_from_body`` for a fake serving one conversation after another: a body whose
     history repeats the last accepted one only has its new messages read and checked."""
 
     def __init__(self, *, profile: Profile = "default") -> None:
-        self.profile: Profile = profile
-        self._accepted = _Accepted()
-        self._lock = threading.Lock()
-
-    def read(self, body: Any) -> WireRequest:
-        """The request of ``body``; ``WireError`` if the API would refuse it."""
-        with self._lock:
-            accepted = self._accepted
-        wire = _read(body, self.profile, accepted)
-        with self._lock:
-            self._accepted = _Accepted(
-                raw=body["messages"],
-                messages=tuple(wire.request.messages),
-                assistants=wire.request.iteration - 1,
-            )
-        return wire
+        super().__init__(_read, profile=profile)

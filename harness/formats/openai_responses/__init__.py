@@ -14,7 +14,7 @@ like the API; ``response_body`` / ``response_events`` encode a ``ModelResponse``
 from __future__ import annotations
 
 from harness.formats._openai import error_details, error_for, response_headers
-from harness.formats.openai_responses._codec import CODEC, ROUTE, ResponsesCodec
+from harness.formats.openai_responses._codec import CODEC, ROUTE
 from harness.formats.openai_responses._request import (
     HISTORY_KEY,
     NAME,
@@ -46,7 +46,6 @@ __all__ = [
     "ROUTE",
     "ReasoningKey",
     "RequestReader",
-    "ResponsesCodec",
     "error_details",
     "error_for",
     "final_response",

@@ -9,13 +9,12 @@ returned before those calls (kept by the adapter and sent back in place).
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness._validation import assert_never
 from harness.formats._definitions import ToolChoice, ToolDefinition
-from harness.formats._history import WireHistory
+from harness.formats._history import TurnKey, WireHistory, message_key
 from harness.formats._openai import (
     check_schema,
     check_tools,
@@ -26,6 +25,7 @@ from harness.formats._openai import (
     validate_strict,
 )
 from harness.formats._server import (
+    IncrementalReader,
     Profile,
     WireError,
     WireRequest,
@@ -79,15 +79,8 @@ _KNOWN = frozenset(
 )
 _TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict", "defer_loading"})
 
-ReasoningKey = tuple[str, ...]
+ReasoningKey = TurnKey
 """Identifies an assistant turn in later histories (``message_key``)."""
-
-
-def message_key(message: AssistantMessage) -> ReasoningKey:
-    """Identifies an assistant turn in later histories (its call ids, else its text)."""
-    if message.tool_calls:
-        return ("calls", *(call.id for call in message.tool_calls))
-    return ("text", message.content or "", message.refusal or "")
 
 
 # -- tools ---------------------------------------------------------------------------------
@@ -513,20 +506,9 @@ def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest
     return _read(body, profile, None)[0]
 
 
-class RequestReader:
+class RequestReader(IncrementalReader[_Accepted]):
     """``request_from_body`` for a fake serving one conversation after another: an input
     that repeats the last accepted one only has its new items read and checked."""
 
     def __init__(self, *, profile: Profile = "default") -> None:
-        self.profile: Profile = profile
-        self._accepted = _Accepted()
-        self._lock = threading.Lock()
-
-    def read(self, body: Any) -> WireRequest:
-        """The request of ``body``; ``WireError`` if the API would refuse it."""
-        with self._lock:
-            accepted = self._accepted
-        wire, remembered = _read(body, self.profile, accepted)
-        with self._lock:
-            self._accepted = remembered
-        return wire
+        super().__init__(_read, profile=profile)
