@@ -178,7 +178,7 @@ def carried(request: ModelRequest, format_name: str) -> ModelRequest:
     return dataclasses.replace(
         request,
         messages=messages,
-        tools=tools,
+        tools=tuple(tools),
         tool_names=tuple(t.name for t in tools),
         settings=settings,
     )

@@ -354,7 +354,7 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     for data in body.get("messages") or ():
         if isinstance(data, Mapping):
             messages.extend(_read_message(data))
-    tools = _tools_from_body(body)
+    tools = tuple(_tools_from_body(body))
     return ModelRequest(
         messages=messages,
         tools=tools,

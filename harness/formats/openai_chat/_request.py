@@ -458,12 +458,29 @@ class _Accepted:
     raw: list[Any] = dataclasses.field(default_factory=list)
     messages: tuple[Message, ...] = ()
     assistants: int = 0
+    raw_tools: Any = None
+    """The ``tools`` of that body, and their definitions (the same tools come every turn:
+    they are read and checked once)."""
+    tools: tuple[ToolDefinition, ...] = ()
 
     def reusable(self, raw: list[Any]) -> int:
         size = len(self.raw)
         if size and len(raw) >= size and raw[:size] == self.raw:
             return size
         return 0
+
+
+def _tools(raw: Any) -> tuple[ToolDefinition, ...]:
+    """The definitions of a ``tools`` array, checked like the API."""
+    if not isinstance(raw, list):
+        raise WireError(400, "Invalid type for 'tools': expected an array.", param="tools")
+    tools = tuple(tool_from_param(t, i) for i, t in enumerate(raw))
+    check_tools(
+        tools,
+        name_path=lambda i: f"tools[{i}].function.name",
+        parameters_path=lambda i: f"tools[{i}].function.parameters",
+    )
+    return tools
 
 
 def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[WireRequest, _Accepted]:
@@ -487,14 +504,10 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
     messages = list(accepted.messages[:reuse]) if accepted is not None else []
     messages.extend(_message(m, i) for i, m in enumerate(raw_messages[reuse:], reuse))
     raw_tools = body.get("tools") or []
-    if not isinstance(raw_tools, list):
-        raise WireError(400, "Invalid type for 'tools': expected an array.", param="tools")
-    tools = [tool_from_param(t, i) for i, t in enumerate(raw_tools)]
-    check_tools(
-        tools,
-        name_path=lambda i: f"tools[{i}].function.name",
-        parameters_path=lambda i: f"tools[{i}].function.parameters",
-    )
+    if accepted is not None and accepted.raw_tools is not None and raw_tools == accepted.raw_tools:
+        tools = accepted.tools
+    else:
+        tools = _tools(raw_tools)
     _validate_order(messages, reuse)
     names = tuple(t.name for t in tools)
     if profile == "strict":
@@ -518,7 +531,11 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
         body=body,
     )
     remembered = _Accepted(
-        raw=raw_messages, messages=tuple(messages), assistants=request.iteration - 1
+        raw=raw_messages,
+        messages=tuple(messages),
+        assistants=request.iteration - 1,
+        raw_tools=raw_tools,
+        tools=tools,
     )
     return wire, remembered
 

@@ -331,6 +331,10 @@ class _Accepted:
     called: Mapping[str, bool] = dataclasses.field(default_factory=dict)
     """Every call id (all answered), as ``_check_order`` returned it."""
     assistants: int = 0
+    raw_tools: Any = None
+    """The ``tools`` of that body, and their definitions (the same tools come every turn:
+    they are read and checked once)."""
+    tools: tuple[ToolDefinition, ...] = ()
 
     def reusable(self, raw: Any, instructions: Any) -> int:
         size = len(self.raw)
@@ -467,12 +471,16 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
     model = require_model(body)
     stream = require_stream(body)
     (messages, call_names), reuse = _messages(body, accepted)
-    tools = _tools_from_body(body)
-    check_tools(
-        tools,
-        name_path=lambda i: f"tools[{i}].name",
-        parameters_path=lambda i: f"tools[{i}].parameters",
-    )
+    raw_tools = body.get("tools")
+    if accepted is not None and accepted.raw_tools is not None and raw_tools == accepted.raw_tools:
+        tools = accepted.tools
+    else:
+        tools = tuple(_tools_from_body(body))
+        check_tools(
+            tools,
+            name_path=lambda i: f"tools[{i}].name",
+            parameters_path=lambda i: f"tools[{i}].parameters",
+        )
     if reuse and accepted is not None:
         called = _check_order(messages, start=len(accepted.messages), called=accepted.called)
         assistants = accepted.assistants + count_iteration(messages[len(accepted.messages) :]) - 1
@@ -497,6 +505,8 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
         names=call_names,
         called=called,
         assistants=assistants,
+        raw_tools=raw_tools,
+        tools=tools,
     )
     return WireRequest(model=model, request=request, stream=stream, body=body), remembered
 
