@@ -18,7 +18,7 @@ from jsonschema.validators import validator_for
 
 from harness._errors import ProviderError
 from harness.formats._definitions import ToolDefinition
-from harness.formats._server import IdSource, WireError, provider_error_to_wire
+from harness.formats._server import IdSource, WireError, now, provider_error_to_wire
 from harness.loop import ModelSettings
 from harness.messages import AssistantMessage, Message
 
@@ -31,6 +31,8 @@ __all__ = [
     "error_for",
     "json_schema_format",
     "missing_name",
+    "model_entry",
+    "model_list",
     "output_format_name",
     "require_object",
     "response_headers",
@@ -233,3 +235,13 @@ def response_headers(ids: IdSource) -> dict[str, str]:
         "openai-processing-ms": "0",
         "openai-version": "2020-10-01",
     }
+
+
+def model_entry(model_id: str) -> dict[str, Any]:
+    """``GET /v1/models/{id}``: one model, as the API lists it."""
+    return {"id": model_id, "object": "model", "created": now(), "owned_by": "harness"}
+
+
+def model_list(model_ids: Sequence[str]) -> dict[str, Any]:
+    """``GET /v1/models``: the models the fake serves."""
+    return {"object": "list", "data": [model_entry(m) for m in model_ids]}

@@ -19,8 +19,8 @@ from harness._validation import check_choice, check_int
 from harness.formats import IdSource, Profile, WireError, WireFormat, WireRequest, wire_formats
 from harness.formats._format import RequestReader
 from harness.formats._json import sse_frames
-from harness.formats._openai import response_headers as default_headers
-from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS, now
+from harness.formats._openai import model_entry, model_list, response_headers as default_headers
+from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model, ModelResponse
 from harness.models._wire._decode import BodyDecoder
 
@@ -130,9 +130,9 @@ class WireApp:
             self.responses.append(None)
         if fmt is None:
             if method == "GET" and route == "/models":
-                return index, self._json(200, self._models())
+                return index, self._json(200, model_list([self.model.name]))
             if method == "GET" and route.startswith("/models/"):
-                return index, self._json(200, self._model_entry(route.removeprefix("/models/")))
+                return index, self._json(200, model_entry(route.removeprefix("/models/")))
             return index, self._error(
                 WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
             )
@@ -227,12 +227,6 @@ class WireApp:
         return WireReply(
             status=error.status, headers=headers, chunks=(error.body(),), timeout=error.timeout
         )
-
-    def _model_entry(self, model_id: str) -> dict[str, Any]:
-        return {"id": model_id, "object": "model", "created": now(), "owned_by": "harness"}
-
-    def _models(self) -> dict[str, Any]:
-        return {"object": "list", "data": [self._model_entry(self.model.name)]}
 
 
 def _route(path: str) -> str:
