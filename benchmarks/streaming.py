@@ -19,6 +19,7 @@ import json
 import time
 from typing import Any
 
+from harness.formats import ToolDefinition
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.models import OpenAIChatModel, OpenAIResponsesModel, fake_openai_client
@@ -45,7 +46,7 @@ class Answer(Model):
 
 REQUEST = ModelRequest(
     messages=[UserMessage(content="store it")],
-    tools=[{"type": "function", "function": {"name": "store", "parameters": {"type": "object"}}}],
+    tools=[ToolDefinition(name="store", parameters={"type": "object"})],
     tool_names=("store",),
     settings=ModelSettings(),
     iteration=1,

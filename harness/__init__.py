@@ -27,6 +27,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         InvalidToolProvider as InvalidToolProvider,
         LateCompletion as LateCompletion,
         LoopSignal as LoopSignal,
+        MalformedResponse as MalformedResponse,
         MaxIterationsExceeded as MaxIterationsExceeded,
         ModelBehaviorError as ModelBehaviorError,
         NetworkRefused as NetworkRefused,
@@ -43,6 +44,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         StrategyError as StrategyError,
         ToolDefinitionError as ToolDefinitionError,
         ToolNotFound as ToolNotFound,
+        UnencodableText as UnencodableText,
         UnreachableStateWarning as UnreachableStateWarning,
         UsageError as UsageError,
         VisibilityExpansionRequired as VisibilityExpansionRequired,
@@ -50,6 +52,10 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness._secrets import (
         Secret as Secret,
         ShortSecretWarning as ShortSecretWarning,
+    )
+    from harness.formats import (
+        ToolChoice as ToolChoice,
+        ToolDefinition as ToolDefinition,
     )
     from harness.injection import (
         ChainedType as ChainedType,
@@ -174,6 +180,7 @@ _LAZY: dict[str, str] = {
     "InvalidToolProvider": "harness._errors",
     "LateCompletion": "harness._errors",
     "LoopSignal": "harness._errors",
+    "MalformedResponse": "harness._errors",
     "MaxIterationsExceeded": "harness._errors",
     "ModelBehaviorError": "harness._errors",
     "NetworkRefused": "harness._errors",
@@ -188,6 +195,7 @@ _LAZY: dict[str, str] = {
     "StrategyError": "harness._errors",
     "ToolDefinitionError": "harness._errors",
     "ToolNotFound": "harness._errors",
+    "UnencodableText": "harness._errors",
     "UsageError": "harness._errors",
     "FacadeError": "harness._errors",
     "HarnessWarning": "harness._errors",
@@ -195,6 +203,8 @@ _LAZY: dict[str, str] = {
     "SettingOverridden": "harness._errors",
     "UnreachableStateWarning": "harness._errors",
     "VisibilityExpansionRequired": "harness._errors",
+    "ToolChoice": "harness.formats",
+    "ToolDefinition": "harness.formats",
     "EntityDiscovery": "harness.injection",
     "tool_provider": "harness.injection",
     "ChainedType": "harness.injection",

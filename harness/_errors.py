@@ -10,6 +10,7 @@ HarnessError
 │   ├── FacadeError             an unfolding facade is unusable (cycle, bad selector result)
 │   ├── NetworkRefused          a test reached for the real network (pytest plugin)
 │   ├── CassetteError           a cassette file is unusable (malformed, empty, shared unsafely)
+│   ├── UnencodableText         a request holds text no provider accepts (a lone surrogate)
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   ├── ScriptError             a scripted model's script does not fit the run
 │   └── CompletionError         an async tool's completion callback was misused
@@ -28,6 +29,7 @@ HarnessError
     ├── RateLimited             429: too many requests (retry after ``retry_after``)
     ├── ProviderTimeout         the request timed out before an answer
     ├── ContextLengthExceeded   the request was too long for the model's context window
+    ├── MalformedResponse       the answer cannot be read (not JSON, wrong shape, too big)
     └── StaticToolsChanged      a static-tools provider got another tool list mid-session
 ```
 
@@ -57,6 +59,7 @@ __all__ = [
     "InvalidToolProvider",
     "LateCompletion",
     "LoopSignal",
+    "MalformedResponse",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
     "NetworkRefused",
@@ -73,6 +76,7 @@ __all__ = [
     "StrategyError",
     "ToolDefinitionError",
     "ToolNotFound",
+    "UnencodableText",
     "UnreachableStateWarning",
     "UsageError",
     "VisibilityExpansionRequired",
@@ -211,6 +215,16 @@ class CassetteError(UsageError):
     def __init__(self, message: str, *, path: str = "", index: int | None = None) -> None:
         self.path = path
         self.index = index
+        super().__init__(message)
+
+
+class UnencodableText(UsageError):
+    """A text the request would carry is not valid Unicode (a lone surrogate such as
+    ``"\\ud800"``, e.g. from bytes decoded with ``errors="surrogateescape"``): no provider
+    accepts it, and the SDKs fail to encode it. ``where`` names the message or field."""
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        self.where = where
         super().__init__(message)
 
 
@@ -354,6 +368,16 @@ class ProviderTimeout(ProviderError):
 
 class ContextLengthExceeded(ProviderError):
     """The request did not fit the model's context window (HTTP 400, not retryable)."""
+
+
+class MalformedResponse(ProviderError):
+    """The provider answered 200 with a body the harness cannot read: not JSON (empty or
+    truncated), a field of the wrong shape, or larger than the adapter's limit once
+    decompressed. ``code`` is ``"malformed_response"``; not retryable by default."""
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        kwargs.setdefault("code", "malformed_response")
+        super().__init__(message, **kwargs)
 
 
 class HarnessWarning(UserWarning):

@@ -124,7 +124,7 @@ TARGETS: dict[str, Target] = {
         ("tests/models/test_openai_fast_path.py", "tests/models/test_wire_incremental.py"),
     ),
     "wire_validation": Target(
-        ("harness/models/_wire/_validation.py", "harness/models/_wire/_messages_validation.py"),
+        ("harness/formats/_openai.py", "harness/formats/anthropic_messages/_validation.py"),
         ("tests/models/test_wire_validation.py", "tests/models/test_anthropic_wire.py"),
     ),
 }

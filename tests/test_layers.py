@@ -19,7 +19,9 @@ LAYERS: dict[str, int] = {
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness.messages": 0,
     "harness.tools": 0,
+    "harness.formats._definitions": 0,  # the neutral ToolDefinition / ToolChoice
     "harness.loop": 1,
+    "harness.formats": 2,  # the wire formats: both sides of each provider's shape
     "harness.injection": 2,
     "harness.mcp": 2,  # MCP servers as tool sources, strategies and facades (injection layer)
     "harness.models": 3,

@@ -33,8 +33,8 @@ CRITICAL = {
     "harness/testing/_scrub.py",
     "harness/_secrets.py",
     "harness/testing/_network.py",
-    "harness/models/_wire/_validation.py",
-    "harness/models/_wire/_messages_validation.py",
+    "harness/formats/_openai.py",
+    "harness/formats/anthropic_messages/_validation.py",
     *(p.relative_to(ROOT).as_posix() for p in (ROOT / "harness/injection").glob("_sections*.py")),
 }
 

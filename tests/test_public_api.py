@@ -22,6 +22,10 @@ PACKAGES = [
     "harness.testing",
     "harness.cassettes",
     "harness.fuzz",
+    "harness.formats",
+    "harness.formats.openai_chat",
+    "harness.formats.openai_responses",
+    "harness.formats.anthropic_messages",
 ]
 
 
@@ -55,7 +59,7 @@ def test_top_level_reexports_core_names() -> None:
 
 
 PINNED = Path(__file__).with_name("public_api.json")
-LAZY_PACKAGES = ["harness", "harness.testing", "harness.cassettes"]
+LAZY_PACKAGES = ["harness", "harness.testing", "harness.cassettes", "harness.formats"]
 
 
 @pytest.mark.parametrize("name", sorted(json.loads(PINNED.read_text(encoding="utf-8"))))

@@ -10,13 +10,6 @@ import typing
 from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
-    from harness.cassettes._codecs import (
-        Codec as Codec,
-        OfferedTool as OfferedTool,
-        ParsedRequest as ParsedRequest,
-        codec_for as codec_for,
-        register_codec as register_codec,
-    )
     from harness.cassettes._convert import (
         Conversation as Conversation,
         RecordedSession as RecordedSession,
@@ -54,13 +47,14 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         llm_semantic as llm_semantic,
         llm_strict as llm_strict,
     )
+    from harness.formats._codec import (
+        Codec as Codec,
+        ParsedRequest as ParsedRequest,
+        codec_for as codec_for,
+        register_codec as register_codec,
+    )
 
 _LAZY: dict[str, str] = {
-    "Codec": "harness.cassettes._codecs",
-    "OfferedTool": "harness.cassettes._codecs",
-    "ParsedRequest": "harness.cassettes._codecs",
-    "codec_for": "harness.cassettes._codecs",
-    "register_codec": "harness.cassettes._codecs",
     "Conversation": "harness.cassettes._convert",
     "RecordedSession": "harness.cassettes._convert",
     "RecordedTools": "harness.cassettes._convert",
@@ -84,6 +78,10 @@ _LAZY: dict[str, str] = {
     "CassetteWarning": "harness.cassettes._vcr",
     "llm_semantic": "harness.cassettes._vcr",
     "llm_strict": "harness.cassettes._vcr",
+    "Codec": "harness.formats._codec",
+    "ParsedRequest": "harness.formats._codec",
+    "codec_for": "harness.formats._codec",
+    "register_codec": "harness.formats._codec",
 }
 
 __all__ = [*sorted(_LAZY)]

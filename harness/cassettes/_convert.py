@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.cassettes._codecs import OfferedTool, ParsedRequest
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
 from harness.cassettes._model import llm_turns
 from harness.cassettes._trace import trace_from_requests
+from harness.formats import ParsedRequest, ToolDefinition
+from harness.formats.openai_chat import messages_to_dicts
 from harness.loop import (
     InjectionContext,
     InjectionStrategy,
@@ -31,7 +32,7 @@ from harness.loop import (
     ToolsetChange,
     Trace,
 )
-from harness.messages import AssistantMessage, Message, ToolMessage, messages_to_openai
+from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult
 
 __all__ = [
@@ -143,12 +144,12 @@ class RecordedTool(Tool):
         return ToolResult(content=text, value=text)
 
 
-def _stub(tool: OfferedTool, results: Sequence[str]) -> Tool:
+def _stub(tool: ToolDefinition, results: Sequence[str]) -> Tool:
     parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
     parameters.setdefault("type", "object")
     return RecordedTool(
         name=tool.name,
-        description=tool.description,
+        description=tool.description or "",
         parameters=parameters,
         handler=_never_called,
         results=list(results),
@@ -163,7 +164,7 @@ def recorded_tools(
     results = results or {}
     return [
         _stub(
-            OfferedTool(
+            ToolDefinition(
                 name=str(t["name"]),
                 parameters=dict(t.get("parameters") or {}),
                 description=str(t.get("description") or ""),
@@ -248,7 +249,7 @@ class RecordedSession:
                     tool.name,
                     {
                         "name": tool.name,
-                        "description": tool.description,
+                        "description": tool.description or "",
                         "parameters": dict(tool.parameters) or {"type": "object", "properties": {}},
                     },
                 )
@@ -333,7 +334,7 @@ def scenario_data(
             f"{', '.join(map(str, chosen.numbers))}): recorded tools are stubs that return "
             "the recorded results; edit freely." + note
         ),
-        "messages": messages_to_openai(session.messages),
+        "messages": messages_to_dicts(session.messages),
         "tools": [
             {
                 "harness.cassettes:recorded_tools": {

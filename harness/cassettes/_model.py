@@ -14,10 +14,10 @@ from typing import Literal
 
 from harness._errors import UsageError
 from harness._validation import check_choice
-from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
 from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import MatchMode, request_differences
+from harness.formats import Codec, ParsedRequest, codec_for
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.messages import SystemMessage, UserMessage
 
@@ -140,10 +140,10 @@ class CassetteModel(Model):
     @staticmethod
     def _strict(recorded: ParsedRequest, actual: ParsedRequest) -> list[str]:
         out = []
-        old = {t.name: t.description for t in recorded.tools}
+        old = {t.name: t.description or "" for t in recorded.tools}
         for tool in actual.tools:
             if tool.name in old and " ".join(old[tool.name].split()) != " ".join(
-                tool.description.split()
+                (tool.description or "").split()
             ):
                 out.append(f"description of tool {tool.name!r} differs")
         if recorded.tool_choice != actual.tool_choice:

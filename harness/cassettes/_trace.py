@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.cassettes._codecs import ParsedRequest, codec_for
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
+from harness.formats import ParsedRequest, codec_for
 from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelResponse, Trace
 from harness.messages import AssistantMessage, ToolMessage
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from harness._errors import HarnessError
 from harness._validation import choice_problem
 from harness.cli._help import HarnessGroup
+from harness.formats import ToolChoice, openai_chat
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 
@@ -122,7 +123,7 @@ class _ForcedChoice(Model):
             # a tool name or glob, resolved against the tools offered on this request
             matching = [n for n in request.tool_names if fnmatch.fnmatchcase(n, choice)]
             choice = matching[0] if matching else "auto"
-        settings = dataclasses.replace(request.settings, tool_choice=choice or None)
+        settings = dataclasses.replace(request.settings, tool_choice=ToolChoice.of(choice or None))
         return self.inner.request(dataclasses.replace(request, settings=settings))
 
 
@@ -131,11 +132,13 @@ class _StringContentChat(OpenAIChatModel):
     refuses ``null``); the semantic matcher treats both the same."""
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
-        params = super().params(request)
-        for message in params["messages"]:
-            if message.get("role") == "assistant" and message.get("content") is None:
-                message["content"] = ""
-        return params
+        return openai_chat.request_body(
+            request,
+            model=self.model,
+            stream=self.stream,
+            defaults=self.defaults,
+            string_content=True,
+        )
 
 
 def record_command(

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.formats import ToolDefinition
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import (
     Model,
@@ -137,13 +138,13 @@ class DecisionModel(Model):
         self.decisions = list(decisions)
         self.name = name
         self.steps: list[dict[str, Any]] = []
-        self.definitions: list[Mapping[str, Any]] = []
+        self.definitions: list[ToolDefinition] = []
         self.requests = 0
         self._position = 0
         self._ids = 0
         self._last_id: str | None = None
         self._last_name: str | None = None
-        self._seen_tools: Sequence[Mapping[str, Any]] | None = None
+        self._seen_tools: Sequence[ToolDefinition] | None = None
         self._strings: list[str] = []
 
     def request(self, request: ModelRequest) -> ModelResponse:
@@ -164,9 +165,7 @@ class DecisionModel(Model):
             raise raise_error(status=decision.status).error()
         names = request.tool_names
         self._strings = quoted_words(request)
-        schemas = {
-            d["function"]["name"]: d["function"].get("parameters", {}) for d in request.tools
-        }
+        schemas = {d.name: d.parameters for d in request.tools}
         indexes = (
             (decision.index, *decision.more) if decision.kind == "parallel" else (decision.index,)
         )

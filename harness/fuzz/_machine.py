@@ -133,10 +133,7 @@ def loop_core_machine(
         def call_tools(self, specs: list[tuple[int, str, bool, bool]]) -> None:
             assert self.request is not None
             names = self.request.tool_names
-            schemas = {
-                d["function"]["name"]: d["function"].get("parameters", {})
-                for d in self.request.tools
-            }
+            schemas = {d.name: d.parameters for d in self.request.tools}
             calls = []
             for index, mode, repeat, unknown in specs:
                 name = UNKNOWN_TOOL if unknown or not names else names[index % len(names)]

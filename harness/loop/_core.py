@@ -35,6 +35,7 @@ from harness._errors import (
     UsageError,
 )
 from harness._frozen import maker
+from harness.formats._definitions import ToolChoice
 from harness.loop._channels import model_content, user_text
 from harness.loop._completions import CompletionQueue, follow_up_text
 from harness.loop._control import is_return_direct
@@ -245,7 +246,7 @@ class LoopCore:
             OutputParser(options.output_type) if options.output_type is not None else None
         )
         self._settings = ModelSettings(
-            tool_choice=options.tool_choice,
+            tool_choice=ToolChoice.of(options.tool_choice),
             parallel_tool_calls=None,
             output_schema=self._output.schema if self._output else None,
             output_name=self._output.name if self._output else None,

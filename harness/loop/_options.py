@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from harness._errors import UsageError
 from harness._validation import choice_problem, int_problem, is_number
+from harness.formats._definitions import ToolChoice
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
@@ -62,8 +63,10 @@ class LoopOptions:
     class (see docs/context-injection.md); they win over the toolset's and the tool's."""
     call_context_objects: Callable[[ToolCall], Iterable[object]] | None = None
     """Per-call typed context objects; they win over every other source."""
-    tool_choice: str | Mapping[str, Any] | None = None
-    """Passed to the model on every request."""
+    tool_choice: ToolChoice | str | Mapping[str, Any] | None = None
+    """Passed to the model on every request: a ``harness.ToolChoice``, or ``auto``,
+    ``none``, ``required`` or a tool name (read with ``ToolChoice.of``; the result is
+    what this field holds after construction)."""
     model_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Extra provider settings passed to the model."""
     pending_completions: PendingCompletionsPolicy = "wait"
@@ -76,6 +79,10 @@ class LoopOptions:
 
     def __post_init__(self) -> None:
         problems = [*_check_numbers(self), *_check_kinds(self)]
+        try:
+            object.__setattr__(self, "tool_choice", ToolChoice.of(self.tool_choice))
+        except UsageError as exc:
+            problems.append(str(exc))
         if problems:
             raise UsageError("invalid loop options: " + "; ".join(problems))
 

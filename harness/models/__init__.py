@@ -25,17 +25,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.loop._model import (
         ToolHistoryRule as ToolHistoryRule,
     )
-    from harness.models._anthropic._codec import (
-        message_body as message_body,
-        message_events as message_events,
-        messages_params as messages_params,
-        request_from_body as request_from_body,
-        response_from_body as response_from_body,
-        response_from_events as response_from_events,
-        response_from_message as response_from_message,
-        response_from_sse as response_from_sse,
-        thinking_blocks as thinking_blocks,
-    )
     from harness.models._anthropic._model import (
         ANTHROPIC_CAPABILITIES as ANTHROPIC_CAPABILITIES,
         AnthropicModel as AnthropicModel,
@@ -53,9 +42,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.models._openai._chat import (
         OPENAI_CHAT_CAPABILITIES as OPENAI_CHAT_CAPABILITIES,
         OpenAIChatModel as OpenAIChatModel,
-        chat_params as chat_params,
-        chat_response_from_chunks as chat_response_from_chunks,
-        chat_response_from_completion as chat_response_from_completion,
     )
     from harness.models._openai._common import (
         map_openai_error as map_openai_error,
@@ -63,10 +49,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.models._openai._responses import (
         OPENAI_RESPONSES_CAPABILITIES as OPENAI_RESPONSES_CAPABILITIES,
         OpenAIResponsesModel as OpenAIResponsesModel,
-        reasoning_items as reasoning_items,
-        responses_params as responses_params,
-        responses_response_from_events as responses_response_from_events,
-        responses_response_from_response as responses_response_from_response,
     )
     from harness.models._personas._base import (
         ArgumentOverrides as ArgumentOverrides,
@@ -152,15 +134,6 @@ _LAZY: dict[str, str] = {
     "ModelSettings": "harness.loop",
     "Usage": "harness.loop",
     "ToolHistoryRule": "harness.loop._model",
-    "message_body": "harness.models._anthropic._codec",
-    "message_events": "harness.models._anthropic._codec",
-    "messages_params": "harness.models._anthropic._codec",
-    "request_from_body": "harness.models._anthropic._codec",
-    "response_from_body": "harness.models._anthropic._codec",
-    "response_from_events": "harness.models._anthropic._codec",
-    "response_from_message": "harness.models._anthropic._codec",
-    "response_from_sse": "harness.models._anthropic._codec",
-    "thinking_blocks": "harness.models._anthropic._codec",
     "ANTHROPIC_CAPABILITIES": "harness.models._anthropic._model",
     "AnthropicModel": "harness.models._anthropic._model",
     "map_anthropic_error": "harness.models._anthropic._model",
@@ -171,16 +144,9 @@ _LAZY: dict[str, str] = {
     "with_capabilities": "harness.models._capabilities",
     "OPENAI_CHAT_CAPABILITIES": "harness.models._openai._chat",
     "OpenAIChatModel": "harness.models._openai._chat",
-    "chat_params": "harness.models._openai._chat",
-    "chat_response_from_chunks": "harness.models._openai._chat",
-    "chat_response_from_completion": "harness.models._openai._chat",
     "map_openai_error": "harness.models._openai._common",
     "OPENAI_RESPONSES_CAPABILITIES": "harness.models._openai._responses",
     "OpenAIResponsesModel": "harness.models._openai._responses",
-    "reasoning_items": "harness.models._openai._responses",
-    "responses_params": "harness.models._openai._responses",
-    "responses_response_from_events": "harness.models._openai._responses",
-    "responses_response_from_response": "harness.models._openai._responses",
     "ArgumentOverrides": "harness.models._personas._base",
     "Persona": "harness.models._personas._base",
     "Plan": "harness.models._personas._base",

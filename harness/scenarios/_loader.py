@@ -12,9 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness.formats.openai_chat import messages_from_dicts
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
-from harness.messages import Message, messages_from_openai
+from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._safe_yaml import read_yaml
@@ -269,7 +270,7 @@ class Scenario:
     def build_prompt(self) -> str | list[Message]:
         """The prompt text or the starting history."""
         if self.spec.messages is not None:
-            return messages_from_openai(self.spec.messages)
+            return messages_from_dicts(self.spec.messages)
         if self.spec.prompt is None:
             raise ScenarioError(f"{self._where()}give either prompt or messages")
         return self.spec.prompt

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
 from harness._secrets import hidden_values, register_secret, scrub_text
+from harness.formats._definitions import ToolDefinition
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
 from harness.tools._jsonschema import argument_errors, schema_problems, tool_validator
@@ -372,19 +373,14 @@ class Tool:
             return self.description
         return "\n\n".join((self.description, *self.notes))
 
-    def definition(self) -> dict[str, Any]:
-        """The OpenAI ``tools`` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.full_description,
-                "parameters": self.parameters,
-            },
-        }
+    def definition(self) -> ToolDefinition:
+        """This tool as the model is offered it (each wire format encodes it its way)."""
+        return ToolDefinition(
+            name=self.name, description=self.full_description, parameters=self.parameters
+        )
 
     @functools.cached_property
-    def offered_definition(self) -> dict[str, Any]:
+    def offered_definition(self) -> ToolDefinition:
         """``definition()``, built once (tools are immutable): what toolsets offer.
 
         Shared by every toolset offering this tool: read it, never change it.

@@ -1,4 +1,4 @@
-"""An ordered toolset with O(1) lookup and cached provider definitions."""
+"""An ordered toolset with O(1) lookup and cached tool definitions."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from harness._errors import DuplicateToolName, UsageError
+from harness.formats._definitions import ToolDefinition
 from harness.tools._decorator import as_tool
 from harness.tools._inject import ContextObjects
 from harness.tools._tool import Tool
@@ -54,7 +55,7 @@ class Toolset:
         self._shared = False
         self._values: tuple[Tool, ...] | None = None
         self._names: tuple[str, ...] | None = None
-        self._definitions: tuple[dict[str, Any], ...] | None = None
+        self._definitions: tuple[ToolDefinition, ...] | None = None
         self.version = 0
         """Incremented on every change; equal versions mean equal contents."""
         for tool in tools:
@@ -198,7 +199,7 @@ class Toolset:
                 names = self._names
         return names
 
-    def definitions(self) -> tuple[dict[str, Any], ...]:
+    def definitions(self) -> tuple[ToolDefinition, ...]:
         """The OpenAI ``tools`` list (cached until the next change)."""
         definitions = self._definitions
         if definitions is None:

@@ -237,16 +237,7 @@ def _first_request():  # type: ignore[no-untyped-def]
     tool = as_tool(search_customer)
     return ModelRequest(
         messages=[SystemMessage(content="You are a CRM assistant."), UserMessage(content=PROMPT)],
-        tools=[
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": dict(tool.parameters),
-                },
-            }
-        ],
+        tools=[tool.definition()],
         tool_names=(tool.name,),
         settings=ModelSettings(),
         iteration=1,

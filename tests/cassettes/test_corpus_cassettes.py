@@ -180,17 +180,7 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
             parsed = codec.parse_request(interaction.request.json())
             request = ModelRequest(
                 messages=list(parsed.messages),
-                tools=[
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": dict(t.parameters),
-                        },
-                    }
-                    for t in parsed.tools
-                ],
+                tools=list(parsed.tools),
                 tool_names=parsed.tool_names,
                 settings=ModelSettings(),
                 iteration=1,

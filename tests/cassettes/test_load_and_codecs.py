@@ -18,7 +18,7 @@ from harness.cassettes import (
     load_cassette,
     register_codec,
 )
-from harness.cassettes._codecs import _CODECS
+from harness.formats._codec import _CODECS
 from harness.loop import ModelRequest, ModelResponse, run
 from harness.messages import AssistantMessage, UserMessage
 

@@ -9,6 +9,7 @@ from hypothesis import Phase, find, given, settings, strategies as st
 from jsonschema import Draft202012Validator
 
 from harness import ProviderError, UsageError
+from harness.formats import ToolDefinition
 from harness.fuzz import (
     DECISION_KINDS,
     FAULTS,
@@ -118,7 +119,7 @@ def test_every_decision_list_is_valid_for_every_toolset(
         "properties": {"n": {"type": "integer"}, "k": {"type": "string", "enum": ["x", "y"]}},
         "required": ["n", "k"],
     }
-    tools = [{"type": "function", "function": {"name": n, "parameters": schema}} for n in offered]
+    tools = [ToolDefinition(name=n, parameters=schema) for n in offered]
     model = DecisionModel(moves)
     for iteration in range(1, len(moves) + 2):
         request = ModelRequest(

@@ -116,7 +116,7 @@ def test_copies_keep_the_wrapper_and_update_the_inner_tool() -> None:
     wrapped = Shout.wrap(greet).with_name("salute").with_description("Salute.")
     assert isinstance(wrapped, Shout)
     assert wrapped.unwrap().name == "salute"
-    assert wrapped.definition()["function"]["description"] == "Salute."
+    assert wrapped.definition().description == "Salute."
     preset = Shout.wrap(greet).with_presets(name="Bobby Tables")
     assert isinstance(preset, Shout)
     assert "name" not in preset.parameters["properties"]

@@ -55,7 +55,7 @@ def test_run_objects_are_injected_and_the_chat_id_stays_hidden() -> None:
     # them (ChatContext declares only its ids, so the channel shows)
     assert result.trace.calls[0].content == "slack/[hidden]"
     assert result.trace.calls[0].value == "slack/run-store"
-    assert model.requests[0].tools[0]["function"]["parameters"]["properties"] == {}
+    assert model.requests[0].tools[0].parameters["properties"] == {}
     assert "C-loop-chat-0042" not in repr(result.trace.to_dict())
 
 

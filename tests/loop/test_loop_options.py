@@ -244,9 +244,9 @@ def test_call_context_reaches_tools_call_level_wins_and_never_leaks() -> None:
     assert SEEN[0] == {"values": {"user": "alice", "api_key": secret}, "tool": "whoami", "id": "c1"}
     assert SEEN[1]["values"] == {"user": "u-c2", "api_key": secret, "token": secret}
     assert [c.content for c in result.trace.calls] == ["user alice", "user u-c2"]
-    assert "ctx" not in json.dumps(model.requests[0].tools)
+    assert "ctx" not in json.dumps([t.to_data() for t in model.requests[0].tools])
     everything = json.dumps(result.trace.to_dict()) + repr(result.messages) + repr(result.trace)
-    everything += json.dumps([dict(t) for r in model.requests for t in r.tools])
+    everything += json.dumps([t.to_data() for r in model.requests for t in r.tools])
     assert secret not in everything
 
 

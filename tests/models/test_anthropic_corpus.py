@@ -25,17 +25,19 @@ from vcr import matchers
 from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
+from harness.formats.anthropic_messages import (
+    CODEC,
+    read_request as request_from_body,
+    response_from_body as response_from_message,
+    response_from_sse,
+    validate_body as validate_messages_body,
+)
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
     AnthropicModel,
-    request_from_body,
-    response_from_body,
-    response_from_message,
-    response_from_sse,
 )
 from harness.models._anthropic._model import sdk_call_kwargs
-from harness.models._wire._messages_validation import validate_messages_body
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
 from corpus import recordings
@@ -82,7 +84,7 @@ def _direct(response: dict[str, Any]) -> ModelResponse:
     """The codec on the raw recorded body."""
     text = _decoded(response)
     content_type = _header(response["headers"], "content-type")
-    direct = response_from_body(text, content_type=content_type)
+    direct = CODEC.decode_response(200, {"content-type": content_type}, text)
     if content_type.startswith("text/event-stream"):
         assert response_from_sse(text) == direct
     else:

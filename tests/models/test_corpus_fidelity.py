@@ -23,17 +23,21 @@ import yaml
 from openai._streaming import SSEDecoder
 from wire_helpers import model_request
 
+from harness.formats.openai_chat import (
+    request_from_body as parse_chat_request,
+    response_from_body as chat_response_from_completion,
+    response_from_events as chat_response_from_chunks,
+)
+from harness.formats.openai_responses import (
+    request_from_body as parse_responses_request,
+    response_from_body as responses_response_from_response,
+    response_from_events as responses_response_from_events,
+)
 from harness.loop import ModelResponse
 from harness.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
-    chat_response_from_chunks,
-    chat_response_from_completion,
-    responses_response_from_events,
-    responses_response_from_response,
 )
-from harness.models._wire._chat import parse_chat_request
-from harness.models._wire._responses import parse_responses_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
 from corpus import SKIP_REASON, ids, recordings

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness import MaxIterationsExceeded, ScriptedModel, call, reply, run
+from harness.formats import ToolDefinition
 from harness.loop import ChangeRecord, IterationRecord, LimitReached, Trace
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from harness.scenarios import (
@@ -145,7 +146,7 @@ def test_secrets_are_looked_for_everywhere_the_model_looks() -> None:
     found = check_invariants(result.trace, leaky, secrets=[secret, "ab"])
     assert [v.invariant for v in found] == ["secrets"]
     assert secret not in str(found[0])  # the report does not repeat the secret
-    definition = {"type": "function", "function": {"name": "t", "description": secret}}
+    definition = ToolDefinition(name="t", description=secret)
     (hit,) = check_invariants(
         result.trace, result.messages, secrets=[secret], definitions=[definition]
     )

@@ -9,10 +9,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness._errors import UsageError
+from harness.formats._read import not_json
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.models._openai._common import client_kind, map_openai_error, secrets_of
+from harness.models._openai._common import client_kind, map_openai_error, secrets_of, unencodable
 from harness.models._openai._fast import post_args
-from harness.models._openai._read import not_json
 
 if TYPE_CHECKING:
     import openai
@@ -114,6 +114,8 @@ class OpenAIAdapter(Model):
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
             raise not_json(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "OpenAI") from None
 
     async def arequest(self, request: ModelRequest) -> ModelResponse:
         if self._kind == "sync":
@@ -131,3 +133,5 @@ class OpenAIAdapter(Model):
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
             raise not_json(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "OpenAI") from None

@@ -11,11 +11,10 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import check_int
+from harness.formats import Profile, WireError
+from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp
-from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
-from harness.models._wire._errors import WireError
-from harness.models._wire._validation import Profile
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_CONNECTIONS", "LOOPBACK_HOSTS", "WireServer"]
 

@@ -1,9 +1,10 @@
 """Reading a provider's response body defensively: every field checked, named when wrong.
 
 A provider (or a proxy in front of it) can answer with a list, an error body, or tool
-calls whose ``arguments`` is an object or ``null``. The SDK reads such bodies leniently
-(``model_construct``), so the adapters check each field they use and raise a
-``ProviderError`` with ``code="malformed_response"`` naming the field's path.
+calls whose ``arguments`` is an object or ``null``. The SDKs read such bodies leniently
+(``model_construct``), so the format decoders check each field they use and raise a
+``MalformedResponse`` (``code="malformed_response"``) naming the field's path. Every
+format's client side reads responses with these helpers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness._errors import ProviderError
+from harness._errors import MalformedResponse
 from harness._validation import is_int
 from harness.messages import ToolCall
 
@@ -50,13 +51,12 @@ def describe(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def malformed(what: str, path: str, expected: str, value: Any) -> ProviderError:
+def malformed(what: str, path: str, expected: str, value: Any) -> MalformedResponse:
     """The error for a field of the wrong type."""
     shown = repr(value)
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    return ProviderError(
-        f"malformed {what}: {path} must be {expected}, got {describe(value)} ({shown})",
-        code=MALFORMED,
+    return MalformedResponse(
+        f"malformed {what}: {path} must be {expected}, got {describe(value)} ({shown})"
     )
 
 
@@ -119,6 +119,6 @@ def error_body_message(body: Any) -> str | None:
     return f"{text} (code={code!r})" if isinstance(code, str) else text
 
 
-def not_json(exc: ValueError) -> ProviderError:
-    """The error for a response body (or stream event) that is not JSON."""
-    return ProviderError(f"malformed response: the body is not valid JSON ({exc})", code=MALFORMED)
+def not_json(exc: ValueError) -> MalformedResponse:
+    """The error for a response body (or stream event) that is not JSON (empty or truncated)."""
+    return MalformedResponse(f"malformed response: the body is not valid JSON ({exc})")

@@ -1,7 +1,8 @@
-"""Request validation of the fake Anthropic Messages endpoint: the API's checks, its texts.
+"""The API's checks of a Messages request body, with its texts (the fake's server side).
 
 Checked on the raw body (the rules are about block order inside messages):
-``model``, ``max_tokens`` and ``messages`` required; roles; tool names
+``model``, ``max_tokens`` and ``messages`` required; roles; content blocks of a known
+``type`` (an unknown one is the API's 400 ``invalid_request_error``); tool names
 ``^[a-zA-Z0-9_-]{1,64}$`` and ``input_schema``; ``tool_choice`` only with tools;
 and the three tool rules that bite when tools change mid-conversation, with the
 API's own messages:
@@ -20,18 +21,19 @@ block names must be declared in ``tools`` (what some models and proxies demand).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.models._wire._errors import WireError
-from harness.models._wire._validation import Profile
+from harness.formats._server import Profile, WireError
 
 __all__ = [
+    "BLOCK_TYPES",
     "NO_TOOLS_DEFINED",
     "MessagesWireError",
-    "anthropic_error_body",
-    "validate_messages_body",
+    "error_body",
+    "validate_body",
 ]
 
 NO_TOOLS_DEFINED = "Requests which include tool_use or tool_result blocks must define tools."
@@ -52,10 +54,33 @@ _TYPES = {
 }
 
 
-def anthropic_error_body(error_type: str, message: str) -> bytes:
-    """``{"type": "error", "error": {"type": ..., "message": ...}}`` as bytes."""
-    import json
+BLOCK_TYPES = (
+    "text",
+    "image",
+    "document",
+    "search_result",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "container_upload",
+)
+"""The content block types a request may hold (the API's list changes with its betas:
+these are the ones documented when this was written)."""
+_BLOCK_TYPES = frozenset(BLOCK_TYPES)
 
+
+def error_body(error_type: str, message: str) -> bytes:
+    """``{"type": "error", "error": {"type": ..., "message": ...}}`` as bytes."""
     return json.dumps({"type": "error", "error": {"type": error_type, "message": message}}).encode()
 
 
@@ -74,7 +99,7 @@ class MessagesWireError(WireError):
         )
 
     def body(self) -> bytes:
-        return anthropic_error_body(self.type, self.message)
+        return error_body(self.type, self.message)
 
 
 def _bad(message: str) -> MessagesWireError:
@@ -129,18 +154,24 @@ def _check_shape(messages: Sequence[Any]) -> None:
         content = message.get("content")
         if not isinstance(content, (str, list)):
             raise _bad(f"messages.{index}.content: Field required")
-        for position, block in enumerate(_blocks(content)):
+        if isinstance(content, str):
+            continue
+        for position, block in enumerate(content):
+            where = f"messages.{index}.content.{position}"
+            if not isinstance(block, Mapping):
+                raise _bad(f"{where}: Input should be a valid dictionary or object")
             kind = block.get("type")
+            if kind is None:
+                raise _bad(f"{where}.type: Field required")
+            if kind not in _BLOCK_TYPES:
+                raise _bad(
+                    f"{where}: Input tag {kind!r} found using 'type' does not match any of the "
+                    f"expected tags: {', '.join(repr(t) for t in BLOCK_TYPES)}"
+                )
             if kind == "tool_use" and message["role"] != "assistant":
-                raise _bad(
-                    f"messages.{index}.content.{position}: tool_use blocks can only be in "
-                    "assistant messages"
-                )
+                raise _bad(f"{where}: tool_use blocks can only be in assistant messages")
             if kind == "tool_result" and message["role"] != "user":
-                raise _bad(
-                    f"messages.{index}.content.{position}: tool_result blocks can only be in "
-                    "user messages"
-                )
+                raise _bad(f"{where}: tool_result blocks can only be in user messages")
 
 
 def _check_pairs(messages: Sequence[Mapping[str, Any]]) -> None:
@@ -207,7 +238,7 @@ def _check_strict(messages: Sequence[Mapping[str, Any]], names: Sequence[str]) -
                 )
 
 
-def validate_messages_body(body: Mapping[str, Any], *, profile: Profile = "default") -> list[str]:
+def validate_body(body: Mapping[str, Any], *, profile: Profile = "default") -> list[str]:
     """Validate a ``POST /v1/messages`` body like the API; the declared tool names.
 
     Raises ``MessagesWireError`` (400, Anthropic-shaped body) on the first problem.

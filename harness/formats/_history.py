@@ -1,19 +1,32 @@
-"""Convert a growing history to wire dicts (and their JSON) once per message, not once per turn."""
+"""Convert a growing history to wire dicts (and their JSON) once per message, not once per turn.
+
+An algorithmic speed-up of the client side of every format: a loop's history only
+grows, so each request converts (and JSON-encodes) only the messages added since the
+previous one. The SDK fast path (``harness.models._openai._fast``) posts the joined text.
+"""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from harness.messages import Message
+from harness.formats._json import encode_json
+from harness.messages import AssistantMessage, Message
 
-__all__ = ["WireHistory", "encode_json"]
+__all__ = ["TurnKey", "WireHistory", "message_key"]
 
-encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""JSON text exactly as the ``openai`` SDK writes request bodies (``openapi_dumps``) for
-plain JSON values: no ASCII escaping, no spaces, no NaN."""
+TurnKey = tuple[str, ...]
+"""Identifies an assistant turn in later histories (``message_key``)."""
+
+
+def message_key(message: AssistantMessage) -> TurnKey:
+    """Identifies an assistant turn in later histories (its call ids, else its text): how
+    an adapter finds the turn to send opaque items (reasoning, thinking) back with."""
+    if message.tool_calls:
+        return ("calls", *(call.id for call in message.tool_calls))
+    return ("text", message.content or "", message.refusal or "")
+
 
 Convert = Callable[[Message], "dict[str, Any] | list[dict[str, Any]]"]
 
@@ -27,27 +40,25 @@ class WireHistory:
     new messages are converted (and encoded). Any other history is converted in
     full. The wire dicts are shared between requests and must not be mutated.
 
-    ``convert`` turns one message into one wire dict (Chat Completions) or a list
-    of them (Responses API input items); the result is always the flat list.
+    The format's encoder passes ``convert``, which turns one message into one wire dict
+    (Chat Completions) or a list of them (Responses API input items); the result is
+    always the flat list.
     """
 
-    __slots__ = ("_convert", "_last", "_lock", "_messages", "_text", "_wire")
+    __slots__ = ("_last", "_lock", "_messages", "_text", "_wire")
 
-    def __init__(self, convert: Convert) -> None:
-        self._convert = convert
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._messages: list[Message] = []
         self._wire: list[dict[str, Any]] = []
         self._text: list[str] | None = []
         self._last: list[dict[str, Any]] | None = None
 
-    def convert(
-        self, messages: Sequence[Message], convert: Convert | None = None
-    ) -> list[dict[str, Any]]:
+    def convert(self, messages: Sequence[Message], convert: Convert) -> list[dict[str, Any]]:
         """The wire dicts of ``messages`` (a new list each call).
 
-        ``convert`` replaces the converter for this call's new messages (e.g. one
-        that sees the reasoning items known now).
+        ``convert`` converts this call's new messages (it may see state known only now,
+        such as reasoning items); the earlier ones keep their remembered conversion.
         """
         current = messages[:]  # a list for lists and the loop's history views (C-level copy)
         if not isinstance(current, list):
@@ -57,7 +68,7 @@ class WireHistory:
         size = len(known)
         if not (size and len(current) >= size and current[:size] == known):
             size, wire, text = 0, [], []
-        added = self._flat(current[size:], convert or self._convert)
+        added = self._flat(current[size:], convert)
         wire = wire + added
         if text is not None:  # encoded now, so that each message is serialised once per run
             try:
