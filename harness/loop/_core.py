@@ -568,16 +568,15 @@ class LoopCore:
                     is_async=is_async,
                 )
             )
-            self.messages.append(
-                _tool_message(
-                    {
-                        "tool_call_id": call_id,
-                        "content": content,
-                        "name": name,
-                        "is_error": result.is_error,
-                    }
-                )
-            )
+            fields = {
+                "tool_call_id": call_id,
+                "content": content,
+                "name": name,
+                "is_error": result.is_error,
+            }
+            if result.reveals:  # a client-side tool search (harness.injection.ToolSearch)
+                fields["tools"] = result.reveals
+            self.messages.append(_tool_message(fields))
             if is_async:
                 self.completions.register(call.id, call.name, result, self.iteration)
                 _log.info(

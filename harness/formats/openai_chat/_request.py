@@ -9,7 +9,7 @@ The pieces of a request each have their pair here: tool entries (``tool_param`` 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -18,6 +18,7 @@ from harness._errors import UsageError
 from harness._validation import assert_never
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import WireHistory
+from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
     check_schema,
     check_tools,
@@ -38,6 +39,7 @@ from harness.formats._server import (
     require_stream,
 )
 from harness.loop import ModelRequest, ModelSettings
+from harness.loop._tool_states import ToolStateTracker
 from harness.messages import (
     AssistantMessage,
     Message,
@@ -83,17 +85,21 @@ _KNOWN = frozenset(
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
 
 
+_RULES = NativeRules(search_required=True, namespaces=False)
+
 # -- tools ---------------------------------------------------------------------------------
 
 
 def tool_param(definition: ToolDefinition) -> dict[str, Any]:
     """The ``tools`` entry of ``definition``: ``{"type": "function", "function": {...}}``.
 
-    Chat Completions has no deferred tools or namespaces (a ``UsageError`` says so) and
-    no per-tool cache hints (``cache_control`` is left out).
+    Chat Completions has no namespaces and no provider-run tool search (a ``UsageError``
+    says so) and no per-tool cache hints (``cache_control`` is left out); a client search
+    tool is an ordinary function. Deferred tools are left out by ``request_body`` until
+    the history reveals them.
     """
-    if definition.defer_loading or definition.namespace is not None:
-        field = "defer_loading" if definition.defer_loading else "namespace"
+    if definition.namespace is not None or definition.is_hosted:
+        field = "namespace" if definition.namespace is not None else f"search={definition.search!r}"
         raise UsageError(
             f"tool {definition.name!r} has {field} set, which Chat Completions cannot send; "
             "use the Responses API or Anthropic Messages, or offer the tool directly"
@@ -227,6 +233,12 @@ def _wire_message(message: Message) -> dict[str, Any]:
     data = message_to_dict(message)
     if isinstance(message, ToolMessage):
         data.pop("name", None)
+    if isinstance(message, (ToolMessage, SystemMessage)) and message.tools and not data["content"]:
+        # revealed tools have no wire form here (they are sent in ``tools``): say so
+        names = ", ".join(t.name for t in message.tools)
+        data["content"] = (
+            f"Tools found: {names}" if isinstance(message, ToolMessage) else f"Tools added: {names}"
+        )
     return data
 
 
@@ -304,6 +316,36 @@ def messages_from_dicts(data: Iterable[Mapping[str, Any]]) -> list[Message]:
 # -- the request body: neutral -> body -----------------------------------------------------
 
 
+def _sent_tools(request: ModelRequest) -> Sequence[ToolDefinition]:
+    """The tools to send: Chat Completions has no deferred loading, so a deferred tool is
+    sent from the request after a search or an addition revealed it (the ``tools`` array
+    grows there, which breaks a prompt cache). Deferred tools need a client search tool
+    (or a revealing message) to ever be sent: a ``UsageError`` otherwise."""
+    tools = request.tools
+    added = any(isinstance(m, SystemMessage) and m.tools for m in request.messages)
+    if not added and not any(t.defer_loading for t in tools):
+        return tools
+    tracker = ToolStateTracker()
+    states = tracker.states(request)
+    if states.deferred and not any(t.search == "client" for t in tools) and not tracker.revealed:
+        raise UsageError(
+            f"tools {list(states.deferred)!r} are deferred, but Chat Completions has no "
+            "deferred loading and the request has no client search tool to reveal them; "
+            "add one (harness.injection.ToolSearch does) or offer the tools directly"
+        )
+    by_name = {t.name: t for t in tools}
+    sent: list[ToolDefinition] = []
+    for name in (*states.visible, *states.search):
+        definition = by_name.get(name) or tracker.added_definition(name)
+        if definition is not None:
+            sent.append(
+                dataclasses.replace(definition, defer_loading=False)
+                if definition.defer_loading
+                else definition
+            )
+    return sent
+
+
 def request_body(
     request: ModelRequest,
     *,
@@ -331,8 +373,9 @@ def request_body(
         messages = [convert(message) for message in request.messages]
     body: dict[str, Any] = {"model": model, "messages": messages}
     settings = request.settings
-    if request.tools:
-        body["tools"] = [tool_param(t) for t in request.tools]
+    tools = _sent_tools(request)
+    if tools:
+        body["tools"] = [tool_param(t) for t in tools]
         if settings.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = settings.parallel_tool_calls
         if settings.tool_choice is not None:
@@ -523,6 +566,9 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
         iteration=(accepted.assistants if reuse and accepted is not None else 0)
         + count_iteration(messages[reuse:]),
     )
+    problem = native_problem(request, _RULES)
+    if problem is not None:
+        raise WireError(400, problem.message, param=problem.param, code="invalid_value")
     wire = WireRequest(
         model=model,
         request=request,
