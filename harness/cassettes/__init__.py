@@ -10,11 +10,13 @@ import typing
 from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
-    from harness.cassettes._convert import (
+    from harness.cassettes._conversations import (
         Conversation as Conversation,
+        conversations as conversations,
+    )
+    from harness.cassettes._convert import (
         RecordedSession as RecordedSession,
         RecordedTools as RecordedTools,
-        conversations as conversations,
         recorded_tools as recorded_tools,
         scenario_data as scenario_data,
     )
@@ -55,10 +57,10 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
 
 _LAZY: dict[str, str] = {
-    "Conversation": "harness.cassettes._convert",
+    "Conversation": "harness.cassettes._conversations",
     "RecordedSession": "harness.cassettes._convert",
     "RecordedTools": "harness.cassettes._convert",
-    "conversations": "harness.cassettes._convert",
+    "conversations": "harness.cassettes._conversations",
     "recorded_tools": "harness.cassettes._convert",
     "scenario_data": "harness.cassettes._convert",
     "CassetteError": "harness.cassettes._errors",

@@ -19,18 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.cassettes._load import Cassette, Interaction, load_cassette
-from harness.cassettes._match import request_differences
-from harness.cassettes._model import llm_turns
-from harness.cassettes._trace import trace_from_requests
-from harness.formats import ParsedRequest, ToolDefinition
+from harness.cassettes._conversations import Conversation, conversations
+from harness.cassettes._load import Cassette, load_cassette
+from harness.formats import ToolDefinition
 from harness.formats.openai_chat import messages_to_dicts
 from harness.loop import (
     InjectionContext,
     InjectionStrategy,
     ModelResponse,
     ToolsetChange,
-    Trace,
 )
 from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult
@@ -43,67 +40,6 @@ __all__ = [
     "recorded_tools",
     "scenario_data",
 ]
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Conversation:
-    """The LLM turns of one conversation in a cassette."""
-
-    interactions: tuple[Interaction, ...]
-    requests: tuple[ParsedRequest, ...]
-    responses: tuple[ModelResponse | None, ...]
-
-    @property
-    def numbers(self) -> tuple[int, ...]:
-        """1-based interaction numbers in the file."""
-        return tuple(i.index + 1 for i in self.interactions)
-
-    def trace(self) -> Trace:
-        """The conversation's wire trace."""
-        return trace_from_requests(self.requests, self.responses)
-
-
-def _continues(before: ParsedRequest, after: ParsedRequest) -> bool:
-    if len(after.messages) <= len(before.messages):
-        return False
-    head = ParsedRequest(model=None, messages=after.messages[: len(before.messages)], tools=())
-    return not request_differences(
-        ParsedRequest(model=None, messages=before.messages, tools=()), head
-    )
-
-
-def conversations(source: str | Path | Cassette) -> list[Conversation]:
-    """The cassette's conversations, in the order each one starts."""
-    cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    groups: list[list[tuple[Interaction, ParsedRequest, ModelResponse | None]]] = []
-    for interaction, codec in llm_turns(cassette):
-        try:
-            request = codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            raise UsageError(
-                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
-                f"{codec.name} request the harness reads: {exc}"
-            ) from None
-        try:
-            response: ModelResponse | None = codec.decode_response(
-                interaction.status, interaction.response.headers, interaction.response.body
-            )
-        except Exception:  # error status or unreadable body: the turn has no answer
-            response = None
-        for group in reversed(groups):
-            if _continues(group[-1][1], request):
-                group.append((interaction, request, response))
-                break
-        else:
-            groups.append([(interaction, request, response)])
-    return [
-        Conversation(
-            interactions=tuple(g[0] for g in group),
-            requests=tuple(g[1] for g in group),
-            responses=tuple(g[2] for g in group),
-        )
-        for group in groups
-    ]
 
 
 def _results_by_tool(conversation: Conversation) -> dict[str, list[str]]:

@@ -87,6 +87,7 @@ from harness.loop._trace import (
 )
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.loop._usage import add_usage
+from harness.loop._tool_states import ToolStates, ToolStateTracker, close_states
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
 from harness.tools._patterns import time_budget
@@ -136,6 +137,12 @@ class _OpenIteration:
     calls: list[CallRecord] = dataclasses.field(default_factory=list)
     answer: str | None = None
     finish_reason: str | None = None
+    tools: ToolStates | None = None
+    """The request's tool states (``harness/loop/_tool_states.py``)."""
+    message: AssistantMessage | None = None
+    """The model's answer (its hosted searches)."""
+    start: int = 0
+    """Where this iteration's messages start in the history (the answer and results)."""
 
 
 _name_of = operator.attrgetter("name")
@@ -260,6 +267,7 @@ class LoopCore:
         self._result_filters = tuple((s, result_filter(s)) for s in self._result_hooks)
         self._filtered = any(f is not None for _, f in self._result_filters)
         self._open: _OpenIteration | None = None
+        self._tool_states = ToolStateTracker()
         self._pre_changes: list[ChangeRecord] = []
         self._queued: list[Any] = []  # completions noticed, delivered on the next request
         self._answer_text: str | None = None  # the answer given while completions ran
@@ -309,14 +317,18 @@ class LoopCore:
         open_ = self._open
         if open_ is None:
             return
+        states, discovery = close_states(open_.tools, open_.message, self.messages, open_.start)
         self.trace.iterations.append(
             _IterationRecord(
                 index=open_.index,
-                offered=open_.offered,
+                offered=open_.offered if states is None or states.is_plain else states.offered,
                 calls=tuple(open_.calls),
                 changes=tuple(open_.changes),
                 answer=open_.answer,
                 finish_reason=open_.finish_reason,
+                tools=states,
+                discovered=discovery.discovered,
+                searches=discovery.searches,
             )
         )
         self._open = None
@@ -462,13 +474,16 @@ class LoopCore:
         )
         self._phase = Phase.AWAITING_RESPONSE
         self.emit(_IterationStarted(iteration=self.iteration, offered=offered))
-        return _ModelRequest(
+        request = _ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
             tool_names=offered,
             settings=self._settings,
             iteration=self.iteration,
         )
+        self._open.tools = self._tool_states.states(request)
+        self._open.start = len(self.messages)
+        return request
 
     @_protocol("receive_response")
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
@@ -485,6 +500,7 @@ class LoopCore:
             add_usage(self.trace.usage, response.model_name, response.usage)
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
+        open_.message = message
         tool_calls = message.tool_calls  # read once: pydantic attribute reads are not cheap
         self.emit(
             _ModelResponded(

@@ -32,6 +32,7 @@ from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessa
 
 __all__ = [
     "ResponseDiscovery",
+    "close_states",
     "ToolStateTracker",
     "ToolStates",
     "discovery_of",
@@ -79,6 +80,19 @@ class ToolStates:
             and not self.search
             and not self.namespaces
             and (self.tool_choice is None or self.tool_choice.allowed is None)
+        )
+
+    def with_search(self, names: Iterable[str]) -> ToolStates:
+        """These states with ``names`` (visible tools) counted as search tools: a
+        recording's custom search tool, known by the ``tool_reference`` blocks its results
+        hold (the wire marks nothing else)."""
+        moved = [n for n in names if n in self.visible and n not in self.search]
+        if not moved:
+            return self
+        return dataclasses.replace(
+            self,
+            visible=tuple(n for n in self.visible if n not in moved),
+            search=(*self.search, *moved),
         )
 
     def to_data(self) -> dict[str, Any]:
@@ -246,3 +260,23 @@ def discovery_of(
         for definition in result.tools:
             found.setdefault(definition.name, None)
     return ResponseDiscovery(discovered=tuple(found), searches=searches)
+
+
+_NOTHING = ResponseDiscovery()
+
+
+def close_states(
+    states: ToolStates | None,
+    message: AssistantMessage | None,
+    history: Sequence[Message],
+    start: int,
+) -> tuple[ToolStates | None, ResponseDiscovery]:
+    """The states to record for a closing iteration and what its turn discovered: the
+    hosted searches of its answer ``message`` and the results after ``start`` in
+    ``history`` (the loop core's hook; nothing is scanned for a plain request)."""
+    if message is None or (
+        not message.searches and (states is None or (not states.search and not states.deferred))
+    ):
+        return states, _NOTHING
+    results = [m for m in history[start:] if isinstance(m, ToolMessage) and m.tools]
+    return states, discovery_of(message, results, states.search if states is not None else ())

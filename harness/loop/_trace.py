@@ -11,6 +11,7 @@ from harness._frozen import fast_init
 from harness._secrets import scrub_text
 from harness.loop._events import Event
 from harness.loop._model import Usage
+from harness.loop._tool_states import ToolStates
 
 __all__ = ["CallRecord", "ChangeRecord", "CompletionRecord", "IterationRecord", "Trace"]
 
@@ -192,6 +193,23 @@ class IterationRecord:
     """The model's text, if any."""
     finish_reason: str | None = None
     """The model's finish reason (``None`` if the turn did not complete)."""
+    tools: ToolStates | None = None
+    """The request's tool states (visible, deferred, search, namespaces, tool choice); when
+    anything is deferred, searched or namespaced, ``offered`` is ``tools.offered``."""
+    discovered: tuple[str, ...] = ()
+    """Tools this turn's searches revealed (a hosted search, or a client search's result)."""
+    searches: int = 0
+    """How many tool searches this turn made."""
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        """Tools declared deferred and not revealed yet on this request."""
+        return self.tools.deferred if self.tools is not None else ()
+
+    @property
+    def allowed(self) -> tuple[str, ...] | None:
+        """The allowed subset of this request's tool choice (``None``: no subset)."""
+        return self.tools.allowed if self.tools is not None else None
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -209,8 +227,9 @@ class IterationRecord:
         return tuple(n for c in self.changes if c.initial for n in c.added)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
-        return {
+        """JSON-friendly form; ``tools``, ``tool_choice``, ``discovered`` and ``searches``
+        appear only for requests with native tool states (other traces keep their shape)."""
+        data: dict[str, Any] = {
             "index": self.index,
             "offered": list(self.offered),
             "calls": [c.to_dict() for c in self.calls],
@@ -218,6 +237,15 @@ class IterationRecord:
             "answer": self.answer,
             "finish_reason": self.finish_reason,
         }
+        tools = self.tools
+        if (tools is not None and not tools.is_plain) or self.discovered or self.searches:
+            if tools is not None:
+                data["tools"] = tools.to_data()
+                choice = tools.tool_choice
+                data["tool_choice"] = choice.to_data() if choice is not None else None
+            data["discovered"] = list(self.discovered)
+            data["searches"] = self.searches
+        return data
 
 
 @dataclasses.dataclass(kw_only=True)
