@@ -78,6 +78,7 @@ from harness.loop._strategy import (
     result_filter,
 )
 from harness.loop._telemetry import logger, record_metric
+from harness.loop._tool_states import ToolStates, ToolStateTracker, close_states
 from harness.loop._trace import (
     CallRecord,
     ChangeRecord,
@@ -87,7 +88,6 @@ from harness.loop._trace import (
 )
 from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.loop._usage import add_usage
-from harness.loop._tool_states import ToolStates, ToolStateTracker, close_states
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
 from harness.tools._patterns import time_budget

@@ -32,9 +32,9 @@ from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessa
 
 __all__ = [
     "ResponseDiscovery",
-    "close_states",
     "ToolStateTracker",
     "ToolStates",
+    "close_states",
     "discovery_of",
     "revealed_by",
     "tool_states",

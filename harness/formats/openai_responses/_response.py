@@ -136,7 +136,7 @@ def response_from_body(
 def _plain_item(item: Any) -> Mapping[str, Any]:
     """An output item as plain JSON data (the SDK's object dumped)."""
     dump = getattr(item, "model_dump", None)
-    return dump(mode="json") if callable(dump) else item  # type: ignore[no-any-return]
+    return dump(mode="json", exclude_unset=True) if callable(dump) else item  # type: ignore[no-any-return]
 
 
 def _read_search(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast, get_args
@@ -9,8 +10,10 @@ from typing import Any, cast, get_args
 from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
+from harness.formats._definitions import ToolDefinition
 from harness.loop import Model, ModelRequest, ModelResponse, Usage, follow_up_source
-from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from harness.loop._tool_states import tool_states
+from harness.messages import AssistantMessage, HostedSearch, Message, ToolCall, ToolMessage
 from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
@@ -20,10 +23,12 @@ from harness.models._scripted._steps import (
     RaiseStep,
     RefuseStep,
     ReplyStep,
+    SearchStep,
     Step,
 )
 from harness.models._scripted._steps_data import step_from_data, steps_from_data
 from harness.tools import match_names
+from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ScriptedModel"]
 
@@ -47,6 +52,29 @@ def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> li
     if not _GLOB_CHARS.intersection(pattern):
         return []
     return match_names(pattern, names)
+
+
+def _callable_names(request: ModelRequest) -> tuple[str, ...]:
+    """What the model may call: the offered names, less deferred tools not revealed yet
+    and the searches the provider runs (a real model cannot call those)."""
+    names = request.tool_names
+    for tool in request.tools:
+        if tool.defer_loading or tool.search is not None:
+            return tuple(n for n in tool_states(request).offered if n not in _hosted(request))
+    return names
+
+
+def _hosted(request: ModelRequest) -> frozenset[str]:
+    return frozenset(t.name for t in request.tools if t.is_hosted)
+
+
+def _search(tool: ToolDefinition, step: SearchStep, request: ModelRequest) -> tuple[str, ...]:
+    """What the provider's search finds among the request's deferred tools."""
+    hidden = set(tool_states(request).deferred)
+    candidates = [t for t in request.tools if t.name in hidden]
+    if tool.search == "regex":
+        return tuple(regex_search(candidates, step.text, step.limit))
+    return tuple(BM25Index(candidates).search(step.text, step.limit))
 
 
 def _show(names: Sequence[str]) -> str:
@@ -136,7 +164,7 @@ class ScriptedModel(Model):
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self.requests.append(request)
-        names = request.tool_names
+        names = _callable_names(request)
         if names is not self._names_key:
             self._names_key = names
             self._name_set = _name_set(names)
@@ -239,11 +267,16 @@ class ScriptedModel(Model):
                 return args
         return json.dumps(args)
 
-    def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
-        names = request.tool_names
+    def _respond(
+        self, step: Step, request: ModelRequest, names: tuple[str, ...] | None = None
+    ) -> ModelResponse:
+        if names is None:
+            names = _callable_names(request)
         match step:
             case CallStep():  # the common case first
                 return self._calls_response((step,), step, names, request)
+            case SearchStep():
+                return self._search_response(step, request, names)
             case CallsStep():
                 return self._calls_response(step.calls, step, names, request)
             case RaiseStep():
@@ -267,6 +300,56 @@ class ScriptedModel(Model):
                 raise AssertionError(f"{step!r} is a check, not a response")
             case _:  # pragma: no cover - every step type is checked in __init__
                 assert_never(step)
+
+    def _search_response(
+        self, step: SearchStep, request: ModelRequest, names: tuple[str, ...]
+    ) -> ModelResponse:
+        """A provider-run search joined to the next step's response, or a call of the
+        client search tool."""
+        searches = [t for t in request.tools if t.search is not None]
+        if not searches:
+            raise ScriptError(
+                f"{self._where()}: the request offers no tool search (declare one, e.g. with "
+                f"harness.injection.ToolSearch). Offered: {_show(names)}"
+            )
+        tool = searches[0]
+        self._call_counter += 1
+        if tool.search == "client":
+            arguments = step.query if isinstance(step.query, Mapping) else {"query": step.query}
+            return self._calls_response(
+                (CallStep(name=tool.name, arguments=arguments, id=step.id),),
+                CallStep(name=tool.name),
+                (*names, tool.name) if tool.name not in names else names,
+                request,
+            )
+        found = step.found if step.found is not None else _search(tool, step, request)
+        if isinstance(step.query, Mapping):
+            arguments = dict(step.query)
+        else:
+            arguments = {"pattern" if tool.search == "regex" else "query": step.query}
+        hosted = HostedSearch(
+            id=step.id or f"search_{self._call_counter}",
+            tool=tool.name,
+            arguments=json.dumps(arguments),
+            found=found,
+        )
+        if self.position >= len(self.steps):
+            raise ScriptError(
+                f"{self._where()}: a provider-run search is part of a turn: add the step "
+                "the model takes after it (a call of a found tool, or a reply)"
+            )
+        following = self.steps[self.position]
+        self.position += 1
+        if isinstance(following, (ExpectOffered, ExpectMessage)):
+            raise ScriptError(
+                f"{self._where()}: a check cannot follow a provider-run search (the search "
+                "and the next step are one response)"
+            )
+        response = self._respond(following, request, (*names, *found))
+        message = response.message.model_copy(
+            update={"searches": (hosted, *response.message.searches)}
+        )
+        return dataclasses.replace(response, message=message)
 
     def _calls_response(
         self,
