@@ -23,7 +23,7 @@ from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelRespons
 from harness.loop._tool_states import ToolStateTracker, discovery_of
 from harness.messages import AssistantMessage, ToolMessage
 
-__all__ = ["trace_from_cassette", "trace_from_requests", "trace_from_wire"]
+__all__ = ["client_searches", "trace_from_cassette", "trace_from_requests", "trace_from_wire"]
 
 
 def _results(messages: Sequence[Any]) -> dict[str, ToolMessage]:
@@ -42,7 +42,7 @@ def _assistant_after(
     return None
 
 
-def _client_searches(requests: Sequence[ParsedRequest]) -> tuple[str, ...]:
+def client_searches(requests: Sequence[ParsedRequest]) -> tuple[str, ...]:
     """Tools whose results revealed tools anywhere in the conversation: a recording's
     custom search tool has no marker on the wire but its ``tool_reference`` results."""
     names: dict[str, None] = {}
@@ -69,7 +69,7 @@ def trace_from_requests(
     """
     iterations: list[IterationRecord] = []
     tracker = ToolStateTracker()
-    inferred = _client_searches(requests)
+    inferred = client_searches(requests)
     for k, request in enumerate(requests):
         states = tracker.states(request.as_model_request()).with_search(inferred)
         following = requests[k + 1] if k + 1 < len(requests) else None

@@ -20,10 +20,12 @@ import pytest
 import yaml
 from corpus import REAL, corpus_files, ids, project_cassettes, raw_interactions
 
+from harness._errors import UsageError
 from harness.cassettes import (
     Cassette,
     CassetteExhausted,
     CassetteModel,
+    Conversation,
     RecordedSession,
     codec_for,
     conversations,
@@ -221,6 +223,10 @@ def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Pat
     found = conversations(cassette)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for conversation in found:
+        if _client_wrote_history(conversation):
+            with pytest.raises(UsageError, match="cannot be replayed through it"):
+                RecordedSession.of(conversation)
+            continue
         session = RecordedSession.of(conversation)
         model = CassetteModel(
             Cassette(
@@ -264,12 +270,22 @@ def test_show_prints_every_request_and_call(path: Path) -> None:
                 assert f"call {call.name}(" in text
 
 
+def _client_wrote_history(conversation: Conversation) -> bool:
+    """The recorded client wrote into the history what the model did not say (a search
+    it ran itself), or made undeclared tools callable: the loop cannot replay that."""
+    return bool(conversation.inserted_turns() or conversation.undeclared_reveals())
+
+
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
     found = conversations(path)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for number in range(len(found)):
         target = tmp_path / f"converted_{number}.yaml"
+        if _client_wrote_history(found[number]):
+            with pytest.raises(UsageError, match="cannot be replayed through it"):
+                scenario_data(path, conversation=number)
+            continue
         target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
         outcome = run_scenario(load_scenario(target))
         assert outcome.passed, outcome.problem
@@ -292,6 +308,9 @@ def test_the_cli_shows_and_converts_to_a_scenario_harness_run_passes(
         assert f"interaction {interaction.index + 1}, POST {interaction.path}" in shown.output
     target = tmp_path / "scenario.yaml"
     wrote = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
+    if _client_wrote_history(conversations(path)[0]):
+        assert wrote.exit_code == 2 and "cannot be replayed through it" in wrote.output
+        return
     assert wrote.exit_code == 0, wrote.output
     ran = runner.invoke(app, ["run", str(target)])
     assert ran.exit_code == 0, ran.output

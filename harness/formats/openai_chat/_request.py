@@ -201,31 +201,55 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
-    """The Chat Completions dict of ``message`` (a tool message keeps its ``name``)."""
+    """The Chat Completions dict of ``message`` (a tool message keeps its ``name``).
+
+    What Chat Completions has no field for is kept under the harness's own keys, so a
+    scenario file holds it (and ``_wire_message`` drops it): ``tools`` (the definitions a
+    tool result or a system message revealed), ``searches`` (hosted tool searches of an
+    assistant turn) and a call's ``namespace``.
+    """
     match message:
         case AssistantMessage():
             out: dict[str, Any] = {"role": "assistant", "content": message.content}
             if message.tool_calls:
-                out["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments},
-                    }
-                    for call in message.tool_calls
-                ]
+                out["tool_calls"] = [_call_dict(call) for call in message.tool_calls]
             if message.refusal is not None:
                 out["refusal"] = message.refusal
+            if message.searches:
+                out["searches"] = [
+                    s.model_dump(exclude_defaults=True, exclude={"provider_data"})
+                    for s in message.searches
+                ]
             return out
         case ToolMessage():
             out = {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             if message.name is not None:
                 out["name"] = message.name
+            if message.tools:
+                out["tools"] = [t.to_data() for t in message.tools]
             return out
         case SystemMessage() | UserMessage():
-            return {"role": message.role, "content": message.content}
+            out = {"role": message.role, "content": message.content}
+            if isinstance(message, SystemMessage) and message.tools:
+                out["tools"] = [t.to_data() for t in message.tools]
+            return out
         case _:  # pragma: no cover - the union is closed
             assert_never(message)
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments},
+    }
+    if call.namespace is not None:
+        out["namespace"] = call.namespace
+    return out
+
+
+_HARNESS_KEYS = ("tools", "searches")
+"""``message_to_dict`` keys that are the harness's, not the API's."""
 
 
 def _wire_message(message: Message) -> dict[str, Any]:
@@ -233,6 +257,11 @@ def _wire_message(message: Message) -> dict[str, Any]:
     data = message_to_dict(message)
     if isinstance(message, ToolMessage):
         data.pop("name", None)
+    revealed = [data.pop(key) for key in _HARNESS_KEYS if key in data]
+    if revealed and "tool_calls" in data:
+        data["tool_calls"] = [
+            {k: v for k, v in c.items() if k != "namespace"} for c in data["tool_calls"]
+        ]
     if isinstance(message, (ToolMessage, SystemMessage)) and message.tools and not data["content"]:
         # revealed tools have no wire form here (they are sent in ``tools``): say so
         names = ", ".join(t.name for t in message.tools)
@@ -262,6 +291,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
     payload = dict(data)
     if payload.get("role") == "assistant":
         payload["tool_calls"] = _read_tool_calls(payload.get("tool_calls"))
+    if isinstance(payload.get("tools"), list):
+        try:
+            payload["tools"] = tuple(ToolDefinition(**t) for t in payload["tools"])
+        except TypeError as exc:
+            raise UsageError(f"message 'tools' must be tool definitions: {exc}") from None
     try:
         return _MESSAGE_ADAPTER.validate_python(payload)
     except ValidationError as exc:
@@ -298,6 +332,7 @@ def _read_tool_calls(calls: Any) -> tuple[dict[str, Any], ...]:
                 "id": call.get("id"),
                 "name": function.get("name"),
                 "arguments": function.get("arguments", "{}"),
+                **({"namespace": call["namespace"]} if call.get("namespace") else {}),
             }
         )
     return tuple(converted)

@@ -523,9 +523,14 @@ def _read_items(
             else:
                 _complete_search(messages, item)
         elif kind == "additional_tools":
-            messages.append(
-                SystemMessage(content="", tools=definitions_of(item.get("tools"), tool_from_param))
-            )
+            added = definitions_of(item.get("tools"), tool_from_param)
+            last = messages[-1] if messages else None
+            if isinstance(last, ToolMessage) and not last.tools:
+                # right after a function's output: that result revealed them (how
+                # ``request_body`` sends a result that reveals tools)
+                messages[-1] = last.model_copy(update={"tools": added})
+            else:
+                messages.append(SystemMessage(content="", tools=added))
         elif kind != "reasoning":
             raise WireError(
                 400,

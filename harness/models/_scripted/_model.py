@@ -345,7 +345,9 @@ class ScriptedModel(Model):
                 f"{self._where()}: a check cannot follow a provider-run search (the search "
                 "and the next step are one response)"
             )
-        response = self._respond(following, request, (*names, *found))
+        extended = (*names, *(n for n in found if n not in names))
+        self._names_key, self._name_set = extended, _name_set(extended)
+        response = self._respond(following, request, extended)
         message = response.message.model_copy(
             update={"searches": (hosted, *response.message.searches)}
         )
