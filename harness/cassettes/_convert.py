@@ -170,7 +170,7 @@ class RecordedTools(InjectionStrategy):
         self,
         offered: Sequence[Sequence[str]],
         tools: Sequence[Mapping[str, Any]] = (),
-        results: Mapping[str, Sequence[str]] | None = None,
+        results: Mapping[str, Sequence[Recorded]] | None = None,
         *,
         stubs: Mapping[str, Tool] | None = None,
     ) -> None:
@@ -223,7 +223,7 @@ class RecordedSession:
     strategy: RecordedTools
     """Offers the later requests' tools as recorded."""
     definitions: tuple[dict[str, Any], ...]
-    results: Mapping[str, Sequence[str]]
+    results: Mapping[str, Sequence[Recorded]]
 
     @classmethod
     def of(cls, conversation: Conversation) -> RecordedSession:

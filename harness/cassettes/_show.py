@@ -69,8 +69,8 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
                 lines.append(f"  error: status {interaction.status}: {_short(body, 160)}")
                 continue
             if it.searches or it.discovered:
-                found = ", ".join(f"+{n}" for n in it.discovered) or "nothing"
-                lines.append(f"  searched {it.searches} time(s), discovered: {found}")
+                shown = ", ".join(f"+{n}" for n in it.discovered) or "nothing"
+                lines.append(f"  searched {it.searches} time(s), discovered: {shown}")
             for call in it.calls:
                 lines.append(f"  call {call.name}({_short(call.arguments, 80)}) id={call.id}")
                 if call.content:

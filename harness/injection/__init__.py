@@ -45,6 +45,7 @@ from harness.injection._sections_strategy import (
 from harness.injection._state_machine import StateMachine, StateTransition
 from harness.injection._stub import StubTool, stub_of
 from harness.injection._subagent import subagent_tool
+from harness.injection._tool_search import ToolSearch
 from harness.injection._usage_tools import (
     Budget,
     CostReport,
@@ -101,6 +102,7 @@ __all__ = [
     "ToolChaining",
     "ToolGroup",
     "ToolGroups",
+    "ToolSearch",
     "ToolsetChange",
     "Unlock",
     "UsageIntrospection",

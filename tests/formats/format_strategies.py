@@ -150,9 +150,7 @@ def requests(draw: st.DrawFn, format_name: str) -> ModelRequest:
     tools = draw(tool_definitions(format_name=format_name, names=names))
     called = {c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
     # a deferred tool is called only once revealed: keep the history's tools loaded
-    tools = [
-        dataclasses.replace(t, defer_loading=False) if t.name in called else t for t in tools
-    ]
+    tools = [dataclasses.replace(t, defer_loading=False) if t.name in called else t for t in tools]
     if any(t.defer_loading for t in tools):  # the APIs want a search tool beside them
         tools.append(draw(search_tools(format_name)))
     parallel = draw(st.none() | st.booleans())
@@ -205,9 +203,7 @@ def carried(request: ModelRequest, format_name: str) -> ModelRequest:
             parallel = None  # and is not sent with "none"
         settings = ModelSettings(tool_choice=choice, parallel_tool_calls=parallel)
     if format_name == "openai-responses":
-        tools = [
-            dataclasses.replace(t, strict=None) if t.search is not None else t for t in tools
-        ]
+        tools = [dataclasses.replace(t, strict=None) if t.search is not None else t for t in tools]
     return dataclasses.replace(
         request,
         messages=messages,

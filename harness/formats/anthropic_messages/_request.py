@@ -391,7 +391,7 @@ def _read_message(
             content = block.get("content")
             references = reference_names(blocks_of(content)) if isinstance(content, list) else ()
             if references:
-                content = [b for b in content if b.get("type") != "tool_reference"]
+                content = [b for b in blocks_of(content) if b.get("type") != "tool_reference"]
             out.append(
                 ToolMessage(
                     tool_call_id=str(block.get("tool_use_id")),

@@ -13,6 +13,7 @@ recording encodes back unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -67,13 +68,15 @@ def search_tool_from_param(entry: Mapping[str, Any]) -> ToolDefinition:
     extra = {k: v for k, v in entry.items() if k not in _SEARCH_TOOL_KEYS}
     if entry.get("execution") not in (None, "client"):
         extra["execution"] = entry["execution"]
-    return ToolDefinition(
+    definition = ToolDefinition(
         name=DEFAULT_SEARCH_NAME,
         description=description if isinstance(description, str) and client else None,
-        **({"parameters": parameters} if client and isinstance(parameters, Mapping) else {}),
         search="client" if client else "hosted",
         provider_extra={NAME: extra} if extra else {},
     )
+    if client and isinstance(parameters, Mapping):
+        definition = dataclasses.replace(definition, parameters=parameters)
+    return definition
 
 
 def arguments_object(arguments: str) -> Any:

@@ -59,6 +59,8 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
     streaming=True,
     structured_output=False,
     tool_history="tools_defined",
+    tool_search=("regex", "bm25", "client"),
+    allowed_tools=False,
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 
