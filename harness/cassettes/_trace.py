@@ -43,15 +43,17 @@ def _assistant_after(
 
 
 def client_searches(requests: Sequence[ParsedRequest]) -> tuple[str, ...]:
-    """Tools whose results revealed tools anywhere in the conversation: a recording's
-    custom search tool has no marker on the wire but its ``tool_reference`` results."""
+    """Tools whose results revealed tools, and said nothing else, anywhere in the
+    conversation: a recording's custom search tool has no marker on the wire but its
+    results of ``tool_reference`` blocks alone (a tool whose text result also revealed
+    tools, such as an OpenAI ``additional_tools`` after it, is no search)."""
     names: dict[str, None] = {}
     calls: dict[str, str] = {}
     for request in requests:
         for message in request.messages:
             if isinstance(message, AssistantMessage):
                 calls.update((c.id, c.name) for c in message.tool_calls)
-            elif isinstance(message, ToolMessage) and message.tools:
+            elif isinstance(message, ToolMessage) and message.tools and not message.content:
                 name = calls.get(message.tool_call_id)
                 if name is not None:
                     names.setdefault(name, None)

@@ -12,13 +12,14 @@ tools, the search, and what each turn discovered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
 from harness._validation import check_choice
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
-from harness.tools import Tool, ToolResult
+from harness.tools import Tool, ToolResult, as_tool
 from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ToolSearch"]
@@ -51,19 +52,19 @@ class ToolSearch(InjectionStrategy):
 
     def __init__(
         self,
-        tools: Sequence[Tool],
+        tools: Sequence[Tool | Callable[..., Any]],
         *,
         search: Algorithm = "bm25",
         native: Native = "auto",
         limit: int = 5,
     ) -> None:
-        check_choice("search", search, ("bm25", "regex"))
-        check_choice("native", native, ("auto", "always", "never"))
+        check_choice(search, Algorithm, name="ToolSearch search")
+        check_choice(native, Native, name="ToolSearch native")
         if not tools:
             raise UsageError("ToolSearch needs at least one tool to defer")
         if limit < 1:
             raise UsageError(f"ToolSearch limit must be a positive integer, got {limit!r}")
-        self.tools = tuple(t.deferred() for t in tools)
+        self.tools = tuple(as_tool(t).deferred() for t in tools)
         self.search = search
         self.native = native
         self.limit = limit
@@ -90,16 +91,14 @@ class ToolSearch(InjectionStrategy):
     def search_tool(self, mode: str) -> Tool:
         """The search tool for ``mode`` (a provider's, or the local one the loop answers)."""
         if mode == "client":
-            return Tool(
-                name=_SEARCH_NAME,
-                description=(
-                    "Search the available tools by what they do; the tools found become "
-                    "callable. Call it before using a tool you do not see."
-                ),
-                parameters=_PARAMETERS,
-                handler=self._answer,
-                search="client",
+            local = Tool.from_schema(
+                _SEARCH_NAME,
+                "Search the available tools by what they do; the tools found become "
+                "callable. Call it before using a tool you do not see.",
+                _PARAMETERS,
+                lambda arguments: self._answer(str(arguments.get("query", ""))),
             )
+            return dataclasses.replace(local, search="client")
         name = _SEARCH_NAME if mode == "hosted" else _HOSTED_NAMES[mode]
         return Tool(
             name=name,

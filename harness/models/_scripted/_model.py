@@ -306,7 +306,12 @@ class ScriptedModel(Model):
     ) -> ModelResponse:
         """A provider-run search joined to the next step's response, or a call of the
         client search tool."""
-        searches = [t for t in request.tools if t.search is not None]
+        searches = [t for t in request.tools if t.search is not None] or [
+            # behind a wire fake a client search is a plain function: known by its name
+            dataclasses.replace(t, search="client")
+            for t in request.tools
+            if t.name == "tool_search"
+        ]
         if not searches:
             raise ScriptError(
                 f"{self._where()}: the request offers no tool search (declare one, e.g. with "
