@@ -163,11 +163,9 @@ def test_anthropic_refuses_a_reference_to_an_unknown_tool_with_the_apis_text() -
 
 def _openai_400(path: str, **body: Any) -> openai.BadRequestError:
     client = fake_openai_client(ScriptedModel([reply("ok")]))
+    create = client.responses.create if path == "responses" else client.chat.completions.create
     with pytest.raises(openai.BadRequestError) as info:
-        if path == "responses":
-            client.responses.create(model="gpt-test", **body)
-        else:
-            client.chat.completions.create(model="gpt-test", **body)
+        create(model="gpt-test", **body)
     assert info.value.status_code == 400
     assert info.value.body["type"] == "invalid_request_error"  # type: ignore[index]
     return info.value
