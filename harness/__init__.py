@@ -58,6 +58,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         ToolDefinition as ToolDefinition,
     )
     from harness.injection import (
+        AllowedTools as AllowedTools,
         ChainedType as ChainedType,
         EntityDiscovery as EntityDiscovery,
         Facade as Facade,
@@ -208,6 +209,7 @@ _LAZY: dict[str, str] = {
     "ToolDefinition": "harness.formats",
     "EntityDiscovery": "harness.injection",
     "ToolSearch": "harness.injection",
+    "AllowedTools": "harness.injection",
     "tool_provider": "harness.injection",
     "ChainedType": "harness.injection",
     "Facade": "harness.injection",

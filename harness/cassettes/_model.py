@@ -78,7 +78,12 @@ class CassetteModel(Model):
         self.position = 0
         """How many recorded turns were played."""
         self.name = self.recorded[0].model or "cassette"
-        self.capabilities = ModelCapabilities(streaming=any(i.is_stream for i, _ in self.turns))
+        self.capabilities = ModelCapabilities(
+            streaming=any(i.is_stream for i, _ in self.turns),
+            # it replays whatever was recorded: the native tools of any provider
+            tool_search=("regex", "bm25", "hosted", "client"),
+            allowed_tools=True,
+        )
 
     @property
     def system(self) -> str | None:

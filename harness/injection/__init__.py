@@ -1,6 +1,7 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
+from harness.injection._allowed import AllowedTools
 from harness.injection._blackboard import blackboard_entries, safe_value_text
 from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
@@ -67,6 +68,7 @@ __all__ = [
     "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
     "AgentOutcome",
+    "AllowedTools",
     "Budget",
     "ChainedType",
     "Condition",

@@ -24,7 +24,7 @@ from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ToolSearch"]
 
-Algorithm = Literal["bm25", "regex"]
+Algorithm = Literal["bm25", "regex", "hosted"]
 Native = Literal["auto", "always", "never"]
 
 _SEARCH_NAME = "tool_search"
@@ -45,9 +45,11 @@ def _never_called(**_: Any) -> Any:  # pragma: no cover - the provider runs this
 class ToolSearch(InjectionStrategy):
     """Offer ``tools`` deferred behind a tool search (see the module docstring).
 
-    ``search`` is the algorithm (``bm25`` or ``regex``); ``native`` picks the provider's
-    search when its capabilities list it (``auto``), always, or never (the local search
-    tool everywhere); ``limit`` is how many tools a local search reveals at most.
+    ``search`` is the algorithm: ``bm25``, ``regex``, or ``hosted`` (OpenAI's own search;
+    BM25 when searched locally). ``native`` picks the provider's search when its
+    capabilities list it (``auto``: ``search``, else the provider's ``hosted`` one), only
+    that exact search (``always``: a ``UsageError`` without it), or never (the local
+    search tool everywhere); ``limit`` is how many tools a local search reveals at most.
     """
 
     def __init__(
@@ -78,7 +80,8 @@ class ToolSearch(InjectionStrategy):
         """The search mode to declare: the provider's, or ``client`` (local)."""
         if self.native == "never":
             return "client"
-        for mode in (self.search, "hosted"):
+        candidates = (self.search,) if self.native == "always" else (self.search, "hosted")
+        for mode in candidates:
             if mode in supported:
                 return mode
         if self.native == "always":
@@ -110,7 +113,7 @@ class ToolSearch(InjectionStrategy):
 
     def _answer(self, query: str) -> ToolResult:
         """The local search: the deferred tools matching ``query``, revealed."""
-        if self.search == "regex":
+        if self.search == "regex":  # "hosted" searches locally with BM25
             names = regex_search([t.definition() for t in self.tools], query, self.limit)
         else:
             names = self._index.search(query, self.limit)

@@ -78,7 +78,12 @@ from harness.loop._strategy import (
     result_filter,
 )
 from harness.loop._telemetry import logger, record_metric
-from harness.loop._tool_states import ToolStates, ToolStateTracker, close_states
+from harness.loop._tool_states import (
+    ToolStates,
+    ToolStateTracker,
+    close_states,
+    revealed_definitions,
+)
 from harness.loop._trace import (
     CallRecord,
     ChangeRecord,
@@ -389,6 +394,8 @@ class LoopCore:
             self.toolset.add(tool)
             added.append(tool.name)
         after = call.name if call else None
+        if change.tool_choice is not None:  # from the next request on (AllowedTools)
+            self._settings = dataclasses.replace(self._settings, tool_choice=change.tool_choice)
         for event in change.events:
             self.emit(event)
         initial = self._open is None and not self.trace.iterations  # before request 1
@@ -550,6 +557,7 @@ class LoopCore:
                 self.trace.children.extend(result.child_traces)
                 self._account_children(result.child_traces)
             notes = []
+            reveals = result.reveals
             listening = self._listening(result) if error is None and self._result_hooks else ()
             if listening:
                 try:
@@ -558,6 +566,8 @@ class LoopCore:
                         self.apply_change(change, call)
                         if change.result_note:
                             notes.append(change.result_note)
+                        if change.reveal:
+                            reveals = (*reveals, *revealed_definitions(self.toolset, change))
                 except HarnessError as exc:
                     error = exc
             content = model_content(result, name)
@@ -590,8 +600,8 @@ class LoopCore:
                 "name": name,
                 "is_error": result.is_error,
             }
-            if result.reveals:  # a client-side tool search (harness.injection.ToolSearch)
-                fields["tools"] = result.reveals
+            if reveals:  # a client-side tool search, or a strategy revealing deferred tools
+                fields["tools"] = reveals
             self.messages.append(_tool_message(fields))
             if is_async:
                 self.completions.register(call.id, call.name, result, self.iteration)

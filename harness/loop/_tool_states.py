@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.loop._model import ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
+from harness.tools import Toolset
+
+if TYPE_CHECKING:
+    from harness.loop._strategy import ToolsetChange
 
 __all__ = [
     "ResponseDiscovery",
@@ -280,3 +284,10 @@ def close_states(
         return states, _NOTHING
     results = [m for m in history[start:] if isinstance(m, ToolMessage) and m.tools]
     return states, discovery_of(message, results, states.search if states is not None else ())
+
+
+def revealed_definitions(toolset: Toolset, change: ToolsetChange) -> tuple[ToolDefinition, ...]:
+    """The definitions of the tools a ``ToolsetChange`` reveals (``change.reveal``: names
+    of tools in ``toolset``; names it does not hold are skipped)."""
+    view = toolset.view()
+    return tuple(view[name].definition() for name in change.reveal if name in view)

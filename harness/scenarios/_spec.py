@@ -65,6 +65,14 @@ class TimelineStep(BaseModel):
     """Tools whose async results reached the model on this turn's request, in order."""
     answer: bool | str | None = None
     """``true``: the turn is the final answer; a string: the exact answer text."""
+    deferred: list[str] | None = None
+    """Names (or globs) deferred on the request (declared, not revealed yet), in order."""
+    discovered: list[str] | None = None
+    """Names (or globs) this turn's tool searches revealed, in order."""
+    searches: int | None = None
+    """How many tool searches this turn made."""
+    allowed: list[str] | None = None
+    """The allowed subset of the request's tool choice, in order (``[]``: none)."""
 
 
 class CompletionExpect(BaseModel):

@@ -11,7 +11,14 @@ from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
 from harness.formats._definitions import ToolDefinition
-from harness.loop import Model, ModelRequest, ModelResponse, Usage, follow_up_source
+from harness.loop import (
+    Model,
+    ModelCapabilities,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+    follow_up_source,
+)
 from harness.loop._tool_states import tool_states
 from harness.messages import AssistantMessage, HostedSearch, Message, ToolCall, ToolMessage
 from harness.models._scripted._steps import (
@@ -60,7 +67,12 @@ def _callable_names(request: ModelRequest) -> tuple[str, ...]:
     names = request.tool_names
     for tool in request.tools:
         if tool.defer_loading or tool.search is not None:
-            return tuple(n for n in tool_states(request).offered if n not in _hosted(request))
+            names = tuple(n for n in tool_states(request).offered if n not in _hosted(request))
+            break
+    choice = request.settings.tool_choice
+    if choice is not None and choice.allowed is not None:
+        allowed = set(choice.allowed)
+        names = tuple(n for n in names if n in allowed)
     return names
 
 
@@ -111,6 +123,11 @@ class ScriptedModel(Model):
     """
 
     __test__ = False
+    capabilities = ModelCapabilities(
+        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True
+    )
+    """A fake plays any provider's native tools: searches (``search`` steps) and allowed
+    subsets (calls outside one are script errors)."""
 
     def __init__(
         self,
