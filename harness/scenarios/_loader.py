@@ -33,6 +33,7 @@ __all__ = [
     "resolve_import",
 ]
 
+
 def _tool_search(tools: Sequence[Any], **options: Any) -> InjectionStrategy:
     """``tool_search: {tools: [module:function, ...], search: bm25, native: auto}``."""
     if not isinstance(tools, (list, tuple)) or not tools:
