@@ -21,6 +21,7 @@ from harness.assertions._calls import (
     never_called,
 )
 from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
+from harness.assertions._native import allowed, deferred, discovered, searched
 from harness.assertions._offered import injected, matching, never_offered, offered, removed
 from harness.assertions._render import render_table
 from harness.assertions._timeline import expect_timeline, timeline
@@ -32,12 +33,15 @@ __all__ = [
     "Expectation",
     "Failure",
     "Verdict",
+    "allowed",
     "as_trace",
     "call_to",
     "called",
     "called_exactly",
     "called_in_order",
     "called_unordered",
+    "deferred",
+    "discovered",
     "expect",
     "expect_timeline",
     "has_events",
@@ -51,5 +55,6 @@ __all__ = [
     "offered",
     "removed",
     "render_table",
+    "searched",
     "timeline",
 ]

@@ -323,3 +323,23 @@ def test_the_providers_search_reveals_the_tool_in_the_same_turn(way: str) -> Non
     assert first.searches == 1 and first.discovered == ("get_weather",)
     assert [c.name for c in first.calls] == ["get_weather"]  # no call for the hosted search
     assert first.tools is not None and first.tools.search
+
+
+# -- the assertion vocabulary --------------------------------------------------------------
+
+
+def test_native_assertions_read_the_tool_states() -> None:
+    from harness.assertions import allowed, deferred, discovered, expect, searched
+
+    result = _run("in-process", "never")
+    assert result.trace == discovered("get_weather", at=1)
+    assert result.trace == deferred("get_weather", "send_email")
+    assert result.trace == searched(1)
+    assert result.trace == searched(at=1)
+    assert not expect(result, discovered("send_email"))
+    assert not expect(result, discovered("get_weather", at=2))
+    assert not expect(result, deferred("get_weather", at=2))
+    verdict = expect(result, allowed("get_weather", at=1))
+    assert not verdict and "'get_weather' was not allowed" in str(verdict)
+    with pytest.raises(Exception, match="1-based iteration"):
+        discovered("x", at=0)
