@@ -329,17 +329,17 @@ def test_the_providers_search_reveals_the_tool_in_the_same_turn(way: str) -> Non
 
 
 def test_native_assertions_read_the_tool_states() -> None:
-    from harness.assertions import allowed, deferred, discovered, expect, searched
+    from harness.assertions import allowed, deferred, discovered, searched
 
     result = _run("in-process", "never")
     assert result.trace == discovered("get_weather", at=1)
     assert result.trace == deferred("get_weather", "send_email")
     assert result.trace == searched(1)
     assert result.trace == searched(at=1)
-    assert not expect(result, discovered("send_email"))
-    assert not expect(result, discovered("get_weather", at=2))
-    assert not expect(result, deferred("get_weather", at=2))
-    verdict = expect(result, allowed("get_weather", at=1))
-    assert not verdict and "'get_weather' was not allowed" in str(verdict)
+    assert discovered("send_email").evaluate(result.trace) is not None
+    assert discovered("get_weather", at=2).evaluate(result.trace) is not None
+    assert deferred("get_weather", at=2).evaluate(result.trace) is not None
+    failure = allowed("get_weather", at=1).evaluate(result.trace)
+    assert failure is not None and "'get_weather' was not allowed" in failure.problem
     with pytest.raises(Exception, match="1-based iteration"):
         discovered("x", at=0)
