@@ -144,6 +144,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         expect_offered as expect_offered,
         output as output,
         reply as reply,
+        search as search,
     )
     from harness.tools import (
         ArtifactSink as ArtifactSink,
@@ -287,6 +288,7 @@ _LAZY: dict[str, str] = {
     "expect_offered": "harness.models",
     "output": "harness.models",
     "reply": "harness.models",
+    "search": "harness.models",
     "CallContext": "harness.tools",
     "ChatContext": "harness.tools",
     "Emitter": "harness.tools",

@@ -85,6 +85,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         RaiseStep as RaiseStep,
         RefuseStep as RefuseStep,
         ReplyStep as ReplyStep,
+        SearchStep as SearchStep,
         Step as Step,
         call as call,
         calls as calls,
@@ -94,6 +95,7 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         raise_error as raise_error,
         refuse as refuse,
         reply as reply,
+        search as search,
     )
     from harness.models._scripted._steps_data import (
         step_from_data as step_from_data,
@@ -167,6 +169,7 @@ _LAZY: dict[str, str] = {
     "RaiseStep": "harness.models._scripted._steps",
     "RefuseStep": "harness.models._scripted._steps",
     "ReplyStep": "harness.models._scripted._steps",
+    "SearchStep": "harness.models._scripted._steps",
     "Step": "harness.models._scripted._steps",
     "call": "harness.models._scripted._steps",
     "calls": "harness.models._scripted._steps",
@@ -176,6 +179,7 @@ _LAZY: dict[str, str] = {
     "raise_error": "harness.models._scripted._steps",
     "refuse": "harness.models._scripted._steps",
     "reply": "harness.models._scripted._steps",
+    "search": "harness.models._scripted._steps",
     "step_from_data": "harness.models._scripted._steps_data",
     "steps_from_data": "harness.models._scripted._steps_data",
     "ToolHistoryError": "harness.models._tool_history",
