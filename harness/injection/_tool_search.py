@@ -13,7 +13,7 @@ tools, the search, and what each turn discovered.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
@@ -38,6 +38,11 @@ _PARAMETERS = {
 }
 
 
+def _is_source(item: Any) -> bool:
+    """A source of tools listed at search time (an ``McpServer``), not a tool."""
+    return not isinstance(item, Tool) and callable(getattr(item, "tools", None))
+
+
 def _never_called(**_: Any) -> Any:  # pragma: no cover - the provider runs this search
     raise RuntimeError("a provider-run tool search is never called by the loop")
 
@@ -45,6 +50,10 @@ def _never_called(**_: Any) -> Any:  # pragma: no cover - the provider runs this
 class ToolSearch(InjectionStrategy):
     """Offer ``tools`` deferred behind a tool search (see the module docstring).
 
+    ``tools`` are deferred by this strategy; an ``McpServer`` among them is a source the
+    local search lists when it runs (offer its tools deferred with
+    ``McpTools(server, defer_loading=True)``), and the search also finds every other
+    deferred tool on offer.
     ``search`` is the algorithm: ``bm25``, ``regex``, or ``hosted`` (OpenAI's own search;
     BM25 when searched locally). ``native`` picks the provider's search when its
     capabilities list it (``auto``: ``search``, else the provider's ``hosted`` one), only
@@ -54,7 +63,7 @@ class ToolSearch(InjectionStrategy):
 
     def __init__(
         self,
-        tools: Sequence[Tool | Callable[..., Any]],
+        tools: Sequence[Any],
         *,
         search: Algorithm = "bm25",
         native: Native = "auto",
@@ -62,14 +71,14 @@ class ToolSearch(InjectionStrategy):
     ) -> None:
         check_choice(search, Algorithm, name="ToolSearch search")
         check_choice(native, Native, name="ToolSearch native")
-        if not tools:
-            raise UsageError("ToolSearch needs at least one tool to defer")
         if limit < 1:
             raise UsageError(f"ToolSearch limit must be a positive integer, got {limit!r}")
-        self.tools = tuple(as_tool(t).deferred() for t in tools)
+        self.sources = tuple(t for t in tools if _is_source(t))
+        self.tools = tuple(as_tool(t).deferred() for t in tools if not _is_source(t))
         self.search = search
         self.native = native
         self.limit = limit
+        self._catalog: dict[str, Tool] = {t.name: t for t in self.tools}
         self._index = BM25Index(t.definition() for t in self.tools)
 
     @property
@@ -113,17 +122,34 @@ class ToolSearch(InjectionStrategy):
 
     def _answer(self, query: str) -> ToolResult:
         """The local search: the deferred tools matching ``query``, revealed."""
+        if self.sources:  # listed now: a server's tools change at run time
+            listed = {t.name: t for src in self.sources for t in src.tools()}
+            if listed.keys() - self._catalog.keys():
+                self._catalog = {**listed, **self._catalog}
+                self._index = BM25Index(t.definition() for t in self._catalog.values())
+        catalog = self._catalog
         if self.search == "regex":  # "hosted" searches locally with BM25
-            names = regex_search([t.definition() for t in self.tools], query, self.limit)
+            names = regex_search([t.definition() for t in catalog.values()], query, self.limit)
         else:
             names = self._index.search(query, self.limit)
-        found = {t.name: t for t in self.tools}
-        reveals = tuple(found[n].definition() for n in names)
+        reveals = tuple(catalog[n].definition() for n in names)
         text = f"Found: {', '.join(names)}" if names else f"No tool matches {query!r}."
         return ToolResult(content=text, value=list(names), reveals=reveals)
 
+    def _follow(self, context: InjectionContext) -> None:
+        """Search every deferred tool on offer: this strategy's, and those other strategies
+        defer (an MCP server's, ``McpTools(defer_loading=True)``) as they change."""
+        catalog = {t.name: t for t in self.tools}
+        catalog.update((n, t) for n, t in context.tools.items() if t.defer_loading)
+        if catalog.keys() != self._catalog.keys() or any(
+            catalog[n] is not self._catalog[n] for n in catalog
+        ):
+            self._catalog = catalog
+            self._index = BM25Index(t.definition() for t in catalog.values())
+
     def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
         state = context.state_for(self)
+        self._follow(context)
         if state.get("set_up"):
             return None
         state["set_up"] = True
