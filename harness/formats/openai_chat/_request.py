@@ -355,20 +355,13 @@ def messages_from_dicts(data: Iterable[Mapping[str, Any]]) -> list[Message]:
 def _sent_tools(request: ModelRequest) -> Sequence[ToolDefinition]:
     """The tools to send: Chat Completions has no deferred loading, so a deferred tool is
     sent from the request after a search or an addition revealed it (the ``tools`` array
-    grows there, which breaks a prompt cache). Deferred tools need a client search tool
-    (or a revealing message) to ever be sent: a ``UsageError`` otherwise."""
+    grows there, which breaks a prompt cache); one nothing reveals is never sent."""
     tools = request.tools
     added = any(isinstance(m, SystemMessage) and m.tools for m in request.messages)
     if not added and not any(t.defer_loading for t in tools):
         return tools
     tracker = ToolStateTracker()
     states = tracker.states(request)
-    if states.deferred and not any(t.search == "client" for t in tools) and not tracker.revealed:
-        raise UsageError(
-            f"tools {list(states.deferred)!r} are deferred, but Chat Completions has no "
-            "deferred loading and the request has no client search tool to reveal them; "
-            "add one (harness.injection.ToolSearch does) or offer the tools directly"
-        )
     by_name = {t.name: t for t in tools}
     sent: list[ToolDefinition] = []
     for name in (*states.visible, *states.search):
