@@ -5,6 +5,7 @@ trace in process and behind each SDK fake."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -343,3 +344,41 @@ def test_native_assertions_read_the_tool_states() -> None:
     assert failure is not None and "'get_weather' was not allowed" in failure.problem
     with pytest.raises(Exception, match="1-based iteration"):
         discovered("x", at=0)
+
+
+# -- a client's mid-conversation addition ------------------------------------------------
+
+
+def test_an_addition_is_a_system_message_with_tool_addition_blocks_and_its_beta() -> None:
+    from harness.loop import ModelRequest, ModelSettings
+    from harness.messages import SystemMessage, UserMessage
+    from harness.models._anthropic._model import sdk_call_kwargs
+
+    added = ToolDefinition(name="get_weather", description="Weather.")
+    base = ToolDefinition(name="ask_user")
+    messages = [UserMessage(content="hi"), SystemMessage(content="", tools=(added,))]
+    request = ModelRequest(
+        messages=messages,
+        tools=(base,),
+        tool_names=("ask_user",),
+        settings=ModelSettings(),
+        iteration=1,
+    )
+    body = anthropic_messages.request_body(request, model="claude-test")
+    assert body["messages"][1] == {
+        "role": "system",
+        "content": [
+            {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "get_weather"}}
+        ],
+    }
+    assert [t["name"] for t in body["tools"]] == ["ask_user", "get_weather"]
+    assert body["tools"][1]["defer_loading"] is True  # declared for the reference, deferred
+    kwargs = sdk_call_kwargs(anthropic.Anthropic(api_key="sk-test").messages.create, body)
+    assert kwargs["extra_headers"]["anthropic-beta"] == "mid-conversation-tool-changes-2026-07-01"
+    read = anthropic_messages.request_from_body(body).request
+    assert list(read.messages)[1] == messages[1].model_copy(
+        update={"tools": (dataclasses.replace(added, defer_loading=True),)}
+    )
+    # the OpenAI Responses form: an additional_tools item
+    item = openai_responses.request_body(request, model="gpt-test")["input"][1]
+    assert item["type"] == "additional_tools" and item["tools"][0]["name"] == "get_weather"

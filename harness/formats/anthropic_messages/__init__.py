@@ -15,6 +15,7 @@ module of ``harness.formats``.
 from __future__ import annotations
 
 from harness.formats.anthropic_messages._codec import CODEC, ROUTE
+from harness.formats.anthropic_messages._native import BETAS, required_betas
 from harness.formats.anthropic_messages._request import (
     DEFAULT_MAX_TOKENS,
     HISTORY_KEY,
@@ -51,6 +52,7 @@ from harness.formats.anthropic_messages._validation import (
 )
 
 __all__ = [
+    "BETAS",
     "BLOCK_TYPES",
     "CODEC",
     "DEFAULT_MAX_TOKENS",
@@ -69,6 +71,7 @@ __all__ = [
     "read_request",
     "request_body",
     "request_from_body",
+    "required_betas",
     "response_body",
     "response_events",
     "response_from_body",

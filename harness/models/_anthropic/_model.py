@@ -151,6 +151,12 @@ def sdk_call_kwargs(method: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     extra = {k: v for k, v in params.items() if k not in known}
     if extra:
         kwargs["extra_body"] = {**kwargs.get("extra_body", {}), **extra}
+    betas = anthropic_messages.required_betas(params)
+    if betas:  # a construct in beta (a mid-conversation tool addition)
+        kwargs["extra_headers"] = {
+            **kwargs.get("extra_headers", {}),
+            "anthropic-beta": ",".join(betas),
+        }
     return kwargs
 
 
