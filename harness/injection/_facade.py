@@ -16,9 +16,9 @@ from typing import Any
 
 from harness._errors import FacadeError, UsageError
 from harness.loop import Event, InjectionContext, StrategyWarning, ToolsetChange
-from harness.loop._strategy import DEFERRED_MEMBERS
 from harness.tools import Tool, ToolResult, Toolset, as_tool, tool_methods, tools_of
 from harness.tools._names import MAX_NAME_LENGTH, is_valid_name, make_name, validate_name
+from harness.tools._toolset import DEFERRED_COMPANIONS as DEFERRED_MEMBERS
 
 __all__ = ["ALL_CATEGORIES", "STRATEGY", "Facade", "facade", "is_facade"]
 
@@ -409,7 +409,8 @@ class Facade:
             created on the spot that share state or captured configuration.
         exclusive: when unfolded, hide every other tool for the rest of the run.
         defer: native deferral: the inner tools are declared deferred (``defer_loading``)
-            from the first request (``DeclaredChanges`` sets them up) and unfolding
+            from the first request (a toolset built from a list holding the facade
+            declares them too) and unfolding
             reveals them, so the ``tools`` array never changes; the facade stays as it is
             (no guide replaces it). Needs a provider with deferred loading, or a client
             search tool for Chat Completions (``docs/native-tools.md``).

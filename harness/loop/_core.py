@@ -82,6 +82,8 @@ from harness.loop._tool_states import (
     ToolStates,
     ToolStateTracker,
     close_states,
+    has_native_tools,
+    revealed_by,
     revealed_definitions,
 )
 from harness.loop._trace import (
@@ -273,6 +275,9 @@ class LoopCore:
         self._filtered = any(f is not None for _, f in self._result_filters)
         self._open: _OpenIteration | None = None
         self._tool_states = ToolStateTracker()
+        self._reveals = any(map(revealed_by, self.messages))
+        """Whether the history holds a search or a reveal (then each request's tool states
+        are computed; a plain run never computes them)."""
         self._pre_changes: list[ChangeRecord] = []
         self._queued: list[Any] = []  # completions noticed, delivered on the next request
         self._answer_text: str | None = None  # the answer given while completions ran
@@ -322,20 +327,30 @@ class LoopCore:
         open_ = self._open
         if open_ is None:
             return
-        states, discovery = close_states(open_.tools, open_.message, self.messages, open_.start)
-        self.trace.iterations.append(
-            _IterationRecord(
+        states = open_.tools
+        if states is None and not self._reveals:  # a plain request (the common case)
+            record = _IterationRecord(
                 index=open_.index,
-                offered=open_.offered if states is None or states.is_plain else states.offered,
+                offered=open_.offered,
+                calls=tuple(open_.calls),
+                changes=tuple(open_.changes),
+                answer=open_.answer,
+                finish_reason=open_.finish_reason,
+            )
+        else:
+            states, found = close_states(states, open_.message, self.messages, open_.start)
+            record = _IterationRecord(
+                index=open_.index,
+                offered=open_.offered if states is None else states.offered,
                 calls=tuple(open_.calls),
                 changes=tuple(open_.changes),
                 answer=open_.answer,
                 finish_reason=open_.finish_reason,
                 tools=states,
-                discovered=discovery.discovered,
-                searches=discovery.searches,
+                discovered=found.discovered,
+                searches=found.searches,
             )
-        )
+        self.trace.iterations.append(record)
         self._open = None
 
     def _context(
@@ -488,7 +503,12 @@ class LoopCore:
             settings=self._settings,
             iteration=self.iteration,
         )
-        self._open.tools = self._tool_states.states(request)
+        if (  # tool states are recorded for requests using native tools (None: plain)
+            self._reveals
+            or self._settings.tool_choice is not None
+            or has_native_tools(request.tools)
+        ):
+            self._open.tools = self._tool_states.native_states(request)
         self._open.start = len(self.messages)
         return request
 
@@ -508,6 +528,8 @@ class LoopCore:
         open_.answer = message.content
         open_.finish_reason = response.finish_reason
         open_.message = message
+        if message.searches:
+            self._reveals = True
         tool_calls = message.tool_calls  # read once: pydantic attribute reads are not cheap
         self.emit(
             _ModelResponded(
@@ -602,6 +624,7 @@ class LoopCore:
             }
             if reveals:  # a client-side tool search, or a strategy revealing deferred tools
                 fields["tools"] = reveals
+                self._reveals = True
             self.messages.append(_tool_message(fields))
             if is_async:
                 self.completions.register(call.id, call.name, result, self.iteration)

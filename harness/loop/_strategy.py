@@ -126,11 +126,6 @@ class InjectionStrategy:
         return None
 
 
-DEFERRED_MEMBERS = "facade_deferred_members"
-"""Tool metadata naming the deferred tools a self-expanding tool reveals (a
-``Facade(defer=True)``), declared by ``DeclaredChanges`` before the first request."""
-
-
 class DeclaredChanges(InjectionStrategy):
     """Applies the change a tool declared in its own result (``ToolResult.change``).
 
@@ -163,26 +158,6 @@ class DeclaredChanges(InjectionStrategy):
     def _nothing_for(self, result: ToolResult) -> bool:
         """True when ``on_tool_result`` returns ``None`` for ``result`` (see ``result_filter``)."""
         return result.change is None or result.is_error
-
-    def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
-        """Before the first request: declare the tools that self-expanding tools reveal
-        natively (``Facade(defer=True)``: their inner tools, deferred)."""
-        if context.iteration != 1:
-            return None
-        offered = context.tools
-        members = {
-            t.name: t
-            for tool in offered.values()
-            for t in tool.metadata.get(DEFERRED_MEMBERS, ())
-            if t.name not in offered
-        }
-        if not members:
-            return None
-        return ToolsetChange(
-            add=tuple(members.values()),
-            reason="declared deferred: the tools unfolding facades reveal",
-            strategy="unfolding",
-        )
 
 
 class StrategyChain(InjectionStrategy):

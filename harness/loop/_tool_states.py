@@ -141,10 +141,23 @@ class ToolStateTracker:
     extend the previous one (another conversation) starts over.
     """
 
-    __slots__ = ("_definitions", "_last", "_revealed", "_scanned", "_static", "_tools")
+    __slots__ = (
+        "_definitions",
+        "_epoch",
+        "_last",
+        "_plain",
+        "_previous",
+        "_revealed",
+        "_scanned",
+        "_static",
+        "_tools",
+    )
 
     def __init__(self) -> None:
         self._last: Message | None = None
+        self._previous: ToolStates | None = None
+        self._plain: bool | None = None
+        self._epoch = 0
         self._scanned = 0
         self._revealed: dict[str, None] = {}
         self._definitions: dict[str, ToolDefinition] = {}
@@ -164,57 +177,90 @@ class ToolStateTracker:
 
     def _scan(self, messages: Sequence[Message]) -> None:
         """Read the messages added since the last request (all of them for a history that
-        does not extend the last one: its last scanned message differs)."""
+        does not extend the last one: its last scanned message differs). Per request this
+        is a few attribute reads: the loop's history is read through its list directly."""
+        items = getattr(messages, "_items", None)  # a HistoryView: its list, no __getitem__
+        seq: Sequence[Message] = items if isinstance(items, list) else messages
+        end = len(messages)
         count = self._scanned
-        if count and (len(messages) < count or not _same(messages[count - 1], self._last)):
+        if count and (end < count or not _same(seq[count - 1], self._last)):
             count = 0
             self._revealed = {}
             self._definitions = {}
-        for index in range(count, len(messages)):
-            for item in revealed_by(messages[index]):
+            self._epoch += 1
+        for index in range(count, end):
+            message = seq[index]
+            kind = type(message)
+            if kind is ToolMessage or kind is SystemMessage:
+                found: tuple[ToolDefinition, ...] | tuple[str, ...] = message.tools  # type: ignore[union-attr]
+            elif kind is AssistantMessage and message.searches:  # type: ignore[union-attr]
+                found = revealed_by(message)
+            else:
+                continue
+            for item in found:
                 name = _name(item)
-                self._revealed.setdefault(name, None)
+                if name not in self._revealed:
+                    self._revealed[name] = None
+                    self._epoch += 1
                 if not isinstance(item, str):
                     self._definitions.setdefault(name, item)
-        self._scanned = len(messages)
-        self._last = messages[-1] if messages else None
+        self._scanned = end
+        self._last = seq[end - 1] if end else None
 
     def _split(self, tools: Sequence[ToolDefinition]) -> None:
         if tools is self._tools:
             return
-        plain: list[str] = []
-        deferred: list[str] = []
-        search: list[str] = []
-        namespaces: dict[str, list[str]] = {}
-        for tool in tools:
-            if tool.search is not None:
-                search.append(tool.name)
-                continue
-            (deferred if tool.defer_loading else plain).append(tool.name)
-            if tool.namespace is not None:
-                namespaces.setdefault(tool.namespace, []).append(tool.name)
         self._tools = tools
-        self._static = (
-            tuple(plain),
-            tuple(deferred),
-            tuple(search),
-            {k: tuple(v) for k, v in namespaces.items()} if namespaces else _NO_NAMESPACES,
-        )
+        self._previous = None
+        self._static = _split(tools)
 
     def states(self, request: ModelRequest) -> ToolStates:
         """The tool states of ``request`` (the next request of the conversation)."""
+        epoch = self._epoch
         self._scan(request.messages)
-        self._split(request.tools)
-        plain, deferred, search, namespaces = self._static
+        tools = request.tools
         choice = request.settings.tool_choice
+        previous = self._previous
+        if (
+            previous is not None
+            and tools is self._tools
+            and epoch == self._epoch
+            and choice is previous.tool_choice
+        ):
+            return previous  # nothing changed since the last request: the same states
+        self._split(tools)
+        plain, deferred, search, namespaces = self._static
         if not self._revealed:
-            return ToolStates(
+            states = ToolStates(
                 visible=plain,
                 deferred=deferred,
                 search=search,
                 namespaces=namespaces,
                 tool_choice=choice,
             )
+        else:
+            states = self._with_revealed(plain, deferred, search, namespaces, choice)
+        self._previous = states
+        return states
+
+    def native_states(self, request: ModelRequest) -> ToolStates | None:
+        """``states(request)``, or ``None`` when they are plain (nothing deferred, searched,
+        namespaced or narrowed): what the loop records, cheaply for plain requests."""
+        previous = self._previous
+        states = self.states(request)
+        if states is previous and self._plain is not None:
+            return None if self._plain else states
+        self._plain = states.is_plain
+        return None if self._plain else states
+
+    def _with_revealed(
+        self,
+        plain: tuple[str, ...],
+        deferred: tuple[str, ...],
+        search: tuple[str, ...],
+        namespaces: Mapping[str, tuple[str, ...]],
+        choice: ToolChoice | None,
+    ) -> ToolStates:
         shown = set(plain)
         hidden = set(search)
         visible = list(plain)
@@ -229,6 +275,50 @@ class ToolStateTracker:
             namespaces=namespaces,
             tool_choice=choice,
         )
+
+
+_Static = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], Mapping[str, tuple[str, ...]]]
+_SPLITS: list[tuple[Sequence[ToolDefinition], _Static]] = []
+"""The last few tool lists split, by identity: a toolset's definitions tuple is shared by
+every run of the same tool list (``Toolset.of``), so 10,000 tools are read once, not once
+per run (``benchmarks/loop_overhead.py``, the ``many`` case)."""
+
+
+def _split(tools: Sequence[ToolDefinition]) -> _Static:
+    """``(plain, deferred, search, namespaces)`` names of a request's tools."""
+    for known, static in _SPLITS:
+        if known is tools:
+            return static
+    static = _split_now(tools)
+    _SPLITS.insert(0, (tools, static))
+    del _SPLITS[4:]
+    return static
+
+
+def has_native_tools(tools: Sequence[ToolDefinition]) -> bool:
+    """True when ``tools`` has a deferred, search or namespaced tool (cached by identity)."""
+    _, deferred, search, namespaces = _split(tools)
+    return bool(deferred or search or namespaces)
+
+
+def _split_now(tools: Sequence[ToolDefinition]) -> _Static:
+    plain: list[str] = []
+    deferred: list[str] = []
+    search: list[str] = []
+    namespaces: dict[str, list[str]] = {}
+    for tool in tools:
+        if tool.search is not None:
+            search.append(tool.name)
+            continue
+        (deferred if tool.defer_loading else plain).append(tool.name)
+        if tool.namespace is not None:
+            namespaces.setdefault(tool.namespace, []).append(tool.name)
+    return (
+        tuple(plain),
+        tuple(deferred),
+        tuple(search),
+        {k: tuple(v) for k, v in namespaces.items()} if namespaces else _NO_NAMESPACES,
+    )
 
 
 def _same(a: Message, b: Message | None) -> bool:
@@ -279,7 +369,7 @@ def close_states(
     hosted searches of its answer ``message`` and the results after ``start`` in
     ``history`` (the loop core's hook; nothing is scanned for a plain request)."""
     if message is None or (
-        not message.searches and (states is None or (not states.search and not states.deferred))
+        (states is None or (not states.search and not states.deferred)) and not message.searches
     ):
         return states, _NOTHING
     results = [m for m in history[start:] if isinstance(m, ToolMessage) and m.tools]

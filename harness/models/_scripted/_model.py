@@ -65,15 +65,35 @@ def _callable_names(request: ModelRequest) -> tuple[str, ...]:
     """What the model may call: the offered names, less deferred tools not revealed yet
     and the searches the provider runs (a real model cannot call those)."""
     names = request.tool_names
-    for tool in request.tools:
-        if tool.defer_loading or tool.search is not None:
-            names = tuple(n for n in tool_states(request).offered if n not in _hosted(request))
-            break
+    if request.settings.tool_choice is None and request.tools is _PLAIN[0]:
+        return names  # the same plain tools as the last request: nothing to narrow
+    if _has_native(request.tools):
+        names = tuple(n for n in tool_states(request).offered if n not in _hosted(request))
     choice = request.settings.tool_choice
     if choice is not None and choice.allowed is not None:
         allowed = set(choice.allowed)
         names = tuple(n for n in names if n in allowed)
     return names
+
+
+_NATIVE: list[tuple[Sequence[ToolDefinition], bool]] = []
+"""Whether each of the last few tool lists (by identity: a run's requests share one while
+the tools do not change) has deferred or search tools; 10,000 plain tools are read once."""
+
+
+_PLAIN: list[Sequence[ToolDefinition] | None] = [None]
+"""The last plain tool list seen (by identity)."""
+
+
+def _has_native(tools: Sequence[ToolDefinition]) -> bool:
+    native = next((flag for known, flag in _NATIVE if known is tools), None)
+    if native is None:
+        native = any(t.defer_loading or t.search is not None for t in tools)
+        _NATIVE.insert(0, (tools, native))
+        del _NATIVE[4:]
+    if not native:
+        _PLAIN[0] = tools
+    return native
 
 
 def _hosted(request: ModelRequest) -> frozenset[str]:
@@ -181,7 +201,10 @@ class ScriptedModel(Model):
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self.requests.append(request)
-        names = _callable_names(request)
+        if request.settings.tool_choice is None and request.tools is _PLAIN[0]:
+            names = request.tool_names  # the same plain tools as before: all callable
+        else:
+            names = _callable_names(request)
         if names is not self._names_key:
             self._names_key = names
             self._name_set = _name_set(names)
