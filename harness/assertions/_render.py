@@ -26,7 +26,14 @@ def _cells(row: TimelineRow) -> tuple[str, str, str, str]:
     )
     if not calls and row.final:
         calls = "(answer)"
-    changes = " ".join([*_names("+", row.injected), *_names("-", row.removed)])
+    changes = " ".join(
+        [
+            *_names("+", row.injected),
+            *_names("-", row.removed),
+            *_names("found:", row.discovered),  # revealed by a tool search (native tools)
+            *_names("?", row.deferred),  # still deferred on the request
+        ]
+    )
     return str(row.iteration), str(row.offered), calls, changes
 
 
@@ -50,7 +57,8 @@ def render_table(
     The row of iteration ``mark`` gets a ``>`` and ``expected`` beside it; ``mark``
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
-    nested run with ``(handoff)``. ``width`` cuts each row (not the expected step).
+    nested run with ``(handoff)``; tools a search revealed as ``found:name`` and tools
+    still deferred as ``?name``. ``width`` cuts each row (not the expected step).
     """
     table = [("iter", "offered", "calls", "+injected/-removed")]
     table.extend(_cells(row) for row in rows)
