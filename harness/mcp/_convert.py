@@ -11,9 +11,10 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
+from harness._secrets import hidden_values, scrub_message
 from harness.tools import Tool, ToolResult, is_valid_name, make_name, serialize_for_model
 from harness.tools._jsonschema import schema_problems
 
@@ -125,16 +126,24 @@ def _summary(block: Any) -> str:
     return f"[{kind or type(block).__name__} content]"
 
 
-def to_result(server: str, tool: str, result: Any) -> ToolResult:
-    """The harness result of an MCP ``CallToolResult`` for ``tool`` on ``server``."""
+def to_result(server: str, tool: str, result: Any, *, hidden: Iterable[Any] = ()) -> ToolResult:
+    """The harness result of an MCP ``CallToolResult`` for ``tool`` on ``server``.
+
+    An error's text is scrubbed like a tool's exception message: known secrets and the
+    ``hidden`` values (the call's context values), in any quoted or escaped form, and
+    credentials in URLs, become ``[hidden]``.
+    """
     parts = [_summary(block) for block in result.content]
     text = "\n".join(parts)
     structured = result.structured_content
     if result.is_error:
         message = text or (serialize_for_model(structured) if structured is not None else "")
         return ToolResult.error(
-            f"MCP tool {tool!r} on server {server!r} reported an error: "
-            f"{message or '(no details)'}",
+            scrub_message(
+                f"MCP tool {tool!r} on server {server!r} reported an error: "
+                f"{message or '(no details)'}",
+                hidden_values(hidden),
+            ),
             kind="mcp_error",
         )
     if structured is not None:

@@ -427,7 +427,8 @@ class McpServer:
         thread = self._thread
         if session is None or thread is None:  # closed concurrently
             raise McpCallError(self.name, "the session was closed", tool=tool)
-        meta = meta_for(self.meta, context if context is not None else CallContext())
+        context = context if context is not None else CallContext()
+        meta = meta_for(self.meta, context)
         future = thread.submit(_call, session.client, tool, dict(arguments), meta)
         try:
             result = await asyncio.wrap_future(future)
@@ -445,7 +446,7 @@ class McpServer:
             raise McpCallError(self.name, f"the call failed ({_describe(exc)})", tool=tool) from exc
         # let notifications the server sent before its answer (list changes) be handled
         await asyncio.wrap_future(thread.submit(_settle))
-        return to_result(self.name, tool, result)
+        return to_result(self.name, tool, result, hidden=context.values())
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], context: CallContext | None = None
