@@ -683,7 +683,7 @@ class LoopCore:
                 )
             )
 
-    def _answer_not_run(self, calls: Sequence[ToolCall], exc: HarnessError) -> None:
+    def _answer_not_run(self, calls: Sequence[ToolCall], exc: BaseException) -> None:
         """Answer ``calls`` with error results saying the run ended before they ran."""
         open_ = self._require_open()
         for call in calls:
@@ -730,6 +730,8 @@ class LoopCore:
         a tool runner); the core calls it for its own.
         """
         if self._phase is not Phase.FINISHED and self._phase is not Phase.FAILED:
+            if self._pending and self._open is not None:  # interrupted mid-call (Ctrl-C):
+                self._answer_not_run([p.call for p in self._pending], exc)  # every call answered
             self._phase = Phase.FAILED
             self.error = exc
             self._pending = []

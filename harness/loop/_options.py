@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
-from harness._validation import choice_problem, int_problem, is_number
+from harness._validation import choice_problem, int_problem, seconds_problem
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
@@ -89,14 +89,11 @@ def _check_numbers(options: LoopOptions) -> list[str]:
         int_problem(options.output_retries, name="output_retries", minimum=0),
         int_problem(options.max_workers, name="max_workers", minimum=1),
     ]
-    timeout = options.tool_timeout
-    if timeout is not None and not (is_number(timeout) and timeout > 0):
-        problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
-    deadline = options.completion_deadline
-    if not (is_number(deadline) and deadline >= 0):
-        problems.append(f"completion_deadline must be a number >= 0 (seconds), got {deadline!r}")
-    if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
-        problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
+    problems += [
+        seconds_problem(options.tool_timeout, name="tool_timeout", positive=True, optional=True),
+        seconds_problem(options.completion_deadline, name="completion_deadline"),
+        seconds_problem(options.retry_backoff, name="retry_backoff"),
+    ]
     return [p for p in problems if p is not None]
 
 

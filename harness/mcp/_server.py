@@ -18,7 +18,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
 
 from harness._errors import UsageError
-from harness._validation import choice_problem
+from harness._validation import choice_problem, seconds_problem
 from harness.mcp._convert import Listed, NamePolicy, Skipped, to_result, to_tool
 from harness.mcp._errors import McpCallError, McpConnectError, McpTimeout, McpToolError
 from harness.mcp._meta import MetaConverter, meta_for, pass_through
@@ -32,6 +32,8 @@ ToolFilter = Callable[[Tool], bool]
 server's name for it)."""
 
 _INSTALL = "pip install 'tool-loop-harness[mcp]'"
+DEFAULT_CALL_TIMEOUT = 60.0
+"""Seconds a ``tools/call`` may take unless ``McpServer(call_timeout=...)`` says otherwise."""
 _PAGE_CAP = 100
 _SETTLE_CHECKPOINTS = 8
 _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
@@ -153,6 +155,9 @@ class McpServer:
         meta: the call context -> ``_meta`` converter (default ``pass_through()``).
         filter: keep only the listed tools for which it returns true.
         init_timeout: seconds the handshake and first listing may take.
+        call_timeout: seconds one ``tools/call`` may take (default 60; ``None``: no limit
+            but the loop's ``tool_timeout``); past it the call is cancelled and the model
+            reads an error result (``McpTimeout``).
         mode: the SDK's connect mode (``auto``, ``legacy`` or a protocol version).
     """
 
@@ -165,6 +170,7 @@ class McpServer:
         meta: MetaConverter | None = None,
         filter: ToolFilter | None = None,
         init_timeout: float = 10.0,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         mode: str = "auto",
     ) -> None:
         problems = []
@@ -177,10 +183,12 @@ class McpServer:
             problems.append(f"meta must be a converter function, got {meta!r}")
         if filter is not None and not callable(filter):
             problems.append(f"filter must be a function (Tool) -> bool, got {filter!r}")
-        if isinstance(init_timeout, bool) or not (
-            isinstance(init_timeout, (int, float)) and init_timeout > 0
+        for problem in (
+            seconds_problem(init_timeout, name="init_timeout", positive=True),
+            seconds_problem(call_timeout, name="call_timeout", positive=True, optional=True),
         ):
-            problems.append(f"init_timeout must be a number of seconds > 0, got {init_timeout!r}")
+            if problem is not None:
+                problems.append(problem)
         if target is None:
             problems.append("target is missing")
         if problems:
@@ -191,6 +199,7 @@ class McpServer:
         self.meta: MetaConverter = meta or pass_through()
         self.filter = filter
         self.init_timeout = float(init_timeout)
+        self.call_timeout = None if call_timeout is None else float(call_timeout)
         self.mode = mode
         self._lock = threading.RLock()
         self._generation_lock = threading.Lock()
@@ -431,7 +440,14 @@ class McpServer:
         meta = meta_for(self.meta, context)
         future = thread.submit(_call, session.client, tool, dict(arguments), meta)
         try:
-            result = await asyncio.wrap_future(future)
+            result = await asyncio.wait_for(asyncio.wrap_future(future), self.call_timeout)
+        except asyncio.TimeoutError:  # wait_for cancelled the call on the session's loop
+            raise McpTimeout(
+                self.name,
+                f"tools/call did not answer within {self.call_timeout:g}s (call_timeout); "
+                "the call was cancelled. Is the server stuck?",
+                tool=tool,
+            ) from None
         except Exception as exc:
             if _is_closed(exc) or session.hold.done():
                 with self._lock:
