@@ -18,7 +18,15 @@ from harness._secrets import hidden_values, scrub_message
 from harness.tools import Tool, ToolResult, is_valid_name, make_name, serialize_for_model
 from harness.tools._jsonschema import schema_problems
 
-__all__ = ["Listed", "NamePolicy", "Skipped", "model_name", "to_result", "to_tool"]
+__all__ = [
+    "Listed",
+    "NamePolicy",
+    "Skipped",
+    "model_name",
+    "to_result",
+    "to_tool",
+    "without_collisions",
+]
 
 NamePolicy = Literal["keep", "prefix"]
 """``keep``: the model sees the server's tool names (a collision across servers is an
@@ -42,6 +50,33 @@ class Listed:
     skipped: tuple[Skipped, ...]
     signature: Mapping[str, Any]
     """Per model-visible name: what the model sees (to spot changed definitions)."""
+    incomplete: str | None = None
+    """Why the listing stopped before the server's last page (``None``: it is complete)."""
+
+
+def without_collisions(tools: list[Tool]) -> tuple[list[Tool], list[Skipped]]:
+    """Keep the first tool of each model-visible name; the later ones are left out,
+    naming the server's tools that collide (two ``dup`` entries, or ``a.b`` and ``a b``
+    under ``names="prefix"``)."""
+    kept: dict[str, Tool] = {}
+    skipped = []
+    for tool in tools:
+        first = kept.get(tool.name)
+        if first is None:
+            kept[tool.name] = tool
+            continue
+        original = str(tool.metadata.get("mcp_tool"))
+        skipped.append(
+            Skipped(
+                tool=original,
+                problem=(
+                    f"its model-visible name {tool.name!r} is taken by the server's tool "
+                    f"{first.metadata.get('mcp_tool')!r} listed before it; only the first is "
+                    "offered. Rename one on the server (or filter= one out)"
+                ),
+            )
+        )
+    return list(kept.values()), skipped
 
 
 def model_name(server: str, tool: str, policy: NamePolicy) -> str:
