@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness._validation import did_you_mean, format_names
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.messages import Message, messages_from_openai
@@ -238,9 +239,8 @@ class Scenario:
         except TypeError as exc:
             raise ScenarioError(f"{self._where()}bad options {self.spec.options}: {exc}") from None
         except UsageError as exc:
-            if "context_objects" not in str(exc):
-                raise
-            raise ScenarioError(f"{self._where()}bad context_objects: {exc}") from None
+            what = "context_objects" if "context_objects" in str(exc) else "options"
+            raise ScenarioError(f"{self._where()}bad {what}: {exc}") from None
 
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""
@@ -305,7 +305,26 @@ def load_scenario(path: str | Path) -> Scenario:
             for e in exc.errors(include_url=False)
         )
         raise ScenarioError(f"scenario file {str(file)!r} is invalid: {problems}") from None
+    _check_options(spec.options, f"scenario file {str(file)!r}")
     return Scenario(spec=spec, path=file)
+
+
+def _check_options(options: Mapping[str, Any], where: str) -> None:
+    """``options:`` must make valid ``LoopOptions`` (checked at load: a bad value is a
+    broken file, exit 2, not a failed run)."""
+    plain = {k: v for k, v in options.items() if k not in ("context", "context_objects")}
+    known = {f.name for f in dataclasses.fields(LoopOptions)}
+    unknown = [name for name in plain if name not in known]
+    if unknown:
+        hints = [f"{name!r}{did_you_mean(str(name), known)}" for name in unknown]
+        raise ScenarioError(
+            f"{where}: unknown option(s) {', '.join(hints)} under options:; valid options: "
+            f"{format_names(sorted(known), quote=False)}"
+        )
+    try:
+        LoopOptions(**plain)
+    except UsageError as exc:
+        raise ScenarioError(f"{where}: options: {exc}") from None
 
 
 def discover_scenarios(paths: Iterable[str | Path]) -> list[Path]:
