@@ -41,10 +41,11 @@ def clean_text(text: str) -> str:
     return text
 
 
-def _check_text(value: Any, field: str) -> None:
-    """``UsageError`` unless ``value`` is a ``str`` (``ToolResult.content``/``user_content``)."""
+def _text(value: Any, field: str) -> str:
+    """``value`` if it is a ``str`` (``ToolResult.content``/``user_content``), else
+    ``UsageError``."""
     if isinstance(value, str):
-        return
+        return value
     raise UsageError(
         f"ToolResult({field}=...) must be a str (the text the model reads), got "
         f"{type(value).__name__}; use ToolResult.ok(value) to send a value as JSON"
@@ -105,7 +106,7 @@ def serialize_for_model(value: Any) -> str:
         return value
     if value is None:
         return "null"
-    endless = _iterator_in(value)
+    endless = None if type(value) in _SCALARS else _iterator_in(value)
     if endless is not None:
         raise ValueError(
             f"a {endless} is an iterator, which may never end; return a list of its items"
@@ -199,17 +200,22 @@ class ToolResult:
     end; ``None`` uses the run's ``completion_deadline`` (the call's own setting wins)."""
 
     def __post_init__(self) -> None:
-        content, user_content = self.content, self.user_content
-        if type(content) is not str:
-            _check_text(content, "content")
+        content = self.content
         # a lone surrogate would make the next request fail to encode (UnicodeEncodeError)
-        if not content.isascii():
-            object.__setattr__(self, "content", clean_text(content))
-        if user_content is not None:
-            if type(user_content) is not str:
-                _check_text(user_content, "user_content")
-            if not user_content.isascii():
-                object.__setattr__(self, "user_content", clean_text(user_content))
+        if type(content) is not str or not content.isascii():
+            object.__setattr__(self, "content", clean_text(_text(content, "content")))
+        if self.user_content is not None or self.completion_deadline is not None:
+            self._check_rest()
+
+    def _check_rest(self) -> None:
+        """The rarer fields: ``user_content`` text, a finite ``completion_deadline``."""
+        user_content = self.user_content
+        if user_content is not None and (
+            type(user_content) is not str or not user_content.isascii()
+        ):
+            object.__setattr__(
+                self, "user_content", clean_text(_text(user_content, "user_content"))
+            )
         if self.completion_deadline is not None:
             problem = seconds_problem(self.completion_deadline, name="completion_deadline")
             if problem is not None:

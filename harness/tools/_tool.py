@@ -400,7 +400,7 @@ class Tool:
 
         Returns the call to run, or an error ``ToolResult`` naming the tool, the
         argument and the problem. JSON Schema patterns that need backtracking get the
-        enclosing ``time_budget`` (the loop's ``tool_timeout``), else 5 seconds.
+        loop's ``tool_timeout`` for this call's checks (5 seconds without one).
         """
         raw = arguments if arguments and not arguments.isspace() else "{}"
         if self.args_schema is not None:
