@@ -9,11 +9,23 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
-from harness._validation import choice_problem, int_problem, seconds_problem
+from harness._validation import (
+    choice_problem,
+    did_you_mean,
+    format_names,
+    int_problem,
+    seconds_problem,
+)
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
-__all__ = ["LoopOptions", "PendingCompletionsPolicy", "RetryableToolError", "UnknownToolPolicy"]
+__all__ = [
+    "LoopOptions",
+    "PendingCompletionsPolicy",
+    "RetryableToolError",
+    "UnknownToolPolicy",
+    "options_from",
+]
 
 UnknownToolPolicy = Literal["error_result", "raise"]
 
@@ -80,6 +92,20 @@ class LoopOptions:
         if attempt > self.tool_retries or not isinstance(exc, self.retry_on):
             return None
         return float(self.retry_backoff * (2 ** (attempt - 1)))
+
+
+def options_from(values: Mapping[str, Any]) -> LoopOptions:
+    """``LoopOptions(**values)``; an unknown name is a ``UsageError`` with a "did you mean"
+    and the valid names (not a ``TypeError``)."""
+    known = [f.name for f in dataclasses.fields(LoopOptions)]
+    unknown = [name for name in values if name not in known]
+    if unknown:
+        hints = [f"{name!r}{did_you_mean(str(name), known)}" for name in unknown]
+        raise UsageError(
+            f"unknown loop option(s) {', '.join(hints)}; valid options: "
+            f"{format_names(known, quote=False)}"
+        )
+    return LoopOptions(**values)
 
 
 def _check_numbers(options: LoopOptions) -> list[str]:

@@ -12,9 +12,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
-from harness._validation import did_you_mean, format_names
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
+from harness.loop._options import options_from
 from harness.messages import Message, messages_from_openai
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._mcp import McpParts, build_mcp
@@ -312,17 +312,8 @@ def load_scenario(path: str | Path) -> Scenario:
 def _check_options(options: Mapping[str, Any], where: str) -> None:
     """``options:`` must make valid ``LoopOptions`` (checked at load: a bad value is a
     broken file, exit 2, not a failed run)."""
-    plain = {k: v for k, v in options.items() if k not in ("context", "context_objects")}
-    known = {f.name for f in dataclasses.fields(LoopOptions)}
-    unknown = [name for name in plain if name not in known]
-    if unknown:
-        hints = [f"{name!r}{did_you_mean(str(name), known)}" for name in unknown]
-        raise ScenarioError(
-            f"{where}: unknown option(s) {', '.join(hints)} under options:; valid options: "
-            f"{format_names(sorted(known), quote=False)}"
-        )
     try:
-        LoopOptions(**plain)
+        options_from({k: v for k, v in options.items() if k not in ("context", "context_objects")})
     except UsageError as exc:
         raise ScenarioError(f"{where}: options: {exc}") from None
 

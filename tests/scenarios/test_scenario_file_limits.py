@@ -162,7 +162,7 @@ def test_loading_and_listing_do_not_touch_sys_path(tmp_path: Path) -> None:
         ("{tool_timeout: .inf}", "tool_timeout must be a number of seconds > 0 or None, finite"),
         (
             "{max_iteratons: 5}",
-            "unknown option(s) 'max_iteratons' (did you mean 'max_iterations'?)",
+            "options: unknown loop option(s) 'max_iteratons' (did you mean 'max_iterations'?)",
         ),
     ],
 )

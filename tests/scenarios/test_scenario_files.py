@@ -161,5 +161,5 @@ def test_neither_prompt_nor_messages(tmp_path: Path) -> None:
 
 
 def test_bad_loop_options(tmp_path: Path) -> None:
-    with pytest.raises(ScenarioError, match=r"unknown option\(s\) 'warp' under options:"):
+    with pytest.raises(ScenarioError, match=r"options: unknown loop option\(s\) 'warp'"):
         load_scenario(write(tmp_path, SEED + "options: {warp: 9}\n"))
