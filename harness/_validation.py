@@ -3,12 +3,14 @@
 One place for the checks every layer repeats: a value that must be one of a
 ``Literal`` alias's strings (``check_choice``), an int that must not be a bool
 (``check_int``, ``is_int``), how a long list of names is shortened in a message
-(``format_names``) and the "did you mean" hint (``close_matches``, ``did_you_mean``).
+(``format_names``), the "did you mean" hint (``close_matches``, ``did_you_mean``) and a
+duration in seconds that every wait can take (``seconds_problem``).
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from typing import Any, NoReturn, TypeGuard, TypeVar, get_args
 
@@ -27,6 +29,7 @@ __all__ = [
     "int_problem",
     "is_int",
     "is_number",
+    "seconds_problem",
 ]
 
 T = TypeVar("T")
@@ -135,6 +138,29 @@ def int_problem(value: object, *, name: str, minimum: int | None = None) -> str 
         return None
     wanted = "an int" if minimum is None else f"an int >= {minimum}"
     return f"{name} must be {wanted}, got {value!r}"
+
+
+MAX_SECONDS = 7 * 24 * 3600
+"""The longest duration a timeout or deadline may be (a week): ``inf``, ``1e300`` and
+``nan`` would make a wait endless or overflow the clock (``OverflowError``)."""
+
+
+def seconds_problem(
+    value: object, *, name: str, positive: bool = False, optional: bool = False
+) -> str | None:
+    """Why ``value`` is not a duration in seconds (finite, ``> 0`` when ``positive``
+    else ``>= 0``, at most ``MAX_SECONDS``; ``None`` allowed when ``optional``), or ``None``."""
+    if value is None and optional:
+        return None
+    finite = isinstance(value, (int, float)) and is_number(value) and math.isfinite(value)
+    if finite and (value > 0 if positive else value >= 0) and value <= MAX_SECONDS:  # type: ignore[operator]
+        return None
+    bound = "> 0" if positive else ">= 0"
+    alternative = " or None" if optional else ""
+    return (
+        f"{name} must be a number of seconds {bound}{alternative}, finite and at most "
+        f"{MAX_SECONDS} (a week), got {value!r}"
+    )
 
 
 def check_int(

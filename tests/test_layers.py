@@ -15,6 +15,7 @@ LAYERS: dict[str, int] = {
     "harness._version": 0,
     "harness._validation": 0,
     "harness._secrets": 0,  # known secret values and scrubbing, used by every layer
+    "harness._credentials": 0,  # what a credential is called and looks like (one rule)
     "harness._extras": 0,
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness.messages": 0,

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
 from harness.cassettes._convert import conversations
+from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
 
 __all__ = ["check_cassette", "show_cassette"]
-
-_SECRET_HEADERS = (
-    "authorization",
-    "api-key",
-    "x-api-key",
-    "cookie",
-    "set-cookie",
-    "x-goog-api-key",
-)
-_SECRET_QUERY = ("api-key", "api_key", "key", "access_token", "token", "sig")
-_PLACEHOLDER_VALUE = r"(|<.*>|\*+|x+|redacted|fake.*|dummy.*|test.*|sk-test.*|sk-harness.*)"
-_PLACEHOLDER = re.compile(rf"^(bearer )?{_PLACEHOLDER_VALUE}$", re.I)
-_KEY_IN_TEXT = re.compile(r"\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,})")
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -104,20 +90,5 @@ def check_cassette(path: str | Path) -> list[str]:
                 problems.append(
                     f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}"
                 )
-    for interaction in cassette.interactions:
-        where = f"interaction {interaction.index + 1}"
-        for side, exchange in (
-            ("request", interaction.request),
-            ("response", interaction.response),
-        ):
-            for name, value in exchange.headers.items():
-                if name in _SECRET_HEADERS and not _PLACEHOLDER.match(value.strip()):
-                    problems.append(f"{where}: {side} header {name!r} holds a credential; scrub it")
-            if _KEY_IN_TEXT.search(exchange.text):
-                problems.append(
-                    f"{where}: the {side} body holds something like an API key; scrub it"
-                )
-        for key, value in parse_qsl(urlsplit(interaction.uri).query, keep_blank_values=True):
-            if key.lower() in _SECRET_QUERY and not _PLACEHOLDER.match(value):
-                problems.append(f"{where}: query parameter {key!r} holds a credential; scrub it")
+    problems.extend(credential_leaks(cassette))
     return problems

@@ -89,7 +89,7 @@ from harness.loop._unknown import not_run_result, unknown_tool_message
 from harness.loop._usage import add_usage
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, PreparedCall, Tool, ToolResult, Toolset
-from harness.tools._patterns import time_budget
+from harness.tools._patterns import validation_seconds
 
 __all__ = ["LoopCore", "PendingCall"]
 
@@ -498,7 +498,11 @@ class LoopCore:
                 self._phase = Phase.READY  # an answer to retry; _done() makes it FINISHED
                 self._finish_answer(message)
                 return []
-            pending = list(map(self._pend, tool_calls))
+            if self.options.tool_timeout is None:
+                pending = list(map(self._pend, tool_calls))
+            else:
+                with validation_seconds(self.options.tool_timeout):  # each call's checks
+                    pending = list(map(self._pend, tool_calls))
         except HarnessError as exc:
             if message.tool_calls:  # keep the history well formed: every call gets a result
                 self._answer_not_run(message.tool_calls, exc)
@@ -684,7 +688,7 @@ class LoopCore:
                 )
             )
 
-    def _answer_not_run(self, calls: Sequence[ToolCall], exc: HarnessError) -> None:
+    def _answer_not_run(self, calls: Sequence[ToolCall], exc: BaseException) -> None:
         """Answer ``calls`` with error results saying the run ended before they ran."""
         open_ = self._require_open()
         for call in calls:
@@ -731,6 +735,8 @@ class LoopCore:
         a tool runner); the core calls it for its own.
         """
         if self._phase is not Phase.FINISHED and self._phase is not Phase.FAILED:
+            if self._pending and self._open is not None:  # interrupted mid-call (Ctrl-C):
+                self._answer_not_run([p.call for p in self._pending], exc)  # every call answered
             self._phase = Phase.FAILED
             self.error = exc
             self._pending = []
@@ -814,8 +820,7 @@ class LoopCore:
             objects=ContextObjects(objects, source="call") if objects else None,
             toolset_objects=self.toolset.context_objects,
         )
-        with time_budget(self.options.tool_timeout):  # validation is bounded by the timeout
-            prepared = tool.prepare(call.arguments, context)
+        prepared = tool.prepare(call.arguments, context)
         if isinstance(prepared, ToolResult):
             return PendingCall(call=call, tool=tool, immediate=prepared)
         return _PendingCall(call=call, tool=tool, prepared=prepared)

@@ -40,7 +40,8 @@ class McpConnectError(McpError):
 
 
 class McpTimeout(McpError):
-    """The server did not answer the handshake within ``init_timeout`` seconds."""
+    """The server did not answer the handshake within ``init_timeout`` seconds, or a call
+    within ``call_timeout`` seconds."""
 
 
 class McpToolError(McpError):

@@ -551,7 +551,7 @@ def test_loop_options_validate_the_policy_and_deadline() -> None:
     with pytest.raises(UsageError) as err:
         LoopOptions(pending_completions="later", completion_deadline=-1)  # type: ignore[arg-type]
     assert "pending_completions" in str(err.value) and "'wait'" in str(err.value)
-    assert "completion_deadline must be a number >= 0" in str(err.value)
+    assert "completion_deadline must be a number of seconds >= 0" in str(err.value)
     assert LoopOptions(completion_deadline=0).completion_deadline == 0
 
 

@@ -263,6 +263,9 @@ def test_no_secret_reaches_the_cassette_over_http(
 PURE_EXAMPLES = 600
 
 
+_ENGINE_WORDS = "content-length content-type location x-plain logprob-token messages https://"
+
+
 def _request(uri: str, body: bytes, headers: dict[str, str]) -> Any:
     from vcr.request import Request  # type: ignore[import-untyped]
 
@@ -279,6 +282,10 @@ def _request(uri: str, body: bytes, headers: dict[str, str]) -> Any:
 def test_engine_scrubs_a_secret_in_every_place(
     secret: str, header: str, query: str, gzipped: bool
 ) -> None:
+    # a generated "secret" that is a piece of a name the test writes (CONTENT- of
+    # content-length) would be reported as a leak that is not one
+    vocabulary = " ".join((*HEADER_NAMES, *QUERY_NAMES, _ENGINE_WORDS)).lower()
+    assume(not any(f.lower() in vocabulary for f in secret_forms(secret) if len(f) >= 8))
     engine = CassetteScrubber.build(secrets=[], environ={})
     quoted = urllib.parse.quote(secret, safe="")
     uri = f"https://u:{quoted}@api.test/v1/x?{query}={quoted}&page=2"
