@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from harness._errors import UsageError
+from harness._errors import CassetteExhausted, CassetteMismatch, CassetteUnused, UsageError
 from harness._validation import check_choice
 from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
-from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import MatchMode, request_differences
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse

@@ -78,7 +78,7 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
 def check_cassette(path: str | Path) -> list[str]:
     """Problems of a cassette file (empty when it is fine): unreadable, malformed LLM
     traffic, or credentials left in headers, query strings or bodies."""
-    from harness.cassettes._errors import CassetteError
+    from harness._errors import CassetteError
 
     try:
         cassette = load_cassette(path)
