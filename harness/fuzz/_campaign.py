@@ -30,6 +30,7 @@ from hypothesis.database import (
 )
 
 from harness._errors import HarnessError, UsageError
+from harness._extras import require
 from harness._validation import check_choice, check_choices, check_int
 from harness.fuzz._execute import (
     FuzzOutcome,
@@ -499,12 +500,9 @@ def _collect_written(config: CampaignConfig, report: CampaignReport) -> None:
 
 def _import_ray() -> Any:
     try:
-        import ray
-    except ImportError:
-        raise UsageError(
-            "--ray needs Ray: pip install 'tool-loop-harness[ray]' (or pip install ray)"
-        ) from None
-    return ray
+        return require("ray", "--ray (campaigns on a Ray cluster)")
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _run_on_ray(config: CampaignConfig, progress: Callable[[int], None] | None) -> CampaignReport:

@@ -18,6 +18,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
 
 from harness._errors import UsageError
+from harness._extras import require
 from harness._validation import choice_problem
 from harness.mcp._convert import Listed, NamePolicy, Skipped, to_result, to_tool
 from harness.mcp._errors import McpCallError, McpConnectError, McpTimeout, McpToolError
@@ -31,7 +32,6 @@ ToolFilter = Callable[[Tool], bool]
 """Keeps a listed tool when it returns true (``tool.metadata['mcp_tool']`` is the
 server's name for it)."""
 
-_INSTALL = "pip install 'tool-loop-harness[mcp]'"
 _PAGE_CAP = 100
 _SETTLE_CHECKPOINTS = 8
 _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
@@ -39,12 +39,7 @@ _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
 
 def require_mcp() -> None:
     """Import the ``mcp`` SDK or raise an ``ImportError`` naming the extra to install."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"MCP support needs the official MCP SDK (the 'mcp' package): {_INSTALL}"
-        ) from exc
+    require("mcp", "MCP support (the official MCP SDK)")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

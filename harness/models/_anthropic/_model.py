@@ -16,6 +16,7 @@ from harness._errors import (
     RateLimited,
     UsageError,
 )
+from harness._extras import require
 from harness._secrets import register_secret
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._anthropic._codec import (
@@ -53,18 +54,10 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 
-_INSTALL = "pip install 'tool-loop-harness[anthropic]'"
-
 
 def import_anthropic() -> Any:
     """The ``anthropic`` module, or an ImportError naming the extra to install."""
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - the dev extra installs it
-        raise ImportError(
-            f"the Anthropic adapter needs the official anthropic SDK: {_INSTALL}"
-        ) from exc
-    return anthropic
+    return require("anthropic", "the Anthropic adapter (the official anthropic SDK)")
 
 
 def _client_kind(client: Any) -> str:
