@@ -100,7 +100,8 @@ def _anthropic() -> object:
 def _mcp() -> object:
     from harness.mcp._server import require_mcp
 
-    return require_mcp()
+    require_mcp()
+    return None
 
 
 def _syrupy() -> object:

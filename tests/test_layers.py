@@ -58,7 +58,7 @@ def is_module(dotted: str) -> bool:
 
 
 def imported_modules(path: Path) -> set[str]:
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

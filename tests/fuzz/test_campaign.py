@@ -67,9 +67,11 @@ def test_the_profiles_are_registered_with_hypothesis(monkeypatch: pytest.MonkeyP
     previous = settings.get_current_profile_name()
     try:
         assert load_profile("ci") == "harness-ci"
+        assert settings.default is not None
         assert settings.default.max_examples == PROFILES["ci"].max_examples
         monkeypatch.setenv(PROFILE_ENV, "nightly")
         assert load_profile() == "harness-nightly"
+        assert settings.default is not None
         assert settings.default.max_examples == 10_000
         with pytest.raises(UsageError, match=r"profile .* must be one of"):
             load_profile("weekly")
@@ -177,6 +179,7 @@ def test_ctrl_c_keeps_the_summary_and_the_counterexamples(
     assert report.counterexamples and Path(report.counterexamples[0]).is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("ray") is None,
     reason="Ray is not installed (pip install 'tool-loop-harness[ray]')",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -47,7 +48,7 @@ def test_our_strategies_keep_every_invariant(kind: str) -> None:
     assert seen["runs"] >= 10
 
 
-def _scenario(decisions: list[FuzzDecision], **universe: object) -> FuzzScenario:
+def _scenario(decisions: list[FuzzDecision], **universe: Any) -> FuzzScenario:
     return FuzzScenario(universe=UniverseSpec(**universe), decisions=decisions)
 
 

@@ -21,6 +21,7 @@ def _pytest(pytester: pytest.Pytester, project: Path, *args: str) -> pytest.RunR
     )
 
 
+@pytest.mark.slow
 def test_record_against_a_served_model_then_replay_offline(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
