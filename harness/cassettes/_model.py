@@ -17,7 +17,6 @@ from harness._errors import (
     CassetteExhausted,
     CassetteMismatch,
     CassetteUnused,
-    UsageError,
 )
 from harness._validation import check_choice
 from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
@@ -43,16 +42,17 @@ def recorded_request(cassette: Cassette, interaction: Interaction, codec: Codec)
     """The recorded request, read by ``codec``; ``CassetteError`` naming the file and the
     interaction when the body is not a request of that format (any shape a hostile or
     damaged file holds, e.g. Anthropic ``"content": 5``)."""
+    path = "" if cassette.path is None else str(cassette.path)
     try:
         return codec.parse_request(interaction.request.json() or {})
-    except CassetteError:
-        raise
+    except CassetteError as exc:  # the body itself (too deep): say where it is
+        raise CassetteError(str(exc), path=path, index=interaction.index) from None
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         raise CassetteError(
             f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
             f"{codec.name} request the harness reads: {problem}",
-            path="" if cassette.path is None else str(cassette.path),
+            path=path,
             index=interaction.index,
         ) from None
 
@@ -81,11 +81,12 @@ class CassetteModel(Model):
         self.unused = unused
         self.turns = llm_turns(self.cassette)
         if not self.turns:
-            raise UsageError(
+            raise CassetteError(
                 f"cassette {self.cassette.name!r} holds no LLM request a codec reads "
                 f"({len(self.cassette)} interaction(s)); known formats: OpenAI Chat "
                 "Completions, OpenAI Responses, Anthropic Messages (register more with "
-                "harness.cassettes.register_codec)"
+                "harness.cassettes.register_codec)",
+                path="" if self.cassette.path is None else str(self.cassette.path),
             )
         self.recorded = [recorded_request(self.cassette, i, codec) for i, codec in self.turns]
         self.position = 0

@@ -265,10 +265,11 @@ def open_cassette(
     from harness.cassettes import _vcr as hooks
 
     if record_mode == "none" and not path.is_file():
-        raise UsageError(
+        raise CassetteError(
             f"cassette {str(path)!r} does not exist and record mode is 'none' (replay only); "
             "record it once with --harness-record-mode=once (and --harness-network=allow for "
-            "a remote API), or fix the cassette name"
+            "a remote API), or fix the cassette name",
+            path=str(path),
         )
     rewrite = record_mode == "rewrite"
     loaded = None if rewrite else load_checked(path, record_mode)

@@ -227,14 +227,40 @@ def test_every_cassette_error_is_a_harness_cassette_error(tmp_path: Path) -> Non
     assert cassettes.CassetteError is harness.CassetteError is testing.CassetteError
     for name in ("CassetteMismatch", "CassetteExhausted", "CassetteUnused"):
         assert issubclass(getattr(cassettes, name), harness.CassetteError)
+    from harness.cassettes import CassetteModel, scenario_data, trace_from_cassette
+    from harness.testing import open_cassette
+
     path = tmp_path / "corrupt.yaml"
     path.write_text("interactions: [unclosed\n")
+    no_llm = tmp_path / "no_llm.yaml"
+    no_llm.write_text(hostile.plain().replace("/v1/chat/completions", "/health"))
+    nested = tmp_path / "nested.yaml"
+    nested.write_text(hostile.deeply_nested_request())
+
+    def replay_a_missing_file() -> None:
+        with open_cassette(tmp_path / "missing.yaml", record_mode="none"):
+            pass
+
+    failing: list[Callable[[], object]] = [
+        lambda: load_cassette(path),
+        lambda: CassetteModel(no_llm),
+        lambda: scenario_data(no_llm),
+        lambda: trace_from_cassette(nested),
+        replay_a_missing_file,
+    ]
     caught: list[harness.CassetteError] = []
-    try:
-        load_cassette(path)
-    except harness.CassetteError as exc:  # the point: a plain except clause, as users write it
-        caught.append(exc)
-    assert [e.path for e in caught] == [str(path)]
+    for action in failing:
+        try:
+            action()
+        except harness.CassetteError as exc:  # the point: a plain except, as users write it
+            caught.append(exc)
+    assert [Path(e.path).name for e in caught] == [
+        "corrupt.yaml",
+        "no_llm.yaml",
+        "no_llm.yaml",
+        "nested.yaml",
+        "missing.yaml",
+    ]
 
 
 # -- properties: whatever the file holds, a CassetteError or a result -----------------------
