@@ -72,6 +72,8 @@ ENV_SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY", "AZURE
 class ShortSecretWarning(HarnessWarning):
     """A secret shorter than ``MIN_SECRET_LENGTH`` cannot be scrubbed reliably by value."""
 
+    __module__ = "harness"  # the public package, in warnings and reprs
+
 
 PLACEHOLDERS = frozenset(
     {

@@ -52,7 +52,7 @@ TARGETS: dict[str, Target] = {
         (
             "tests/loop/test_loop_core.py",
             "tests/loop/test_loop_bad_input.py",
-            "tests/loop/test_loop_hardening.py",
+            "tests/loop/test_loop_hostile_input.py",
             "tests/loop/test_loop_trace.py",
             "tests/loop/test_loop_async_tools.py",
         ),

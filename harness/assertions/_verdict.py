@@ -120,6 +120,7 @@ class Expectation(ABC):
 
     def check(self, subject: Any, *, record: bool = True) -> Verdict:
         """Judge ``subject`` (a trace or anything with ``.trace``)."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         trace = as_trace(subject)
         failure = self.evaluate(trace)
         verdict = Verdict(
@@ -132,6 +133,7 @@ class Expectation(ABC):
         return verdict
 
     def __eq__(self, other: object) -> bool:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         try:
             trace = as_trace(other)
         except UsageError:

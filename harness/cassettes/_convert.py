@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._errors import UsageError
+from harness._errors import CassetteError, UsageError
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
 from harness.cassettes._trace import trace_from_requests
 from harness.formats import ParsedRequest, ToolDefinition
 from harness.formats.openai_chat import messages_to_dicts
@@ -77,13 +77,7 @@ def conversations(source: str | Path | Cassette) -> list[Conversation]:
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     groups: list[list[tuple[Interaction, ParsedRequest, ModelResponse | None]]] = []
     for interaction, codec in llm_turns(cassette):
-        try:
-            request = codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            raise UsageError(
-                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
-                f"{codec.name} request the harness reads: {exc}"
-            ) from None
+        request = recorded_request(cassette, interaction, codec)
         try:
             response: ModelResponse | None = codec.decode_response(
                 interaction.status, interaction.response.headers, interaction.response.body
@@ -296,7 +290,10 @@ def scenario_data(
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     found = conversations(cassette)
     if not found:
-        raise UsageError(f"cassette {cassette.name!r} holds no LLM request to convert")
+        raise CassetteError(
+            f"cassette {cassette.name!r} holds no LLM request to convert",
+            path="" if cassette.path is None else str(cassette.path),
+        )
     if not 0 <= conversation < len(found):
         raise UsageError(
             f"cassette {cassette.name!r} holds {len(found)} conversation(s); "

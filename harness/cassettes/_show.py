@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from harness._errors import CassetteError
 from harness.cassettes._convert import conversations
 from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
 
-__all__ = ["check_cassette", "show_cassette"]
+__all__ = ["check_cassette", "printable", "show_cassette"]
+
+
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+"""Control characters (C0 but tab, DEL, C1; a newline too: one fact, one line), line
+separators and the bidi controls that reorder what a terminal shows."""
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print to a terminal: control and bidi characters escaped
+    (``\x1b]0;title\x07`` shows as ``\\x1b]0;title\\x07``, never retitles or clears it)."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -18,7 +33,8 @@ def _short(text: str, limit: int = 100) -> str:
 
 
 def show_cassette(source: str | Path | Cassette) -> list[str]:
-    """The recording as an injection timeline, one line per fact."""
+    """The recording as an injection timeline, one line per fact (recorded text is
+    ``printable``: terminal escapes in it are shown, not obeyed)."""
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     turns = llm_turns(cassette)
     lines = [
@@ -58,14 +74,12 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
                 lines.append(f"  injected: {', '.join(it.injected)}")
             if it.removed:
                 lines.append(f"  removed: {', '.join(it.removed)}")
-    return lines
+    return [printable(line) for line in lines]
 
 
 def check_cassette(path: str | Path) -> list[str]:
     """Problems of a cassette file (empty when it is fine): unreadable, malformed LLM
     traffic, or credentials left in headers, query strings or bodies."""
-    from harness.cassettes._errors import CassetteError
-
     try:
         cassette = load_cassette(path)
     except CassetteError as exc:
@@ -76,17 +90,15 @@ def check_cassette(path: str | Path) -> list[str]:
     for interaction, codec in llm_turns(cassette):
         where = f"interaction {interaction.index + 1}"
         try:
-            codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            problems.append(
-                f"{where}: the request is not a well-formed {codec.name} request: {exc}"
-            )
+            recorded_request(cassette, interaction, codec)
+        except CassetteError as exc:  # names the file and the interaction
+            problems.append(str(exc))
         if interaction.status < 400:
             try:
                 codec.decode_response(
                     interaction.status, interaction.response.headers, interaction.response.body
                 )
-            except Exception as exc:
+            except Exception as exc:  # any failure of the codec is a finding, never a crash
                 problems.append(
                     f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}"
                 )

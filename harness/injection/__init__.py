@@ -19,12 +19,12 @@ from harness.injection._playbook import (
     Condition,
     Playbook,
     Unlock,
-    called,
     called_all,
     called_any,
     in_state,
     produced,
     unlock,
+    was_called,
     when,
 )
 from harness.injection._providers import ProviderSpec, find_providers, provider_spec, tool_provider
@@ -109,7 +109,6 @@ __all__ = [
     "arun_with_sections",
     "blackboard_entries",
     "blackboard_tools",
-    "called",
     "called_all",
     "called_any",
     "cost_report",
@@ -129,5 +128,6 @@ __all__ = [
     "subagent_tool",
     "tool_provider",
     "unlock",
+    "was_called",
     "when",
 ]

@@ -39,6 +39,8 @@ PendingCompletionsPolicy = Literal["wait", "lost"]
 class RetryableToolError(Exception):
     """Raise from a tool to ask the loop to retry it (with backoff, up to ``tool_retries``)."""
 
+    __module__ = "harness"  # the public package, in tracebacks and reprs
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class LoopOptions:

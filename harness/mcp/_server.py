@@ -18,6 +18,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
 
 from harness._errors import UsageError
+from harness._extras import require
 from harness._validation import choice_problem, int_problem, seconds_problem
 from harness.mcp._convert import (
     Listed,
@@ -38,7 +39,6 @@ ToolFilter = Callable[[Tool], bool]
 """Keeps a listed tool when it returns true (``tool.metadata['mcp_tool']`` is the
 server's name for it)."""
 
-_INSTALL = "pip install 'tool-loop-harness[mcp]'"
 DEFAULT_CALL_TIMEOUT = 60.0
 """Seconds a ``tools/call`` may take unless ``McpServer(call_timeout=...)`` says otherwise."""
 DEFAULT_MAX_PAGES = 1000
@@ -49,12 +49,7 @@ _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
 
 def require_mcp() -> None:
     """Import the ``mcp`` SDK or raise an ``ImportError`` naming the extra to install."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"MCP support needs the official MCP SDK (the 'mcp' package): {_INSTALL}"
-        ) from exc
+    require("mcp", "MCP support (the official MCP SDK)")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -21,6 +21,7 @@ def _load() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_reports_every_case(capsys: pytest.CaptureFixture[str]) -> None:
     results = _load().main(["--quick"])
     out = capsys.readouterr().out

@@ -273,6 +273,7 @@ def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
         target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
         outcome = run_scenario(load_scenario(target))
         assert outcome.passed, outcome.problem
+        assert outcome.trace is not None
         recorded_calls = [c.name for it in found[number].trace() for c in it.calls]
         assert [c.name for c in outcome.trace.calls][: len(recorded_calls)] == recorded_calls
 

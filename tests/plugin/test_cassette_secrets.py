@@ -43,7 +43,7 @@ from harness.testing._scrub import CassetteScrubber
 from harness.tools import as_tool
 
 SECRET_ALPHABET = st.one_of(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]),
     st.sampled_from(list("\\\"'%&=?#/:@+ {}[]<>$`~!;,.|^*")),
 )
 secrets_st = st.text(SECRET_ALPHABET, min_size=8, max_size=24).filter(
@@ -228,6 +228,7 @@ def _cassette_vocabulary(wire: WireServer, echo_url: str) -> str:
     return "\n".join(_BASELINE).lower()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=HTTP_EXAMPLES,
     deadline=None,
@@ -272,6 +273,7 @@ def _request(uri: str, body: bytes, headers: dict[str, str]) -> Any:
     return Request("POST", uri, body, headers)
 
 
+@pytest.mark.slow
 @settings(max_examples=PURE_EXAMPLES, deadline=None)
 @given(
     secret=secrets_st,
@@ -383,6 +385,7 @@ def _vocabulary() -> str:
     return "\n".join(text for texts in shown for text in texts)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

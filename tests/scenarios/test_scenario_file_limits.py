@@ -72,7 +72,7 @@ def test_a_recursive_alias_is_refused(tmp_path: Path) -> None:
     _refused(_write(tmp_path, "a: &a [*a]\n" + VALID), "alias that refers to itself")
 
 
-@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 20_000])
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, pytest.param(20_000, marks=pytest.mark.slow)])
 def test_deep_nesting_is_refused(tmp_path: Path, depth: int) -> None:
     text = VALID + "deep: " + "[" * depth + "]" * depth + "\n"
     _refused(_write(tmp_path, text), f"nested more than {MAX_DEPTH} levels deep")

@@ -150,6 +150,7 @@ def test_messages_instead_of_prompt(tmp_path: Path) -> None:
     )
     scenario = load_scenario(write(tmp_path, text))
     prompt = scenario.build_prompt()
+    assert not isinstance(prompt, str)
     assert [m.role for m in prompt] == ["system", "user"]
     assert run_scenario(scenario).passed
 

@@ -98,6 +98,7 @@ def _client(server: WireServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url, api_key="test", timeout=5, max_retries=0)
 
 
+@pytest.mark.slow
 def test_deeply_nested_json_is_a_400_not_a_model_error() -> None:
     body = b'{"model": "m", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with _server() as server:
