@@ -146,6 +146,7 @@ def test_when_every_slot_is_serving_a_newcomer_waits_then_gets_a_503(
     assert waited >= 0.5  # it waited for a slot first
 
 
+@pytest.mark.slow  # 300 sockets at once: alone, not beside the other xdist worker's load
 def test_a_burst_of_300_connects_is_answered_in_full(bounded: Any) -> None:
     """socketserver's listen backlog of 5 left most of a burst to SYN retransmits
     (1 s, 3 s, 7 s): of 500 connects, 173 got no answer within 10 s."""
