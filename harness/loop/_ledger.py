@@ -192,25 +192,30 @@ class CompletionLedger:
 
     def fail(self, iteration: int) -> None:
         """The run failed: every open call is lost (``run_failed``). An observer raising
-        here is logged, not raised: the run's own error is the one raised."""
+        here is logged, not raised (the run's own error is the one raised), and the
+        other calls are still recorded and announced."""
         self._queued = []
-        lost = self.queue.close("run_failed")
-        try:
-            self._record_lost(lost, iteration)
-        except Exception:
-            _log.exception(
-                "run %s: an observer failed while recording lost completions", self._run_id
-            )
+        for entry in self.queue.close("run_failed"):
+            try:
+                self._record_lost([entry], iteration)
+            except Exception:
+                _log.exception(
+                    "run %s: an observer failed while recording lost completions (call %s)",
+                    self._run_id,
+                    entry.call_id,
+                )
 
     def _record_lost(self, entries: Sequence[AsyncCall], iteration: int) -> None:
-        """Record lost completions in the trace and emit ``CompletionLost``."""
-        for entry in entries:
-            reason = entry.reason or "run_ended"
+        """Record lost completions in the trace, then emit ``CompletionLost`` for each (the
+        trace has them all even when an observer raises and ends the run)."""
+        lost = [(entry, entry.reason or "run_ended") for entry in entries]
+        for entry, reason in lost:
+            self._trace.completion(entry, "lost", iteration=iteration, reason=reason)
+        for entry, reason in lost:
             message = f"async call {entry.call_id!r} of tool {entry.name!r}: " + LOST[
                 reason
             ].format(max_iterations=self._options.max_iterations)
             _log.warning("run %s: %s", self._run_id, message)
-            self._trace.completion(entry, "lost", iteration=iteration, reason=reason)
             self._emit(
                 CompletionLost(
                     iteration=iteration,
