@@ -7,7 +7,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from harness._frozen import fast_init
 from harness.messages import AssistantMessage, Message
 
 __all__ = [
@@ -77,7 +76,6 @@ class ModelSettings:
     """Provider-specific settings (temperature, max_tokens, ...)."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """Everything a model sees on one turn."""
@@ -94,7 +92,6 @@ class ModelRequest:
     """The loop iteration (1-based)."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
     """Token usage of one response (or a sum)."""
@@ -118,7 +115,6 @@ class Usage:
         )
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """One model turn."""

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError
-from harness._frozen import fast_init
 from harness.loop._events import Event
 from harness.loop._model import ModelCapabilities, Usage
 from harness.messages import Message, ToolCall
@@ -52,7 +51,6 @@ class ToolsetChange:
         return not (self.add or self.remove or self.replace or self.events or self.result_note)
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class InjectionContext:
     """The read-only view a strategy gets."""

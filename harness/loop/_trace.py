@@ -6,7 +6,6 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from harness._frozen import fast_init
 from harness._secrets import scrub_text
 from harness.loop._events import Event
 from harness.loop._model import Usage
@@ -14,7 +13,6 @@ from harness.loop._model import Usage
 __all__ = ["CallRecord", "ChangeRecord", "CompletionRecord", "IterationRecord", "Trace"]
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
     """One tool call and its result."""
@@ -156,7 +154,6 @@ class ChangeRecord:
         }
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class IterationRecord:
     """One model request and everything that followed it."""

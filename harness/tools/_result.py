@@ -9,7 +9,6 @@ import pydantic_core
 from pydantic import BaseModel
 
 from harness._errors import UsageError
-from harness._frozen import fast_init
 
 __all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model"]
 
@@ -95,7 +94,6 @@ def _acyclic(value: Any, path: set[int]) -> Any:
         path.discard(id(value))
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The outcome of one tool call.
