@@ -4,6 +4,8 @@ through every move of ``TRANSITIONS``."""
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -35,6 +37,53 @@ CALLS: tuple[Call, ...] = get_args(Call)
 
 def _tool(name: str) -> Tool:
     return Tool.from_schema(name, f"tool {name}", _SCHEMA, lambda args: name)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+
+
+def _docs_phase_table() -> list[list[str]]:
+    """The rows of the phase table in docs/architecture.md, blank cells filled from above."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("### Phases") :]
+    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    header, rows = lines[0], lines[2:]  # lines[1] is the | --- | line
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "phase",
+        "allowed call",
+        "on",
+        "moves to",
+        "when",
+    ]
+    table: list[list[str]] = []
+    for line in rows:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        assert len(cells) == 5, line
+        if table:
+            cells = [cell or above for cell, above in zip(cells, table[-1], strict=True)]
+        table.append(cells)
+    return table
+
+
+def _code(cell: str) -> str:
+    """The first ``code`` span of a cell, or the cell."""
+    found = re.search(r"`([^`]*)`", cell)
+    return found.group(1) if found else cell
+
+
+def test_the_docs_phase_table_is_the_code() -> None:
+    """docs/architecture.md's table has exactly the rows of ALLOWED and TRANSITIONS."""
+    by_value = {phase.value: phase for phase in Phase}
+    moves = set()
+    calls: dict[Phase, set[str]] = {}
+    for phase, call, trigger, after, _ in _docs_phase_table():
+        start = by_value[_code(phase)]
+        calls.setdefault(start, set()).add(_code(call).split("(")[0] if "`" in call else call)
+        moves.add((start, _code(trigger), by_value[_code(after)]))
+    assert moves == {(phase, trigger, after) for (phase, trigger), after in TRANSITIONS.items()}
+    assert calls == {
+        phase: set(allowed) if allowed else {"(none)"} for phase, allowed in ALLOWED.items()
+    }
 
 
 def test_every_phase_has_a_row_and_every_call_is_allowed_somewhere() -> None:
