@@ -306,61 +306,23 @@ class LoopCore:
         signal: LoopSignal | None = None
         direct: tuple[ToolCall, ToolResult] | None = None
         for item, (result, attempts) in zip(pending, results, strict=True):
-            call = item.call
-            call_id, name = call.id, call.name
             if signal is None and isinstance(result.exception, LoopSignal):
                 signal = result.exception
             if direct is None and not result.is_error and is_return_direct(item.tool):
-                direct = (call, result)
-            if not result.is_error:
-                self.called[name] = self.called.get(name, 0) + 1
-            self.emit(result_event(call, result, self.iteration))
-            if result.child_traces:  # a handoff: the nested runs hang from this call
-                self._adopt(result.child_traces)
-            notes = []
-            listening = self._result_hooks.for_result(result) if error is None else ()
-            if listening:
-                try:
-                    context = self._context(call=call, tool=item.tool, result=result)
-                    for change in self._ask(listening, "on_tool_result", context):
-                        self.apply_change(change, call)
-                        if change.result_note:
-                            notes.append(change.result_note)
-                except HarnessError as exc:
-                    error = exc
-            content = model_content(result, name)
-            if notes:
-                content = "\n\n".join((content, *notes))
-            for_user = user_text(result) if result.error_kind != "signal" else None
-            if for_user is not None:
-                self._notify_user(call_id, name, for_user)
-            is_async = result.is_async and not result.is_error
-            self._record.call(call, result, content=content, attempts=attempts, is_async=is_async)
-            self.messages.append(
-                fast.tool_message(
-                    {
-                        "tool_call_id": call_id,
-                        "content": content,
-                        "name": name,
-                        "is_error": result.is_error,
-                    }
-                )
-            )
-            if is_async:
-                self._ledger.started(call, result, self.iteration)
-            elif self.completions.active:
-                self._ledger.finished(call_id, self.iteration)
+                direct = (item.call, result)
+            problem = self._take_result(item, result, attempts, consult=error is None)
+            error = error or problem
         if self.completions.active:
             self._ledger.notice(self.iteration)
         if signal is not None:  # a tool's control flow: the run ends with it
             raise signal
         if error is not None:
             raise error
-        if direct is not None:
+        if direct is None:
+            self._move("results")
+        else:
             self._return_direct(*direct)
             self._move("return_direct")
-        else:
-            self._move("results")
 
     @_protocol("settle_completions")
     def settle_completions(self) -> None:
@@ -540,6 +502,55 @@ class LoopCore:
             f"expected {len(self._pending)} tool results (one per pending call, in call "
             f"order), got {len(results)}"
         )
+
+    def _take_result(
+        self, item: PendingCall, result: ToolResult, attempts: int, *, consult: bool
+    ) -> HarnessError | None:
+        """Record one call's result, let the strategies react (``consult``: none failed
+        yet), and answer the call in the history. A strategy's error is returned: every
+        call is answered before the run fails with it."""
+        call = item.call
+        call_id, name = call.id, call.name
+        if not result.is_error:
+            self.called[name] = self.called.get(name, 0) + 1
+        self.emit(result_event(call, result, self.iteration))
+        if result.child_traces:  # a handoff: the nested runs hang from this call
+            self._adopt(result.child_traces)
+        error: HarnessError | None = None
+        notes = []
+        listening = self._result_hooks.for_result(result) if consult else ()
+        if listening:
+            try:
+                context = self._context(call=call, tool=item.tool, result=result)
+                for change in self._ask(listening, "on_tool_result", context):
+                    self.apply_change(change, call)
+                    if change.result_note:
+                        notes.append(change.result_note)
+            except HarnessError as exc:
+                error = exc
+        content = model_content(result, name)
+        if notes:
+            content = "\n\n".join((content, *notes))
+        for_user = user_text(result) if result.error_kind != "signal" else None
+        if for_user is not None:
+            self._notify_user(call_id, name, for_user)
+        is_async = result.is_async and not result.is_error
+        self._record.call(call, result, content=content, attempts=attempts, is_async=is_async)
+        self.messages.append(
+            fast.tool_message(
+                {
+                    "tool_call_id": call_id,
+                    "content": content,
+                    "name": name,
+                    "is_error": result.is_error,
+                }
+            )
+        )
+        if is_async:
+            self._ledger.started(call, result, self.iteration)
+        elif self.completions.active:
+            self._ledger.finished(call_id, self.iteration)
+        return error
 
     def _answer_not_run(self, calls: Sequence[ToolCall], exc: HarnessError) -> None:
         """Answer ``calls`` with error results saying the run ended before they ran."""
