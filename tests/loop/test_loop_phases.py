@@ -156,9 +156,10 @@ TOOL_POOLS = [
     ["t0", "t1", "direct", *DEADLINES, "ghost"],
 ]
 """What the model of a run calls: one kind of tool, or any (``ghost`` is not offered)."""
-COVERAGE_EXAMPLES = 500
+COVERAGE_EXAMPLES = 600
 """Examples of the derandomized run that must reach every move (random seeds reached them
-all at 500 in ten runs out of ten)."""
+all at 500 in ten runs out of ten, at 300 in seven out of eight; derandomized runs are not
+the same in every process, so the margin matters)."""
 
 
 @dataclasses.dataclass
@@ -185,7 +186,7 @@ class CoreMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.armed = False
-        self.max_iterations = 4
+        self.max_iterations = 6
         self.core = ObservedCore(
             messages=[UserMessage(content="go")],
             toolset=Toolset(
@@ -319,13 +320,17 @@ class CoreMachine(RuleBasedStateMachine):
             names = data.draw(st.one_of(st.just([]), calls), label="calls")
             answer = data.draw(st.sampled_from(['"done"', '"done"', "oops"]), label="answer")
             running = self._jobs("running")
-            if not names and running and data.draw(st.booleans(), label="reported first"):
+            reported = data.draw(st.sampled_from([False, False, True]), label="all reported first")
+            if not names and running and reported:
                 for job in running:  # they arrived while the model was thinking
                     self._report(job)
             self._receive_response(names, answer)
         elif self.expected is Phase.AWAITING_RESULTS:
             self._receive_results(data.draw(st.sampled_from([0, 0, 0, 1, -1]), label="extra"))
         elif self.expected is Phase.AWAITING_COMPLETIONS:
+            running = self._jobs("running")
+            if running and data.draw(st.booleans(), label="one reported while waiting"):
+                self._report(running[0])
             self._settle_completions()
         elif self.expected is Phase.FINISHED:
             self._result()
