@@ -380,7 +380,7 @@ class LoopCore:
         tool: Tool | None = None,
         result: ToolResult | None = None,
     ) -> InjectionContext:
-        return InjectionContext(
+        return fast.InjectionContext(
             history=HistoryView(self.messages),
             offered=self.toolset.names,
             tools=self.toolset.view(),

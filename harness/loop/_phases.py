@@ -59,6 +59,10 @@ class Phase(enum.Enum):
     FAILED = "failed"
     """The run ended with an error, kept in ``core.error``; start a new run."""
 
+    # Members are singletons compared by identity, so identity hashing is equivalent;
+    # Enum's own __hash__ is a Python call (see harness/loop/_fast.py for what it buys).
+    __hash__ = object.__hash__
+
 
 ALLOWED: dict[Phase, tuple[Call, ...]] = {
     Phase.READY: ("begin_iteration",),
