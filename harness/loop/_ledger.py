@@ -11,7 +11,7 @@ A tool returning ``ToolResult.started(...)`` reports back later through the run'
 - the model answered (``after_answer``) or the end-of-run wait ended (``lose_expired``
   first): the run waits for calls within their deadline, goes on to deliver what
   arrived, or finishes with the rest lost;
-- the run ends another way (``close``: a ``return_direct`` tool, a failure).
+- the run ends another way: ``close`` (a ``return_direct`` tool), ``fail`` (an error).
 
 Every async call ends exactly once, delivered or lost: one ``CompletionDelivered`` or
 ``CompletionLost`` event and one ``CompletionRecord`` in ``Trace.completions``.
