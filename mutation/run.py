@@ -48,7 +48,7 @@ class Target:
 
 TARGETS: dict[str, Target] = {
     "loop_core": Target(
-        ("harness/loop/_core.py",),
+        ("harness/loop/_core.py", "harness/loop/_trace_builder.py", "harness/loop/_calls.py"),
         (
             "tests/loop/test_loop_core.py",
             "tests/loop/test_loop_bad_input.py",
@@ -58,7 +58,7 @@ TARGETS: dict[str, Target] = {
         ),
     ),
     "loop_completions": Target(
-        ("harness/loop/_completions.py",),
+        ("harness/loop/_completions.py", "harness/loop/_ledger.py"),
         (
             "tests/loop/test_completion_queue.py",
             "tests/loop/test_loop_async_tools.py",

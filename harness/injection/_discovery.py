@@ -116,7 +116,7 @@ class EntityDiscovery(InjectionStrategy):
 
     def _nothing_for(self, result: ToolResult) -> bool:
         """True when ``on_tool_result`` returns ``None`` for ``result``: an error, or a
-        value with nothing to search (``harness.loop._strategy.result_filter``)."""
+        value with nothing to search (``harness.loop._fast.result_filter``)."""
         value = result.value
         return result.is_error or value is None or isinstance(value, _SCALARS)
 

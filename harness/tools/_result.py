@@ -10,7 +10,6 @@ import pydantic_core
 from pydantic import BaseModel
 
 from harness._errors import UsageError
-from harness._frozen import fast_init
 from harness._validation import seconds_problem
 
 __all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model", "unserializable_result"]
@@ -163,7 +162,6 @@ def _acyclic(value: Any, path: set[int]) -> Any:
         path.discard(id(value))
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The outcome of one tool call.

@@ -650,6 +650,28 @@ def test_an_observer_failing_on_a_lost_completion_does_not_hide_the_runs_error(
     )
 
 
+def test_every_call_lost_to_a_failure_is_recorded_even_when_an_observer_breaks() -> None:
+    jobs = Jobs()
+    seen: list[str] = []
+
+    def fragile(event: Event) -> None:
+        if isinstance(event, CompletionLost):
+            seen.append(event.call_id)
+            raise RuntimeError("observer broke")
+
+    model = ScriptedModel(
+        [calls(call("start", job="a"), call("start", job="b")), raise_error("server_error")]
+    )
+    with pytest.raises(ProviderError) as err:
+        drive("sync", model, "go", tools=jobs.tools(), observers=[fragile])
+    records = err.value.trace.completions
+    assert [(r.call_id, r.status, r.reason) for r in records] == [
+        ("call_1", "lost", "run_failed"),
+        ("call_2", "lost", "run_failed"),
+    ]
+    assert seen == ["call_1", "call_2"]  # each call announced once, the second one too
+
+
 def test_a_completion_shows_its_call_but_not_the_context_values() -> None:
     jobs = Jobs()
 

@@ -32,7 +32,7 @@ _STEP_TYPES: tuple[type, ...] = get_args(Step)
 _STEP_SET = frozenset(_STEP_TYPES)
 
 _GLOB_CHARS = frozenset("*?[")
-_ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
+_ModelResponse = maker(ModelResponse)  # without type.__call__: see harness/loop/_fast.py
 
 # ``Model(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)
 _tool_call: Callable[[dict[str, Any]], ToolCall] = ToolCall.__pydantic_validator__.validate_python
