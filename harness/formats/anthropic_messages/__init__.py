@@ -15,6 +15,12 @@ module of ``harness.formats``.
 from __future__ import annotations
 
 from harness.formats.anthropic_messages._codec import CODEC, ROUTE
+from harness.formats.anthropic_messages._prompt import (
+    prompt_choice,
+    prompt_message,
+    prompt_pieces,
+    prompt_tools,
+)
 from harness.formats.anthropic_messages._request import (
     DEFAULT_MAX_TOKENS,
     HISTORY_KEY,
@@ -67,6 +73,10 @@ __all__ = [
     "error_for",
     "message_key",
     "read_request",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
     "request_body",
     "request_from_body",
     "response_body",

@@ -15,6 +15,12 @@ from __future__ import annotations
 
 from harness.formats._openai import error_details, error_for, response_headers
 from harness.formats.openai_responses._codec import CODEC, ROUTE
+from harness.formats.openai_responses._prompt import (
+    prompt_choice,
+    prompt_message,
+    prompt_pieces,
+    prompt_tools,
+)
 from harness.formats.openai_responses._request import (
     HISTORY_KEY,
     NAME,
@@ -51,6 +57,10 @@ __all__ = [
     "final_response",
     "message_key",
     "reasoning_items",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
     "request_body",
     "request_from_body",
     "response_body",
