@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from harness.cost._report import CAUSE_OF_SECTION, CacheBreak, CostReport, RequestCost
 from harness.cost._rules import CacheRules
 from harness.cost._tokens import Tokenizer
-from harness.formats._prompt import PromptPiece, PromptSection
+from harness.formats._prompt import PROMPT_SECTIONS, PromptPiece, PromptSection
 from harness.loop import ChangeRecord, Trace, Usage
 
 __all__ = ["Block", "Interner", "Prompt", "analyse_prompts"]
@@ -130,6 +130,14 @@ def _extend(prompt: Prompt, previous: _Seen | None, common: int) -> _Seen:
         tokens.append(total)
         hashes.append(chain)
     return _Seen(blocks=blocks, tokens=tokens, hashes=hashes, cached=False)
+
+
+def _first_section(blocks: list[Block], before: list[Block], common: int) -> PromptSection:
+    """The section of the first difference: of the two pieces at ``common`` (one may be
+    missing), the one earlier in the prompt's order (a removed last tool is a change of
+    the tools, not of the message now in its place)."""
+    sections = [b[common].section for b in (blocks, before) if common < len(b)]
+    return min(sections, key=PROMPT_SECTIONS.index)
 
 
 def _attribute(changes: Sequence[ChangeRecord]) -> ChangeRecord | None:
@@ -239,8 +247,7 @@ def analyse_prompts(
         seen = _extend(prompt, previous, common)
         cache_break = None
         if previous is not None and common < len(previous.blocks):
-            differing = prompt.blocks[common] if common < len(prompt.blocks) else None
-            section = (differing or previous.blocks[common]).section
+            section = _first_section(prompt.blocks, previous.blocks, common)
             cause = "restart" if restarted else CAUSE_OF_SECTION[section]
             record = _attribute(prompt.changes) if cause == "tools-changed" else None
             by = record.strategy if record is not None else None

@@ -20,6 +20,7 @@ SHARED = {
     "NAME",
     "ROUTE",
     "RequestReader",
+    "SYSTEM_FIRST",
     "error_details",
     "error_for",
     "prompt_choice",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from harness.formats.anthropic_messages._codec import CODEC, ROUTE
 from harness.formats.anthropic_messages._prompt import (
+    SYSTEM_FIRST,
     prompt_choice,
     prompt_message,
     prompt_pieces,
@@ -65,6 +66,7 @@ __all__ = [
     "NO_TOOLS_DEFINED",
     "ROUTE",
     "STOP_REASONS",
+    "SYSTEM_FIRST",
     "MessagesWireError",
     "RequestReader",
     "ThinkingKey",

@@ -16,6 +16,7 @@ from __future__ import annotations
 from harness.formats._openai import error_details, error_for, response_headers
 from harness.formats.openai_responses._codec import CODEC, ROUTE
 from harness.formats.openai_responses._prompt import (
+    SYSTEM_FIRST,
     prompt_choice,
     prompt_message,
     prompt_pieces,
@@ -52,6 +53,7 @@ __all__ = [
     "ROUTE",
     "ReasoningKey",
     "RequestReader",
+    "SYSTEM_FIRST",
     "error_details",
     "error_for",
     "final_response",
