@@ -223,6 +223,18 @@ class _Cache:
         return read, max(0, written_to - read)
 
 
+def _with_tool_prompt(prompt: Prompt, overhead: Block) -> Prompt:
+    """``prompt`` with the provider's tool-use prompt before its tools (when it has any)."""
+    if not prompt.tool_count:
+        return prompt
+    return dataclasses.replace(
+        prompt,
+        blocks=[overhead, *prompt.blocks],
+        breakpoints=tuple(i + 1 for i in prompt.breakpoints),
+        tool_count=prompt.tool_count + 1,
+    )
+
+
 def analyse_prompts(
     prompts: Sequence[Prompt],
     *,
@@ -233,6 +245,9 @@ def analyse_prompts(
 ) -> CostReport:
     """The cost report of ``prompts`` sent in this order under ``rules``."""
     cache = _Cache(rules, tokenizer)
+    if rules.tool_prompt_tokens:
+        overhead = Block("tools", "(the provider's tool-use system prompt)", rules.tool_prompt_tokens)
+        prompts = [_with_tool_prompt(p, overhead) for p in prompts]
     last_of_run: dict[int, _Seen] = {}
     last_of_conversation: dict[int, tuple[int, _Seen]] = {}
     out: list[RequestCost] = []
@@ -280,7 +295,7 @@ def analyse_prompts(
                 cached_tokens=read,
                 cache_write_tokens=written,
                 tool_tokens=seen.tokens[prompt.tool_count],
-                tools=prompt.tool_count,
+                tools=prompt.tool_count - (prompt.tool_count > 0 and rules.tool_prompt_tokens > 0),
                 cache_break=cache_break,
                 recorded=prompt.recorded,
             )

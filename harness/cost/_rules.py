@@ -30,6 +30,10 @@ FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 
 _ANTHROPIC_MINIMUM = 1024
 """The minimum cacheable length of a Claude model the table below does not name."""
+_ANTHROPIC_TOOL_PROMPT = 346
+"""The tool-use system prompt Anthropic adds when tools are offered ("Tool use pricing and
+tokens": 346 tokens for the current models with ``tool_choice`` auto or none, 313 with
+any or tool; the small difference is not modelled)."""
 _ANTHROPIC_MINIMUMS: tuple[tuple[str, int], ...] = (
     ("opus-4-6", 4096),
     ("opus-4-5", 4096),
@@ -63,6 +67,10 @@ class CacheRules:
     block). OpenAI caches automatically whatever this says."""
     partial: bool = False
     """A prefix may end inside a block (OpenAI matches tokens, not blocks)."""
+    tool_prompt_tokens: int = 0
+    """Tokens the provider adds to a request that offers tools (Anthropic's tool-use
+    system prompt: 346 for current models with ``tool_choice`` auto or none), counted
+    with the tool definitions."""
 
     @property
     def prefix_caching(self) -> bool:
@@ -98,6 +106,7 @@ def cache_rules(format: str, model: str | None = None, *, automatic: bool = True
             minimum_tokens=_anthropic_minimum(model),
             lookback=20,
             automatic=automatic,
+            tool_prompt_tokens=_ANTHROPIC_TOOL_PROMPT,
         )
     return CacheRules(
         vendor="openai",
