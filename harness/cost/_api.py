@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
+from harness._plugin import _sink
 from harness.cassettes import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
 from harness.cost._analysis import Interner, Prompt, analyse_prompts
@@ -79,13 +80,15 @@ def analyse(
     chosen = _pick(rules, format, model, automatic)
     counter = tokenizer if tokenizer is not None else default_tokenizer(chosen.vendor, model)
     prompts = NeutralPrompts(chosen.format, Interner(counter)).prompts(runs)
-    return analyse_prompts(
+    report = analyse_prompts(
         prompts,
         rules=chosen,
         tokenizer=counter,
         model=model,
         traces=[r.trace for r in runs if r.trace is not None],
     )
+    _sink.record_cost(report)  # the test report's cost summary (under the pytest plugin)
+    return report
 
 
 def analyse_cassette(
@@ -122,7 +125,9 @@ def analyse_cassette(
     for interaction, codec in turns:
         recorded = _usage(interaction, codec)
         prompts.append(bodies.prompt(interaction.request.json(), recorded=recorded))
-    return analyse_prompts(prompts, rules=chosen, tokenizer=counter, model=model)
+    report = analyse_prompts(prompts, rules=chosen, tokenizer=counter, model=model)
+    _sink.record_cost(report)
+    return report
 
 
 def _usage(interaction: Any, codec: Any) -> Usage | None:
