@@ -47,8 +47,10 @@ def _changes_by_request(trace: Trace | None) -> dict[int, tuple[ChangeRecord, ..
 def _restart_reason(trace: Trace | None) -> str | None:
     if trace is None:
         return None
-    reasons = [e.reason for e in trace.events if isinstance(e, RunRestarted)]
-    return reasons[-1] if reasons else None
+    restarts = [e for e in trace.events if isinstance(e, RunRestarted)]
+    if not restarts:
+        return None
+    return "sections: " + ", ".join(restarts[-1].section_keys)  # what was opened
 
 
 class _RunState:
