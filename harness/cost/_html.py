@@ -38,7 +38,8 @@ class PageSection:
     """One report on the page (a comparison's variant, a test's run)."""
 
     title: str
-    report: CostReport
+    report: CostReport | None
+    """The cost report (``None``: a run shown by its timeline only)."""
     description: str = ""
     passed: bool | None = None
     """Shown in the summary when known."""
@@ -69,6 +70,8 @@ def _summary(sections: Sequence[PageSection]) -> str:
     rows = []
     for s in sections:
         r = s.report
+        if r is None:
+            continue
         if s.passed is None:
             passed = "<td>-</td>"
         else:
@@ -174,9 +177,10 @@ def _section(section: PageSection, top: int) -> str:
     parts = [f'<section data-variant="{_e(section.title)}"><h2>{_e(section.title)}</h2>']
     if section.description:
         parts.append(f"<p>{_e(section.description)}</p>")
-    parts.append(f"<p>{_e(report.summary())}</p>")
-    parts.append(_chart(report, top))
-    parts.append(_table(report))
+    if report is not None:
+        parts.append(f"<p>{_e(report.summary())}</p>")
+        parts.append(_chart(report, top))
+        parts.append(_table(report))
     if section.timeline:
         parts.append(f"<pre>{_e(chr(10).join(section.timeline))}</pre>")
     parts.append("</section>")
@@ -186,9 +190,10 @@ def _section(section: PageSection, top: int) -> str:
 def cost_page(title: str, sections: Sequence[PageSection], *, note: str = "") -> str:
     """The page: the summary table, then each report's chart (one scale for all, so bars
     compare across sections), table and timeline."""
-    top = max((r.input_tokens for s in sections for r in s.report.requests), default=0)
-    rules = {f"{s.report.rules.vendor} ({s.report.rules.format})" for s in sections}
-    counters = {s.report.tokenizer for s in sections}
+    reports = [s.report for s in sections if s.report is not None]
+    top = max((r.input_tokens for report in reports for r in report.requests), default=0)
+    rules = {f"{report.rules.vendor} ({report.rules.format})" for report in reports}
+    counters = {report.tokenizer for report in reports}
     legend = (
         '<p class="legend">'
         f'<span style="background:{CACHED_COLOUR}"></span>cached input tokens'
