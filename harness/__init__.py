@@ -53,6 +53,10 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         Secret as Secret,
         ShortSecretWarning as ShortSecretWarning,
     )
+    from harness.cost import (
+        CostReport as CostReport,
+        record_requests as record_requests,
+    )
     from harness.formats import (
         ToolChoice as ToolChoice,
         ToolDefinition as ToolDefinition,
@@ -168,6 +172,8 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
 
 _LAZY: dict[str, str] = {
+    "CostReport": "harness.cost",
+    "record_requests": "harness.cost",
     "CassetteError": "harness._errors",
     "CompletionError": "harness._errors",
     "Secret": "harness._secrets",

@@ -119,7 +119,7 @@ class CostExpectation(Expectation):
             return NotImplemented
         return not self.check(other).passed
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
 
 def _describe(b: CacheBreak) -> str:
@@ -229,5 +229,3 @@ def no_cache_break(*, after: int = 0, cause: str | None = None) -> CostExpectati
     """No request after request ``after`` (0: none at all) breaks the cache (with
     ``cause``, when given)."""
     return _NoCacheBreak(after, cause)
-
-

@@ -155,7 +155,9 @@ def to_stock(data: dict[str, Any]) -> dict[str, Any]:
 
 def _typed_json(body: Any) -> bool:
     """A body stored as ``{type: json, content: ...}`` (pydantic-ai's newer cassettes)."""
-    return isinstance(body, dict) and body.get("type") == "json" and set(body) == {"type", "content"}
+    return (
+        isinstance(body, dict) and body.get("type") == "json" and set(body) == {"type", "content"}
+    )
 
 
 def _drop_encoding(response: dict[str, Any]) -> None:

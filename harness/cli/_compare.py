@@ -91,7 +91,10 @@ def compare_command(
         False, "--json", help="Print the comparison as JSON (the shape in docs/cost.md)."
     ),
     prices: Path = typer.Option(  # noqa: B008
-        None, "--prices", help="A price table (YAML or JSON, USD per million tokens).", dir_okay=False
+        None,
+        "--prices",
+        help="A price table (YAML or JSON, USD per million tokens).",
+        dir_okay=False,
     ),
     html_file: Path = typer.Option(  # noqa: B008
         None, "--html", help="Also write the comparison as one self-contained HTML page."
@@ -131,7 +134,9 @@ def compare_command(
         console.print(_table(result))
         for variant in result.variants:
             if not variant.passed:
-                console.print(f"  [red]{escape(variant.name)}: {escape(str(variant.problem))}[/red]")
+                console.print(
+                    f"  [red]{escape(variant.name)}: {escape(str(variant.problem))}[/red]"
+                )
         for name, reason in result.pending:
             console.print(f"  [dim]not run: {escape(name)} ({escape(reason)})[/dim]")
         if html_file is not None:

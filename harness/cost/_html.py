@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from harness._secrets import scrub_message
 from harness.cost._report import CostReport, RequestCost
 
-__all__ = ["CACHED_COLOUR", "PageSection", "UNCACHED_COLOUR", "cost_page"]
+__all__ = ["CACHED_COLOUR", "UNCACHED_COLOUR", "PageSection", "cost_page"]
 
 CACHED_COLOUR = "#2e7d32"
 """Bars of tokens read from the cache."""
@@ -89,9 +89,7 @@ def _summary(sections: Sequence[PageSection]) -> str:
     return f'<table class="summary">{head}{"".join(rows)}</table>'
 
 
-def _bar(
-    r: RequestCost, x: float, width: float, scale: float, base: float, label_y: int
-) -> str:
+def _bar(r: RequestCost, x: float, width: float, scale: float, base: float, label_y: int) -> str:
     cached_h = r.cached_tokens * scale
     uncached_h = r.uncached_tokens * scale
     tip = (

@@ -148,7 +148,9 @@ class CostReport:
         if price is None:
             return None
         return sum(
-            price.of(uncached=r.uncached_tokens, cached=r.cached_tokens, written=r.cache_write_tokens)
+            price.of(
+                uncached=r.uncached_tokens, cached=r.cached_tokens, written=r.cache_write_tokens
+            )
             for r in self.requests
         )
 

@@ -64,7 +64,8 @@ class _RunState:
         self.system: list[Block] = []
         self.messages: list[Block] = []
         self.first_user: Block | None = None
-        """The first block of the run's conversation (not the system prompt): its key across runs."""
+        """The first block of the run's conversation (not the system prompt): its key
+        across runs."""
 
 
 class NeutralPrompts:

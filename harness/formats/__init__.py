@@ -41,6 +41,11 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         WireFormat as WireFormat,
         wire_formats as wire_formats,
     )
+    from harness.formats._prompt import (
+        PROMPT_SECTIONS as PROMPT_SECTIONS,
+        PromptPiece as PromptPiece,
+        PromptSection as PromptSection,
+    )
     from harness.formats._server import (
         IdSource as IdSource,
         Profile as Profile,
@@ -60,6 +65,9 @@ _LAZY: dict[str, str] = {
     "ToolDefinition": "harness.formats._definitions",
     "WireFormat": "harness.formats._format",
     "wire_formats": "harness.formats._format",
+    "PROMPT_SECTIONS": "harness.formats._prompt",
+    "PromptPiece": "harness.formats._prompt",
+    "PromptSection": "harness.formats._prompt",
     "IdSource": "harness.formats._server",
     "Profile": "harness.formats._server",
     "WireError": "harness.formats._server",

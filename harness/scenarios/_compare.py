@@ -178,7 +178,7 @@ def load_comparison(path: str | Path) -> Comparison:
         raise ScenarioError(f"{where} is invalid: {_problems(exc)}") from None
     if not spec.variants:
         raise ScenarioError(f"{where} has no variants; give at least one under 'variants:'")
-    variants = []
+    variants: list[tuple[str, str, Scenario | None, str | None]] = []
     seen: set[str] = set()
     for index, variant in enumerate(spec.variants, 1):
         name = variant.get("name")

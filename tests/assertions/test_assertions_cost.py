@@ -12,7 +12,9 @@ from harness.assertions import cache_breaks, expect, injected, no_cache_break, r
 from harness.cost import CostReport, analyse, record_requests
 from harness.scenarios import load_scenario, run_scenario, timeline_rows
 
-FACADE = Path(__file__).resolve().parents[2] / "scenarios" / "unfolding" / "category_file_tools.yaml"
+FACADE = (
+    Path(__file__).resolve().parents[2] / "scenarios" / "unfolding" / "category_file_tools.yaml"
+)
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,8 @@ def test_the_large_catalog_shows_each_design_s_price() -> None:
 def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     result = runner.invoke(
-        app, ["compare", str(COMPARE / "large_catalog.yaml"), "--html", str(page)],
+        app,
+        ["compare", str(COMPARE / "large_catalog.yaml"), "--html", str(page)],
         env={"COLUMNS": "160"},
     )
     assert result.exit_code == 0, result.output
@@ -81,7 +82,10 @@ def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
 def test_a_variant_that_misses_the_goal_exits_1(tmp_path: Path) -> None:
     text = (COMPARE / "file_tools.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "broken.yaml"
-    broken.write_text(text.replace("- reply: The todo list now says to buy bread.", "- reply: No."), encoding="utf-8")
+    broken.write_text(
+        text.replace("- reply: The todo list now says to buy bread.", "- reply: No."),
+        encoding="utf-8",
+    )
     result = runner.invoke(app, ["compare", str(broken)], env={"COLUMNS": "160"})
     assert result.exit_code == 1
     assert "expected output 'The todo list now says to buy bread.'" in result.output
@@ -92,7 +96,11 @@ def test_a_variant_that_misses_the_goal_exits_1(tmp_path: Path) -> None:
     [
         ("name: x\nvariants: []\n", "has no variants"),
         ("name: x\nvariants:\n  - {tools: []}\n", "variant 1 needs a 'name'"),
-        ("name: x\nvariants:\n  - {name: a, model: {steps: []}}\n  - {name: a, model: {steps: []}}\n", "two variants are named 'a'"),
+        (
+            "name: x\nvariants:\n  - {name: a, model: {steps: []}}\n"
+            "  - {name: a, model: {steps: []}}\n",
+            "two variants are named 'a'",
+        ),
         ("name: x\nformat: bedrock\nvariants:\n  - {name: a}\n", "format"),
         ("name: x\nvariants:\n  - {name: a, modle: {}}\n", "variant 'a' is invalid"),
     ],
@@ -110,7 +118,9 @@ def test_a_broken_comparison_exits_2_naming_the_problem(
 def test_a_broken_price_table_exits_2(tmp_path: Path) -> None:
     prices = tmp_path / "p.yaml"
     prices.write_text("models: {m: {input: free}}\n")
-    result = runner.invoke(app, ["compare", str(COMPARE / "file_tools.yaml"), "--prices", str(prices)])
+    result = runner.invoke(
+        app, ["compare", str(COMPARE / "file_tools.yaml"), "--prices", str(prices)]
+    )
     assert result.exit_code == 2 and "m.input must be a number" in result.output
 
 

@@ -90,9 +90,7 @@ def _requests(
 def _trace(count: int, changes: dict[int, ChangeRecord]) -> Trace:
     return Trace(
         iterations=[
-            IterationRecord(
-                index=i, offered=(), changes=(changes[i],) if i in changes else ()
-            )
+            IterationRecord(index=i, offered=(), changes=(changes[i],) if i in changes else ())
             for i in range(1, count + 1)
         ]
     )
@@ -174,7 +172,10 @@ def test_a_break_lies_where_the_tools_changed_and_nowhere_else(
     pool = [tools, (*tools, _tool("extra", "more")), tools[:1]]
     schedule = [data.draw(st.sampled_from(pool)) for _ in histories]
     report = analyse(
-        _requests(histories, schedule), format=name, rules=_eager(name), tokenizer=EstimateTokenizer()
+        _requests(histories, schedule),
+        format=name,
+        rules=_eager(name),
+        tokenizer=EstimateTokenizer(),
     )
     changed = [i for i in range(2, len(schedule) + 1) if schedule[i - 1] != schedule[i - 2]]
     assert [b.request for b in report.breaks] == changed

@@ -96,7 +96,9 @@ def _pixels(png: bytes) -> tuple[int, int, list[bytes]]:
                 line[i] = (line[i] + (left + up) // 2) & 255
             elif kind == 4:
                 p = left + up - corner
-                guess = min((abs(p - left), 0, left), (abs(p - up), 1, up), (abs(p - corner), 2, corner))
+                guess = min(
+                    (abs(p - left), 0, left), (abs(p - up), 1, up), (abs(p - corner), 2, corner)
+                )
                 line[i] = (line[i] + guess[2]) & 255
         rows.append(bytes(line))
         previous = bytes(line)
@@ -105,9 +107,7 @@ def _pixels(png: bytes) -> tuple[int, int, list[bytes]]:
 
 def _count(rows: list[bytes], size: int, colour: str) -> int:
     want = bytes.fromhex(colour[1:])
-    return sum(
-        1 for row in rows for x in range(0, len(row), size) if row[x : x + 3] == want
-    )
+    return sum(1 for row in rows for x in range(0, len(row), size) if row[x : x + 3] == want)
 
 
 @pytest.mark.skipif(BROWSER is None, reason=NO_BROWSER)
@@ -121,12 +121,24 @@ def test_a_real_browser_renders_the_charts_and_the_summary(
     assert rows == ["facade", "eager", "allowed"]
     assert dom.count('class="break"') == 2 and "tools-changed (unfolding)" in dom
     shot = tmp_path / "compare.png"
-    _browser("--hide-scrollbars", "--window-size=1000,2600", f"--screenshot={shot}", page.as_uri(), tmp=tmp_path)
+    _browser(
+        "--hide-scrollbars",
+        "--window-size=1000,2600",
+        f"--screenshot={shot}",
+        page.as_uri(),
+        tmp=tmp_path,
+    )
     _, size, pixels = _pixels(shot.read_bytes())
     cached, uncached = _count(pixels, size, CACHED_COLOUR), _count(pixels, size, UNCACHED_COLOUR)
     assert cached > 1000 and uncached > 1000  # both kinds of bar were drawn
     blank = tmp_path / "blank.html"
     blank.write_text("<!DOCTYPE html><html><body><p>no chart</p></body></html>")
-    _browser("--hide-scrollbars", "--window-size=1000,600", f"--screenshot={shot}", blank.as_uri(), tmp=tmp_path)
+    _browser(
+        "--hide-scrollbars",
+        "--window-size=1000,600",
+        f"--screenshot={shot}",
+        blank.as_uri(),
+        tmp=tmp_path,
+    )
     _, size, pixels = _pixels(shot.read_bytes())
     assert _count(pixels, size, CACHED_COLOUR) == 0  # the colour comes from the bars alone

@@ -74,7 +74,11 @@ def test_prices_come_from_a_file_and_match_models_by_prefix(tmp_path: Path) -> N
     )
     table = load_prices(file)
     price = table.for_model("claude-sonnet-4-5-20250929")
-    assert price is not None and (price.input, price.cached_input, price.cache_write) == (3.0, 0.3, 3.75)
+    assert price is not None and (price.input, price.cached_input, price.cache_write) == (
+        3.0,
+        0.3,
+        3.75,
+    )
     fallback = table.for_model("gpt-4o")
     assert fallback is not None and fallback.cached_input == 1.0  # not given: the input price
     assert price.of(uncached=1_000_000, cached=1_000_000, written=0) == pytest.approx(3.3)

@@ -12,7 +12,7 @@ import pytest
 from harness.cost import analyse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
-from corpus import CORPUS, REAL, ids, recordings  # noqa: E402
+from corpus import CORPUS, REAL, ids, recordings
 
 COST_FILES = sorted(REAL.rglob("cost/*.yaml"))
 ALL_FILES = [*recordings(), *COST_FILES]

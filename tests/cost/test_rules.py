@@ -115,12 +115,21 @@ def test_a_restart_breaks_at_the_first_difference_and_names_its_reason() -> None
     )
     report = analyse_prompts([first, again], rules=OPENAI, tokenizer=Fixed())
     (only,) = report.breaks
-    assert (only.request, only.cause, only.by, only.position) == (2, "restart", "opened a section", 0)
+    assert (only.request, only.cause, only.by, only.position) == (
+        2,
+        "restart",
+        "opened a section",
+        0,
+    )
 
 
 @pytest.mark.parametrize(
     ("section", "cause"),
-    [("system", "system-changed"), ("tool_choice", "tool-choice-changed"), ("messages", "history-edited")],
+    [
+        ("system", "system-changed"),
+        ("tool_choice", "tool-choice-changed"),
+        ("messages", "history-edited"),
+    ],
 )
 def test_the_cause_is_the_section_of_the_first_difference(section: str, cause: str) -> None:
     before = Prompt(blocks=[block("t", section="tools"), block("a", section=section), block("z")])

@@ -79,7 +79,9 @@ def prompt_choice(settings: ModelSettings, tools: Sequence[ToolDefinition]) -> l
     """The ``tool_choice`` piece (none when no tool is offered or nothing is chosen)."""
     if not tools:
         return []
-    choice = tool_choice_param(settings.tool_choice, parallel_tool_calls=settings.parallel_tool_calls)
+    choice = tool_choice_param(
+        settings.tool_choice, parallel_tool_calls=settings.parallel_tool_calls
+    )
     return [] if choice is None else [_piece("tool_choice", choice)]
 
 
