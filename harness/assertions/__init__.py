@@ -23,7 +23,7 @@ from harness.assertions._calls import (
     called_unordered,
     never_called,
 )
-from harness.assertions._cost import cache_breaks, no_cache_break
+from harness.assertions._cost import cache_breaks, cache_marks, no_cache_break
 from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
 from harness.assertions._offered import injected, matching, never_offered, offered, removed
 from harness.assertions._render import render_table
@@ -38,6 +38,7 @@ __all__ = [
     "Verdict",
     "as_trace",
     "cache_breaks",
+    "cache_marks",
     "call_to",
     "called",
     "called_exactly",
