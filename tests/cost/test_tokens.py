@@ -27,7 +27,7 @@ def test_the_estimate_counts_words_with_their_space_and_splits_long_ones() -> No
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_the_estimate_grows_with_the_text_and_stays_near_its_length(a: str, b: str) -> None:
     whole = ESTIMATE.count(a + b)
-    assert whole <= ESTIMATE.count(a) + ESTIMATE.count(b)  # pieces only merge across the seam
+    assert whole <= ESTIMATE.count(a) + ESTIMATE.count(b) + 1  # a piece may split at the seam
     assert whole <= len(a + b)
     assert (whole == 0) == (a + b == "")
 
