@@ -18,7 +18,7 @@ request are reused up to the first difference.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from harness.cost._report import CAUSE_OF_SECTION, CacheBreak, CostReport, RequestCost
 from harness.cost._rules import CacheRules
@@ -101,19 +101,24 @@ class _Seen:
     """Its prefixes were stored (it reached the minimum length)."""
 
 
-def _first_difference(blocks: list[Block], before: list[Block]) -> int:
-    """The length of the common prefix of two block lists (compared in C, by identity)."""
-    n = min(len(blocks), len(before))
-    if blocks[:n] == before[:n]:
-        return n
-    low, high = 0, n  # blocks[:low] == before[:low]; blocks[:high] != before[:high]
+def _last_holding(high: int, holds: Callable[[int, int], bool]) -> int:
+    """The largest ``n <= high`` whose first ``n`` items hold, by halving: ``holds(a, b)``
+    says whether items ``a`` to ``b`` hold (a slice compared in C, or a single member)."""
+    if holds(0, high):
+        return high
+    low = 0  # items [0, low) hold, [0, high) do not
     while high - low > 1:
         mid = (low + high) // 2
-        if blocks[low:mid] == before[low:mid]:
+        if holds(low, mid):
             low = mid
         else:
             high = mid
     return low
+
+
+def _first_difference(blocks: list[Block], before: list[Block]) -> int:
+    """The length of the common prefix of two block lists (compared in C, by identity)."""
+    return _last_holding(min(len(blocks), len(before)), lambda a, b: blocks[a:b] == before[a:b])
 
 
 def _extend(prompt: Prompt, previous: _Seen | None, common: int) -> _Seen:
@@ -147,17 +152,8 @@ def _attribute(changes: Sequence[ChangeRecord]) -> ChangeRecord | None:
 
 
 def _shared_characters(one: str, two: str) -> int:
-    """How many leading characters two texts share (halving: compares slices in C)."""
-    low, high = 0, min(len(one), len(two))
-    if one[:high] == two[:high]:
-        return high
-    while high - low > 1:  # one[:low] == two[:low], one[:high] != two[:high]
-        mid = (low + high) // 2
-        if one[low:mid] == two[low:mid]:
-            low = mid
-        else:
-            high = mid
-    return low
+    """How many leading characters two texts share (slices compared in C)."""
+    return _last_holding(min(len(one), len(two)), lambda a, b: one[a:b] == two[a:b])
 
 
 class _Cache:
@@ -171,18 +167,10 @@ class _Cache:
         """For prefix caching: the block that followed each stored prefix (latest)."""
 
     def _longest_prefix(self, seen: _Seen) -> int:
-        """The most blocks of ``seen`` whose prefix is stored (membership is monotone)."""
+        """The most blocks of ``seen`` whose prefix is stored (membership is monotone along
+        a request's prefixes: a stored request stored all of its own)."""
         hashes, prefixes = seen.hashes, self.prefixes
-        low, high = 0, len(hashes) - 1
-        if hashes[high] in prefixes:
-            return high
-        while high - low > 1:
-            mid = (low + high) // 2
-            if hashes[mid] in prefixes:
-                low = mid
-            else:
-                high = mid
-        return low
+        return _last_holding(len(hashes) - 1, lambda _, b: hashes[b] in prefixes)
 
     def _partial(self, seen: _Seen, length: int) -> int:
         """Tokens shared inside the first differing block (a prefix may end mid-block)."""
