@@ -54,31 +54,35 @@ def _table(result: object) -> Table:
     return table
 
 
+def _timeline(variant: object) -> list[str]:
+    """The variant's last run as a timeline table, each cache break marked."""
+    from harness.assertions import cache_marks, render_table
+    from harness.scenarios import VariantResult, timeline_rows
+
+    assert isinstance(variant, VariantResult)
+    trace = variant.report.trace or variant.outcome.trace
+    if trace is None:
+        return ["(no run)"]
+    return render_table(timeline_rows(trace), cache=cache_marks(variant.report, trace))
+
+
 def comparison_html(result: object) -> str:
     """The comparison as one self-contained HTML page (``harness.cost``'s page)."""
-    from harness.assertions._cost import cache_marks
-    from harness.assertions._render import render_table
     from harness.cost._html import PageSection, cost_page
-    from harness.scenarios import ComparisonResult, timeline_rows
+    from harness.scenarios import ComparisonResult
 
     assert isinstance(result, ComparisonResult)
-    sections = []
-    for variant in result.variants:
-        report = variant.report
-        trace = report.trace or variant.outcome.trace
-        timeline = (
-            render_table(timeline_rows(trace), cache=cache_marks(report, trace)) if trace else []
+    sections = [
+        PageSection(
+            title=variant.name,
+            description=variant.description,
+            report=variant.report,
+            passed=variant.passed,
+            cost=variant.cost,
+            timeline=_timeline(variant),
         )
-        sections.append(
-            PageSection(
-                title=variant.name,
-                description=variant.description,
-                report=report,
-                passed=variant.passed,
-                cost=variant.cost,
-                timeline=timeline,
-            )
-        )
+        for variant in result.variants
+    ]
     pending = "; ".join(f"{name}: {reason}" for name, reason in result.pending)
     spec = result.comparison.spec
     note = f"{spec.description.strip()}" + (f" Not run: {pending}." if pending else "")
@@ -98,6 +102,9 @@ def compare_command(
     ),
     html_file: Path = typer.Option(  # noqa: B008
         None, "--html", help="Also write the comparison as one self-contained HTML page."
+    ),
+    timeline: bool = typer.Option(
+        False, "--timeline", help="Also print each variant's timeline, cache breaks marked."
     ),
 ) -> None:
     """Run every variant of a comparison file and show what each one's requests cost:
@@ -132,6 +139,10 @@ def compare_command(
             + f", tokens by {escape(_tokenizer(result))}"
         )
         console.print(_table(result))
+        if timeline:
+            for variant in result.variants:
+                console.print(f"\n[bold]{escape(variant.name)}[/bold]")
+                console.print("\n".join(_timeline(variant)), markup=False)
         for variant in result.variants:
             if not variant.passed:
                 console.print(

@@ -79,6 +79,18 @@ def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
     assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 4
 
 
+def test_timelines_mark_the_cache_breaks() -> None:
+    result = runner.invoke(
+        app,
+        ["compare", str(COMPARE / "support_sections.yaml"), "--timeline"],
+        env={"COLUMNS": "160"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "[cache break: restart by sections: orders]" in result.output
+    assert "[cache break: tools-changed by sections]" in result.output
+    assert result.output.count("[cache break:") == 2  # eager never breaks
+
+
 def test_a_variant_that_misses_the_goal_exits_1(tmp_path: Path) -> None:
     text = (COMPARE / "file_tools.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "broken.yaml"
