@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from harness.cost._report import CAUSE_OF_SECTION, CacheBreak, CostReport, RequestCost
 from harness.cost._rules import CacheRules
 from harness.cost._tokens import Tokenizer
-from harness.formats._prompt import PROMPT_SECTIONS, PromptPiece, PromptSection
+from harness.formats._prompt import PROMPT_SECTIONS, TOOLS, PromptPiece, PromptSection
 from harness.loop import ChangeRecord, Trace, Usage
 
 __all__ = ["Block", "Interner", "Prompt", "analyse_prompts"]
@@ -247,9 +247,7 @@ def analyse_prompts(
     """The cost report of ``prompts`` sent in this order under ``rules``."""
     cache = _Cache(rules, tokenizer)
     if rules.tool_prompt_tokens:
-        overhead = Block(
-            "tools", "(the provider's tool-use system prompt)", rules.tool_prompt_tokens
-        )
+        overhead = Block(TOOLS, "(the provider's tool-use system prompt)", rules.tool_prompt_tokens)
         prompts = [_with_tool_prompt(p, overhead) for p in prompts]
     last_of_run: dict[int, _Seen] = {}
     last_of_conversation: dict[int, tuple[int, _Seen]] = {}

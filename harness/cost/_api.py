@@ -16,6 +16,7 @@ from harness.cost._report import CostReport
 from harness.cost._rules import FORMATS, CacheRules, cache_rules
 from harness.cost._sources import BodyPrompts, NeutralPrompts
 from harness.cost._tokens import Tokenizer, default_tokenizer
+from harness.formats._prompt import body_model
 from harness.loop import ModelRequest, Usage
 
 __all__ = ["analyse", "analyse_cassette"]
@@ -115,8 +116,7 @@ def analyse_cassette(
     format_name = turns[0][1].name
     if format_name not in FORMATS:
         raise UsageError(f"cassette {cassette.name!r}: no cache model for format {format_name!r}")
-    recorded_model = turns[0][0].request.json().get("model")
-    model = model or (recorded_model if isinstance(recorded_model, str) else None)
+    model = model or body_model(turns[0][0].request.json())
     chosen = rules or cache_rules(format_name, model, automatic=automatic)
     counter = tokenizer if tokenizer is not None else default_tokenizer(chosen.vendor, model)
     interner = Interner(counter)

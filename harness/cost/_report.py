@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 
 from harness.cost._prices import PriceTable
 from harness.cost._rules import CacheRules
-from harness.formats._prompt import PromptSection
+from harness.formats._prompt import MESSAGES, SYSTEM, TOOL_CHOICE, TOOLS, PromptSection
 from harness.loop import ChangeRecord, Trace, Usage
 
 __all__ = ["BREAK_CAUSES", "BreakCause", "CacheBreak", "CostReport", "RequestCost"]
@@ -23,10 +23,10 @@ messages), an earlier message; or the conversation started again (a restart)."""
 BREAK_CAUSES: tuple[BreakCause, ...] = get_args(BreakCause)
 
 CAUSE_OF_SECTION: Mapping[PromptSection, BreakCause] = {
-    "tools": "tools-changed",
-    "system": "system-changed",
-    "tool_choice": "tool-choice-changed",
-    "messages": "history-edited",
+    TOOLS: "tools-changed",
+    SYSTEM: "system-changed",
+    TOOL_CHOICE: "tool-choice-changed",
+    MESSAGES: "history-edited",
 }
 
 
@@ -169,7 +169,7 @@ class CostReport:
         """One line per request: tokens, cached, written, tool tokens, the break; the
         provider's recorded figures beside the model's where a recording has them."""
         recorded = any(r.recorded is not None for r in self.requests)
-        head = ["req", "run", "input", "cached", "written", "tools", "break"]
+        head = ["req", "run", "input", "cached", "written", "tool defs", "break"]
         if recorded:
             head[6:6] = ["rec input", "rec cached", "rec written"]
         rows = [head]

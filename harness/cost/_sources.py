@@ -10,7 +10,7 @@ from typing import Any
 from harness.cost._analysis import Block, Interner, Prompt
 from harness.cost._record import RecordedRun
 from harness.formats._definitions import ToolDefinition
-from harness.formats._prompt import PromptPiece
+from harness.formats._prompt import MESSAGES, SYSTEM, TOOLS, PromptPiece
 from harness.injection import RunRestarted
 from harness.loop import ChangeRecord, ModelRequest, Trace, Usage
 from harness.messages import Message
@@ -87,8 +87,8 @@ class NeutralPrompts:
             return known[1], known[2]
         pieces = self.module.prompt_message(message)
         if self.module.SYSTEM_FIRST:  # rendered before the conversation wherever it is
-            system = self._blocks([p for p in pieces if p.section == "system"])
-            rest = self._blocks([p for p in pieces if p.section != "system"])
+            system = self._blocks([p for p in pieces if p.section == SYSTEM])
+            rest = self._blocks([p for p in pieces if p.section != SYSTEM])
         else:
             system, rest = [], self._blocks(pieces)
         self._messages[id(message)] = (message, system, rest)
@@ -118,7 +118,7 @@ class NeutralPrompts:
         for position in range(state.count, len(messages)):
             system, rest = self._message(messages[position])
             if state.first_user is None:
-                state.first_user = next((b for b in rest if b.section == "messages"), None)
+                state.first_user = next((b for b in rest if b.section == MESSAGES), None)
             state.system.extend(system)
             state.messages.extend(rest)
         state.count = len(messages)
@@ -171,8 +171,8 @@ class BodyPrompts:
         message are one conversation (a run), in order."""
         pieces = self.module.prompt_pieces(body)
         blocks = [self.interner.block(p) for p in pieces]
-        tools = sum(1 for p in pieces if p.section == "tools")
-        first = next((b for b in blocks if b.section == "messages"), None)
+        tools = sum(1 for p in pieces if p.section == TOOLS)
+        first = next((b for b in blocks if b.section == MESSAGES), None)
         run = self._runs.setdefault(id(first), len(self._runs) + 1)
         return Prompt(
             blocks=blocks,

@@ -19,15 +19,28 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-__all__ = ["PROMPT_SECTIONS", "PromptPiece", "PromptSection", "piece_text"]
+__all__ = [
+    "MESSAGES",
+    "PROMPT_SECTIONS",
+    "SYSTEM",
+    "TOOLS",
+    "TOOL_CHOICE",
+    "PromptPiece",
+    "PromptSection",
+    "body_model",
+    "piece_text",
+]
 
 PromptSection = Literal["tools", "system", "tool_choice", "messages"]
 """Where a piece sits: tool definitions, the system prompt, the tool choice (Anthropic
 caches it before the messages), the conversation."""
 
 PROMPT_SECTIONS: tuple[PromptSection, ...] = get_args(PromptSection)
+TOOLS, SYSTEM, TOOL_CHOICE, MESSAGES = PROMPT_SECTIONS
+"""The sections by name, for code outside the formats."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -46,3 +59,9 @@ class PromptPiece:
 def piece_text(data: Any) -> str:
     """The canonical JSON of a piece: compact, key order kept (the bytes the API caches)."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def body_model(body: Mapping[str, Any]) -> str | None:
+    """The model a request body names (every format keeps it in the same field)."""
+    model = body.get("model")
+    return model if isinstance(model, str) and model else None
