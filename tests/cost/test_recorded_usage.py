@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cost import analyse
+from harness.cost import EstimateTokenizer, analyse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
 from corpus import CORPUS, REAL, ids, recordings
@@ -64,7 +64,7 @@ def test_known_figures_of_the_shipped_recordings() -> None:
     name = "openai_responses_deferred_tool_reveal_cached_tokens_3req.yaml"
     if name not in found:
         pytest.skip(f"{name} is not in cassettes/real/openai/cost")
-    report = analyse(found[name])
+    report = analyse(found[name], tokenizer=EstimateTokenizer())  # the figures of the docs
     assert [r.recorded.cache_read_tokens for r in report.requests if r.recorded] == [0, 3712, 3968]
     assert [r.cached_tokens for r in report.requests] == [0, 4096, 4480]
     assert report.breaks == []  # a tool revealed by a client-side search is appended
