@@ -316,7 +316,8 @@ def _json_text(value: Any) -> str:
 
 def to_stock(data: Any) -> Any:
     """``data`` with every variant's response turned into vcrpy's own fields (in place):
-    ``parsed_body`` entries, and the ``status_code``/``content`` responses vcrpy 4's
+    ``parsed_body`` entries, ``{type: json, content}`` bodies and bare-integer ``status``
+    (pydantic-ai's newer cassettes), and the ``status_code``/``content`` responses vcrpy 4's
     httpx stubs wrote (the content stored decoded, under the original encoding headers).
     Anything but a mapping with an ``interactions`` list is returned as it is."""
     items = data.get("interactions") if isinstance(data, dict) else None
@@ -329,6 +330,16 @@ def to_stock(data: Any) -> Any:
         if isinstance(response, dict) and "parsed_body" in response:
             response["body"] = {"string": _json_text(response.pop("parsed_body"))}
             _drop_encoding(response)  # the stored body is decoded JSON now
+        if isinstance(request, dict) and _typed_json(request.get("body")):
+            request["body"] = _json_text(request["body"]["content"])
+        if isinstance(response, dict) and _typed_json(response.get("body")):
+            response["body"] = {"string": _json_text(response["body"]["content"])}
+            _drop_encoding(response)
+        if isinstance(response, dict) and type(response.get("status")) is int:  # newer pydantic-ai
+            response["status"] = {
+                "code": response["status"],
+                "message": _reason(response["status"]),
+            }
         if isinstance(response, dict) and "status" not in response and "status_code" in response:
             code = response.pop("status_code")
             response.pop("http_version", None)
@@ -336,6 +347,13 @@ def to_stock(data: Any) -> Any:
             response["body"] = {"string": response.pop("content", "")}
             _drop_encoding(response)
     return data
+
+
+def _typed_json(body: Any) -> bool:
+    """A body stored as ``{type: json, content: ...}`` (pydantic-ai's newer cassettes)."""
+    return (
+        isinstance(body, dict) and body.get("type") == "json" and set(body) == {"type", "content"}
+    )
 
 
 def _drop_encoding(response: dict[str, Any]) -> None:
@@ -358,6 +376,8 @@ def _variant(text: str) -> str:
     """Which variant a cassette file is written in (its responses' fields)."""
     if "parsed_body:" in text:
         return "parsed_body"
+    if re.search(r"^ +body:\n +type: json\n +content:", text, re.MULTILINE):
+        return "typed_json"
     if re.search(r"^ +status_code: ", text, re.MULTILINE):
         return "httpx_content"
     return "vcrpy"
