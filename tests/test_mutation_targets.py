@@ -19,8 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CRITICAL = {
     "harness/loop/_core.py",
+    "harness/loop/_trace_builder.py",
+    "harness/loop/_calls.py",
     "harness/loop/_phases.py",
     "harness/loop/_completions.py",
+    "harness/loop/_ledger.py",
     "harness/tools/_completion.py",
     "harness/tools/_inject.py",
     "harness/models/_openai/_fast.py",

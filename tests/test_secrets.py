@@ -31,7 +31,7 @@ from harness._secrets import (
 
 # Random secrets: punctuation, escapes, quotes, percent signs, unicode (no surrogates).
 SECRET_ALPHABET = st.one_of(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]),
     st.sampled_from(list("\\\"'%&=?#/:@+ \t\n{}[]<>$`~!;,.|^*")),
 )
 secrets_st = st.text(SECRET_ALPHABET, min_size=8, max_size=32)

@@ -120,6 +120,7 @@ class Expectation(ABC):
 
     def check(self, subject: Any, *, record: bool = True) -> Verdict:
         """Judge ``subject`` (a trace or anything with ``.trace``)."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         trace = as_trace(subject)
         failure = self.evaluate(trace)
         verdict = Verdict(
@@ -132,6 +133,7 @@ class Expectation(ABC):
         return verdict
 
     def __eq__(self, other: object) -> bool:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         try:
             trace = as_trace(other)
         except UsageError:
@@ -170,10 +172,9 @@ def expect(subject: Any, *expectations: Expectation) -> Verdict:
             raise UsageError(
                 f"expect() takes expectations (offered(...), injected(...), ...), got {item!r}"
             )
-    trace = as_trace(subject)
     for item in expectations:
-        verdict = item.check(trace)
+        verdict = item.check(subject)  # each reads what it judges (a trace, a cost report)
         if not verdict.passed:
             return for_assert(verdict)
     description = "; ".join(e.description for e in expectations)
-    return Verdict(passed=True, description=description, trace=trace)
+    return Verdict(passed=True, description=description, trace=verdict.trace)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from harness._errors import UsageError
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
 from harness.cassettes._trace import client_searches, trace_from_requests
 from harness.formats import ParsedRequest
 from harness.loop import ModelResponse, Trace
@@ -105,13 +104,7 @@ def conversations_of(source: str | Path | Cassette) -> list[Conversation]:
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     groups: list[list[tuple[Interaction, ParsedRequest, ModelResponse | None, str]]] = []
     for interaction, codec in llm_turns(cassette):
-        try:
-            request = codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            raise UsageError(
-                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
-                f"{codec.name} request the harness reads: {exc}"
-            ) from None
+        request = recorded_request(cassette, interaction, codec)
         try:
             response: ModelResponse | None = codec.decode_response(
                 interaction.status, interaction.response.headers, interaction.response.body

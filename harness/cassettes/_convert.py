@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._errors import UsageError
+from harness._errors import CassetteError, UsageError
 from harness.cassettes._conversations import Conversation, conversations
 from harness.cassettes._load import Cassette, load_cassette
 from harness.formats import ToolDefinition
@@ -311,7 +311,10 @@ def scenario_data(
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     found = conversations(cassette)
     if not found:
-        raise UsageError(f"cassette {cassette.name!r} holds no LLM request to convert")
+        raise CassetteError(
+            f"cassette {cassette.name!r} holds no LLM request to convert",
+            path="" if cassette.path is None else str(cassette.path),
+        )
     if not 0 <= conversation < len(found):
         raise UsageError(
             f"cassette {cassette.name!r} holds {len(found)} conversation(s); "

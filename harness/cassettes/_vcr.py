@@ -12,8 +12,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from harness._errors import HarnessError, UsageError
-from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
+from harness._errors import (
+    CassetteExhausted,
+    CassetteMismatch,
+    CassetteUnused,
+    HarnessError,
+    UsageError,
+)
 from harness.cassettes._load import deserialize, serialize
 from harness.cassettes._match import body_differences
 
@@ -43,6 +48,8 @@ UNUSED_POLICIES = ("error", "warn", "ignore")
 
 class CassetteWarning(UserWarning):
     """A cassette was not fully used (``unused="warn"``)."""
+
+    __module__ = "harness.cassettes"  # the public package, in warnings and reprs
 
 
 class HarnessSerializer:

@@ -33,8 +33,15 @@ def _console() -> Console:
     return Console(highlight=False, markup=False, soft_wrap=True)
 
 
+def _say(console: Console, text: str, **style: Any) -> None:
+    """Print ``text`` (which may quote a recording) with terminal escapes shown, not obeyed."""
+    from harness.cassettes._show import printable
+
+    console.print("\n".join(printable(line) for line in text.splitlines()), markup=False, **style)
+
+
 def _fail(console: Console, message: str) -> typer.Exit:
-    console.print(f"error: {message}", style="bold red", markup=False)
+    _say(console, f"error: {message}", style="bold red")
     return typer.Exit(2)
 
 
@@ -63,7 +70,7 @@ def show_command(
         lines = show_cassette(file)
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
-    for line in lines:
+    for line in lines:  # already printable
         console.print(line, markup=False)
 
 
@@ -85,14 +92,22 @@ def to_scenario_command(
     from harness.cassettes import scenario_data
 
     console = _console()
+    if output.is_dir():
+        raise _fail(
+            console,
+            f"--output {str(output)!r} is a folder; give the scenario file to write "
+            f"(e.g. {str(output / (file.stem + '.yaml'))!r})",
+        )
     try:
         data = scenario_data(file, name=name or output.stem, conversation=conversation - 1)
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(
-        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-    )
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
     steps = len(data["model"]["steps"])
     console.print(f"wrote {output} ({steps} scripted step(s)); run it with: harness run {output}")
 
@@ -112,9 +127,9 @@ def check_command(
         if problems:
             bad += 1
             for problem in problems:
-                console.print(f"{file}: {problem}", style="red", markup=False)
+                _say(console, f"{file}: {problem}", style="red")
         else:
-            console.print(f"{file}: ok", markup=False)
+            _say(console, f"{file}: ok")
     if bad:
         console.print(f"{bad} of {len(files)} file(s) have problems", style="bold red")
         raise typer.Exit(2)

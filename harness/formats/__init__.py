@@ -23,7 +23,7 @@ import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
 
-if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
+if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
     from harness.formats._codec import (
         Codec as Codec,
         FormatCodec as FormatCodec,
@@ -41,6 +41,11 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         WireFormat as WireFormat,
         wire_formats as wire_formats,
     )
+    from harness.formats._prompt import (
+        PROMPT_SECTIONS as PROMPT_SECTIONS,
+        PromptPiece as PromptPiece,
+        PromptSection as PromptSection,
+    )
     from harness.formats._server import (
         IdSource as IdSource,
         Profile as Profile,
@@ -48,26 +53,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         WireRequest as WireRequest,
     )
 
-_LAZY: dict[str, str] = {
-    "Codec": "harness.formats._codec",
-    "FormatCodec": "harness.formats._codec",
-    "ParsedRequest": "harness.formats._codec",
-    "codec_for": "harness.formats._codec",
-    "codecs": "harness.formats._codec",
-    "register_codec": "harness.formats._codec",
-    "ToolChoice": "harness.formats._definitions",
-    "ToolChoiceMode": "harness.formats._definitions",
-    "ToolDefinition": "harness.formats._definitions",
-    "WireFormat": "harness.formats._format",
-    "wire_formats": "harness.formats._format",
-    "IdSource": "harness.formats._server",
-    "Profile": "harness.formats._server",
-    "WireError": "harness.formats._server",
-    "WireRequest": "harness.formats._server",
-}
-
-__all__ = [*sorted(_LAZY)]
-"""The public API: every name of ``_LAZY`` (the format modules are subpackages)."""
-
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers
+(the format modules are subpackages)."""

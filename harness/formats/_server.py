@@ -67,6 +67,8 @@ class WireError(Exception):
     instead of answering, the loopback server closes the connection.
     """
 
+    __module__ = "harness.formats"  # the public package, in tracebacks and reprs
+
     def __init__(
         self,
         status: int,

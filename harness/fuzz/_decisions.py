@@ -29,8 +29,8 @@ from harness.models import (
 __all__ = [
     "DECISION_KINDS",
     "UNKNOWN_TOOL",
-    "Decision",
     "DecisionModel",
+    "FuzzDecision",
     "example_arguments",
     "static_tools_model",
 ]
@@ -58,7 +58,7 @@ ANSWER = "Done."
 """The final answer of a decision model."""
 
 
-class Decision(BaseModel):
+class FuzzDecision(BaseModel):
     """One model turn, relative to whatever is offered at that turn."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -134,7 +134,7 @@ class DecisionModel(Model):
 
     __test__ = False
 
-    def __init__(self, decisions: Sequence[Decision], *, name: str = "decisions") -> None:
+    def __init__(self, decisions: Sequence[FuzzDecision], *, name: str = "decisions") -> None:
         self.decisions = list(decisions)
         self.name = name
         self.steps: list[dict[str, Any]] = []
@@ -181,7 +181,7 @@ class DecisionModel(Model):
 
     def _call(
         self,
-        decision: Decision,
+        decision: FuzzDecision,
         index: int,
         names: Sequence[str],
         schemas: Mapping[str, Mapping[str, Any]],

@@ -20,12 +20,12 @@ from harness.injection._playbook import (
     Condition,
     Playbook,
     Unlock,
-    called,
     called_all,
     called_any,
     in_state,
     produced,
     unlock,
+    was_called,
     when,
 )
 from harness.injection._providers import ProviderSpec, find_providers, provider_spec, tool_provider
@@ -49,8 +49,8 @@ from harness.injection._subagent import subagent_tool
 from harness.injection._tool_search import ToolSearch
 from harness.injection._usage_tools import (
     Budget,
-    CostReport,
     ModelPrice,
+    UsageCost,
     UsageIntrospection,
     cost_report,
 )
@@ -72,7 +72,6 @@ __all__ = [
     "Budget",
     "ChainedType",
     "Condition",
-    "CostReport",
     "DeclaredChanges",
     "EntityDiscovery",
     "Facade",
@@ -107,13 +106,13 @@ __all__ = [
     "ToolSearch",
     "ToolsetChange",
     "Unlock",
+    "UsageCost",
     "UsageIntrospection",
     "Visibility",
     "agent_tool",
     "arun_with_sections",
     "blackboard_entries",
     "blackboard_tools",
-    "called",
     "called_all",
     "called_any",
     "cost_report",
@@ -133,5 +132,6 @@ __all__ = [
     "subagent_tool",
     "tool_provider",
     "unlock",
+    "was_called",
     "when",
 ]

@@ -8,7 +8,9 @@ the visible entries, an entry's text, its shape and the counts by type.
 Values are shown safely: a value that cannot be serialised is named by its type;
 known secrets (``Secret`` values, configured API keys, preset parameters) are replaced
 by ``[hidden]`` wherever they appear; entries and fields whose *name* says credential
-(``api_key``, ``token``, ``password``...) are hidden whole. Keys starting with
+(``api_key``, ``secretKey``, ``auth``, ``session_id``...: the rule of
+``harness._credentials``) are hidden whole, at any depth; what lies deeper than 50
+levels is not shown. Keys starting with
 ``harness.`` belong to the harness's own strategies and are not listed or read. A
 missing key is an error result naming the closest keys.
 """
@@ -64,15 +66,23 @@ def _redact_fields(data: Any) -> Any:
     return data
 
 
+_MAX_SHOWN_DEPTH = 50
+_TOO_DEEP = f"[nested deeper than {_MAX_SHOWN_DEPTH} levels: not shown]"
+
+
 def _redact_secrets(value: Any, depth: int = 0) -> Any:
-    """``value`` with ``Secret`` strings in plain containers hidden (even short ones)."""
+    """``value`` with ``Secret`` strings and credential-named entries in plain containers
+    hidden (even short ones); what lies deeper than ``_MAX_SHOWN_DEPTH`` is not shown."""
     if isinstance(value, Secret):
         return REDACTED
-    if depth > 50:
-        return value
+    if isinstance(value, (dict, list, tuple, set, frozenset)) and depth >= _MAX_SHOWN_DEPTH:
+        return _TOO_DEEP
     if isinstance(value, dict):
-        return {k: _redact_secrets(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+        return {
+            k: REDACTED if is_credential_field(str(k)) else _redact_secrets(v, depth + 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
         return [_redact_secrets(v, depth + 1) for v in value]
     return value
 

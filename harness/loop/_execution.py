@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness._errors import LoopSignal
-from harness.loop._core import PendingCall
+from harness.loop._calls import PendingCall
 from harness.loop._events import ToolAbandoned
 from harness.loop._options import LoopOptions
 from harness.loop._telemetry import logger

@@ -7,7 +7,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from harness._frozen import fast_init
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.messages import AssistantMessage, Message
 
@@ -84,7 +83,6 @@ class ModelSettings:
             object.__setattr__(self, "tool_choice", ToolChoice.of(self.tool_choice))
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """Everything a model sees on one turn."""
@@ -101,7 +99,6 @@ class ModelRequest:
     """The loop iteration (1-based)."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
     """Token usage of one response (or a sum)."""
@@ -125,7 +122,6 @@ class Usage:
         )
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """One model turn."""

@@ -10,12 +10,25 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
-from harness._validation import choice_problem, int_problem, is_number
+from harness._validation import (
+    choice_problem,
+    did_you_mean,
+    format_names,
+    int_problem,
+    is_number,
+    seconds_problem,
+)
 from harness.formats._definitions import ToolChoice
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
-__all__ = ["LoopOptions", "PendingCompletionsPolicy", "RetryableToolError", "UnknownToolPolicy"]
+__all__ = [
+    "LoopOptions",
+    "PendingCompletionsPolicy",
+    "RetryableToolError",
+    "UnknownToolPolicy",
+    "options_from",
+]
 
 UnknownToolPolicy = Literal["error_result", "raise"]
 
@@ -25,6 +38,8 @@ PendingCompletionsPolicy = Literal["wait", "lost"]
 
 class RetryableToolError(Exception):
     """Raise from a tool to ask the loop to retry it (with backoff, up to ``tool_retries``)."""
+
+    __module__ = "harness"  # the public package, in tracebacks and reprs
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -93,6 +108,20 @@ class LoopOptions:
         return float(self.retry_backoff * self.retry_multiplier ** (attempt - 1))
 
 
+def options_from(values: Mapping[str, Any]) -> LoopOptions:
+    """``LoopOptions(**values)``; an unknown name is a ``UsageError`` with a "did you mean"
+    and the valid names (not a ``TypeError``)."""
+    known = [f.name for f in dataclasses.fields(LoopOptions)]
+    unknown = [name for name in values if name not in known]
+    if unknown:
+        hints = [f"{name!r}{did_you_mean(str(name), known)}" for name in unknown]
+        raise UsageError(
+            f"unknown loop option(s) {', '.join(hints)}; valid options: "
+            f"{format_names(known, quote=False)}"
+        )
+    return LoopOptions(**values)
+
+
 def _check_numbers(options: LoopOptions) -> list[str]:
     problems = [
         int_problem(options.max_iterations, name="max_iterations", minimum=1),
@@ -100,14 +129,11 @@ def _check_numbers(options: LoopOptions) -> list[str]:
         int_problem(options.output_retries, name="output_retries", minimum=0),
         int_problem(options.max_workers, name="max_workers", minimum=1),
     ]
-    timeout = options.tool_timeout
-    if timeout is not None and not (is_number(timeout) and timeout > 0):
-        problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
-    deadline = options.completion_deadline
-    if not (is_number(deadline) and deadline >= 0):
-        problems.append(f"completion_deadline must be a number >= 0 (seconds), got {deadline!r}")
-    if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
-        problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
+    problems += [
+        seconds_problem(options.tool_timeout, name="tool_timeout", positive=True, optional=True),
+        seconds_problem(options.completion_deadline, name="completion_deadline"),
+        seconds_problem(options.retry_backoff, name="retry_backoff"),
+    ]
     multiplier = options.retry_multiplier
     if not (is_number(multiplier) and 1 <= multiplier < math.inf):
         problems.append(

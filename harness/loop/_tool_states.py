@@ -38,6 +38,7 @@ __all__ = [
     "ResponseDiscovery",
     "ToolStateTracker",
     "ToolStates",
+    "TurnToolStates",
     "close_states",
     "discovery_of",
     "revealed_by",
@@ -381,3 +382,55 @@ def revealed_definitions(toolset: Toolset, change: ToolsetChange) -> tuple[ToolD
     of tools in ``toolset``; names it does not hold are skipped)."""
     view = toolset.view()
     return tuple(view[name].definition() for name in change.reveal if name in view)
+
+
+class TurnToolStates:
+    """The tool states the loop records per iteration (``TraceBuilder`` holds one).
+
+    A run that never uses native tools computes nothing: states are computed for a
+    request only once it declares a deferred, search or namespaced tool, narrows the tool
+    choice, or the history holds a search or a reveal (``noticed``).
+    """
+
+    __slots__ = ("_history", "_message", "_native", "_start", "_states", "_tracker")
+
+    def __init__(self, history: Sequence[Message]) -> None:
+        self._history = history
+        """The run's history (the core's list, which only grows)."""
+        self._tracker = ToolStateTracker()
+        self._native = any(map(revealed_by, history))
+        self._states: ToolStates | None = None
+        self._message: AssistantMessage | None = None
+        self._start = 0
+
+    def request(self, request: ModelRequest) -> None:
+        """The open iteration sent ``request`` (its history ends where its turn starts)."""
+        self._message = None
+        self._start = len(self._history)
+        if (
+            self._native
+            or request.settings.tool_choice is not None
+            or has_native_tools(request.tools)
+        ):
+            self._states = self._tracker.native_states(request)
+        else:
+            self._states = None
+
+    def response(self, message: AssistantMessage) -> None:
+        """The model answered the open iteration with ``message``."""
+        self._message = message
+        if message.searches:
+            self._native = True
+
+    def noticed(self) -> None:
+        """A tool result revealed tools: every later request computes its states."""
+        self._native = True
+
+    def close(self) -> tuple[ToolStates | None, ResponseDiscovery] | None:
+        """The closing iteration's states and what its turn discovered (``None``: a plain
+        request, the common case); resets for the next iteration."""
+        states, message = self._states, self._message
+        self._states = self._message = None
+        if states is None and not self._native:
+            return None
+        return close_states(states, message, self._history, self._start)

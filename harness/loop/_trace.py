@@ -7,7 +7,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness._frozen import fast_init
 from harness._secrets import scrub_text
 from harness.loop._events import Event
 from harness.loop._model import Usage
@@ -27,7 +26,6 @@ def parse_arguments(arguments: str) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
     """One tool call and its result."""
@@ -176,7 +174,6 @@ class ChangeRecord:
         }
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class IterationRecord:
     """One model request and everything that followed it."""

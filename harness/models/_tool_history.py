@@ -50,6 +50,8 @@ REMOVED_MARKER = "[no longer available: do not call] "
 class ToolHistoryError(UsageError):
     """A strategy removed tools the conversation used, and the provider would reject that."""
 
+    __module__ = "harness.models"  # the public package, in tracebacks and reprs
+
 
 def check_policy(policy: Any) -> ToolHistoryPolicy:
     """``policy`` if valid, else ``UsageError`` naming the choices."""

@@ -107,6 +107,7 @@ class TimelineSnapshot:
     ) -> None:
         """Compare ``subject``'s timeline with the snapshot; raise ``AssertionError`` on a
         difference (unless updating)."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         actual = snapshot_text(subject)
         _sink.record_trace(as_trace(subject))
         if expected is not None:
@@ -128,6 +129,7 @@ class TimelineSnapshot:
         raise AssertionError(_diff(stored, normalize(actual), str(path)))
 
     def _inline(self, actual: str, expected: str) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         if normalize(expected) == normalize(actual):
             return
         if not self.update:

@@ -125,9 +125,9 @@ def tool_validator(schema: Mapping[str, Any]) -> Validator:
 def argument_errors(validator: Validator, instance: Any) -> list[ValidationError]:
     """Every error of ``instance``, in path order.
 
-    Patterns that need backtracking share the enclosing ``time_budget`` (the loop opens
-    one per call with ``tool_timeout``), else ``DEFAULT_BUDGET``; past it they raise
-    ``PatternTimeout``.
+    Patterns that need backtracking share one budget for this validation: an enclosing
+    ``time_budget``, else the loop's ``tool_timeout`` (``validation_seconds``), else
+    ``DEFAULT_BUDGET``; past it they raise ``PatternTimeout``.
     """
     if budget_open():
         errors = list(validator.iter_errors(instance))

@@ -7,9 +7,9 @@ runs for minutes, holding the GIL. Patterns are searched instead by
 - a linear-time engine (the Rust ``regex`` crate, through pydantic-core, which the
   harness depends on anyway): no input makes it backtrack;
 - for the few patterns it cannot compile (look-around, back-references, ``\\Z``) and
-  texts it cannot read (lone surrogates): the ``regex`` package with a time budget, set
-  by ``time_budget`` (the loop sets it to ``tool_timeout``) or ``DEFAULT_BUDGET``. Past
-  it, ``PatternTimeout`` is raised.
+  texts it cannot read (lone surrogates): the ``regex`` package with a time budget per
+  validation (``time_budget``): the loop's ``tool_timeout`` (``validation_seconds``) or
+  ``DEFAULT_BUDGET``. Past it, ``PatternTimeout`` is raised.
 
 Both follow JSON Schema's rule that a pattern matches anywhere in the text (a search).
 The Rust engine reads ``$`` as the end of the text (as JSON Schema's ECMA-262 does),
@@ -33,6 +33,7 @@ __all__ = [
     "budget_open",
     "pattern_search",
     "time_budget",
+    "validation_seconds",
 ]
 
 DEFAULT_BUDGET = 5.0
@@ -79,13 +80,22 @@ def _backtracking(pattern: str) -> Any:
         raise ValueError(str(exc)) from None
 
 
+_SECONDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "harness_pattern_seconds", default=None
+)
+"""The budget of each validation inside a ``validation_seconds`` block (the loop's
+``tool_timeout``)."""
+
+
 class time_budget:
     """Inside the block, searches that need backtracking share ``seconds`` in all
-    (``None``: ``DEFAULT_BUDGET``). The loop opens one per call with ``tool_timeout``."""
+    (``None``: the enclosing ``validation_seconds``, else ``DEFAULT_BUDGET``)."""
 
     __slots__ = ("_budget", "_token")
 
     def __init__(self, seconds: float | None) -> None:
+        if seconds is None:
+            seconds = _SECONDS.get()
         self._budget = DEFAULT_BUDGET if seconds is None else float(seconds)
         self._token: contextvars.Token[tuple[float, float] | None] | None = None
 
@@ -95,6 +105,24 @@ class time_budget:
     def __exit__(self, *exc: object) -> None:
         if self._token is not None:
             _BUDGET.reset(self._token)
+
+
+class validation_seconds:
+    """Inside the block, each validation's ``time_budget`` is ``seconds`` (the loop opens
+    one per model turn with ``tool_timeout``; each call's validation gets all of it)."""
+
+    __slots__ = ("_seconds", "_token")
+
+    def __init__(self, seconds: float | None) -> None:
+        self._seconds = seconds
+        self._token: contextvars.Token[float | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _SECONDS.set(self._seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _SECONDS.reset(self._token)
 
 
 def budget_open() -> bool:

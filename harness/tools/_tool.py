@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import inspect
@@ -23,7 +22,8 @@ from harness.tools._jsonschema import argument_errors, schema_problems, tool_val
 from harness.tools._names import validate_name
 from harness.tools._objects import Emitter
 from harness.tools._patterns import PatternTimeout
-from harness.tools._result import ToolResult, serialize_for_model
+from harness.tools._private_loop import run_awaitable
+from harness.tools._result import ToolResult, serialize_for_model, unserializable_result
 from harness.tools._schema import UNSET, ArgsSchema, build_args_schema, clean_schema
 
 __all__ = ["PreparedCall", "Tool"]
@@ -63,10 +63,11 @@ class PreparedCall:
         return self.tool.error_result(exc, context=self.context)
 
     def run_sync(self) -> Any:
-        """Call the tool in this thread (an async tool runs on a private event loop)."""
+        """Call the tool in this thread (an async tool runs on a private event loop, which
+        keeps running the tasks it leaves behind: ``harness.tools._private_loop``)."""
         value = self.function(*self.args, **self.kwargs)
         if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
-            return asyncio.run(_await(value))
+            return run_awaitable(value)
         return value
 
     async def run_async(self) -> Any:
@@ -95,13 +96,9 @@ _NEVER_AWAITABLE = frozenset({str, int, float, bool, type(None), dict, list, tup
 """Exact types ``run_sync`` need not test with ``inspect.isawaitable``."""
 
 
-# built without type.__call__ on every call (harness._frozen)
+# built without type.__call__ on every call: what it buys, measured, in harness/loop/_fast.py
 _PreparedCall = maker(PreparedCall)
 _ToolResult = maker(ToolResult)
-
-
-async def _await(value: Any) -> Any:
-    return await value
 
 
 _SHOWN_INPUT = 200
@@ -423,7 +420,7 @@ class Tool:
 
         Returns the call to run, or an error ``ToolResult`` naming the tool, the
         argument and the problem. JSON Schema patterns that need backtracking get the
-        enclosing ``time_budget`` (the loop's ``tool_timeout``), else 5 seconds.
+        loop's ``tool_timeout`` for this call's checks (5 seconds without one).
         """
         raw = arguments if arguments and not arguments.isspace() else "{}"
         if self.args_schema is not None:
@@ -535,16 +532,7 @@ class Tool:
         try:
             content = serialize_for_model(value)
         except Exception as exc:
-            return ToolResult(
-                content=(
-                    f"Tool {self.name!r} returned a {type(value).__name__} that cannot be "
-                    f"serialised to JSON ({type(exc).__name__}: {exc})."
-                ),
-                value=value,
-                is_error=True,
-                error_kind="unserializable",
-                exception=exc,
-            )
+            return unserializable_result(self.name, value, exc)
         return _ToolResult(content=content, value=value)
 
     def error_result(

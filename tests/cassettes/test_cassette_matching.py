@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -229,7 +230,7 @@ def test_unused_interactions_error_or_warn(recorded: Path) -> None:
             first_turn_only()
 
 
-def _first_request():  # type: ignore[no-untyped-def]
+def _first_request() -> Any:
     from harness.loop import ModelRequest, ModelSettings
     from harness.messages import SystemMessage, UserMessage
     from harness.tools import as_tool

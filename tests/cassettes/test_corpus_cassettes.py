@@ -18,7 +18,15 @@ import httpx2
 import openai
 import pytest
 import yaml
-from corpus import REAL, corpus_files, ids, project_cassettes, raw_interactions
+from corpus import (
+    COST,
+    REAL,
+    corpus_files,
+    ids,
+    project_cassettes,
+    raw_interactions,
+    replayed,
+)
 
 from harness._errors import UsageError
 from harness.cassettes import (
@@ -48,10 +56,13 @@ def _llm(path: Path) -> bool:
 
 def test_real_recordings_ship_with_the_project_and_are_iterated_not_listed() -> None:
     """A fresh clone has real recordings to test (no skip without ../shared/corpus)."""
-    shipped = sorted(REAL.rglob("*.yaml"))
+    shipped = sorted(p for p in REAL.rglob("*.yaml") if COST not in p.relative_to(REAL).parts)
     assert len(shipped) >= 3, "cassettes/real holds genuine recordings of other projects"
     assert {p.parent.name for p in shipped} >= {"openai", "anthropic"}
     assert set(shipped) <= set(corpus_files())
+    cost = set(REAL.rglob(f"*/{COST}/*.yaml"))
+    assert {p for p in cost if replayed(p)} == cost & set(corpus_files())
+    assert any(not replayed(p) for p in cost)  # what the replay cannot read stays out
     assert project_cassettes(), "cassettes/recorded holds the project's real recordings"
 
 
@@ -62,7 +73,7 @@ def test_a_recording_in_both_places_is_tested_once(
 
     import corpus
 
-    shipped = sorted(REAL.rglob("*.yaml"))[0]
+    shipped = sorted(p for p in REAL.rglob("*.yaml") if COST not in p.relative_to(REAL).parts)[0]
     copy = tmp_path / shipped.parent.name / "same_bytes_other_name.yaml"
     copy.parent.mkdir()
     copy.write_bytes(shipped.read_bytes())
@@ -289,6 +300,7 @@ def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
         target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
         outcome = run_scenario(load_scenario(target))
         assert outcome.passed, outcome.problem
+        assert outcome.trace is not None
         recorded_calls = [c.name for it in found[number].trace() for c in it.calls]
         assert [c.name for c in outcome.trace.calls][: len(recorded_calls)] == recorded_calls
 

@@ -28,10 +28,25 @@ from harness.tools import CallContext, llm_tool
         ("max_iterations", 0, "max_iterations must be an int >= 1, got 0"),
         ("max_iterations", "5", "max_iterations must be an int >= 1, got '5'"),
         ("max_iterations", True, "max_iterations must be an int >= 1, got True"),
-        ("tool_timeout", 0, "tool_timeout must be a number > 0 (seconds) or None, got 0"),
-        ("tool_timeout", "1s", "tool_timeout must be a number > 0 (seconds) or None, got '1s'"),
+        (
+            "tool_timeout",
+            0,
+            "tool_timeout must be a number of seconds > 0 or None, finite and at most 604800 "
+            "(a week), got 0",
+        ),
+        (
+            "tool_timeout",
+            "1s",
+            "tool_timeout must be a number of seconds > 0 or None, finite and at most 604800 "
+            "(a week), got '1s'",
+        ),
         ("tool_retries", -1, "tool_retries must be an int >= 0, got -1"),
-        ("retry_backoff", -0.5, "retry_backoff must be a number >= 0, got -0.5"),
+        (
+            "retry_backoff",
+            -0.5,
+            "retry_backoff must be a number of seconds >= 0, finite and at most 604800 "
+            "(a week), got -0.5",
+        ),
         ("retry_on", ValueError, "retry_on must be a tuple of exception classes"),
         ("retry_on", (int,), "retry_on must be a tuple of exception classes"),
         (

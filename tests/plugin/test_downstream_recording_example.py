@@ -28,6 +28,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_record_in_one_command_through_the_loopback_server_then_replay_offline(
     pytester: pytest.Pytester, project: Path
 ) -> None:

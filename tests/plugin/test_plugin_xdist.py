@@ -51,6 +51,7 @@ def server() -> Iterator[WireServer]:
         yield running
 
 
+@pytest.mark.slow
 def test_suite_under_two_workers(
     pytester: pytest.Pytester, server: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

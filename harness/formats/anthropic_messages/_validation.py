@@ -89,6 +89,8 @@ def error_body(error_type: str, message: str) -> bytes:
 class MessagesWireError(WireError):
     """An error answer of the Messages endpoint, with an Anthropic-shaped body."""
 
+    __module__ = "harness.formats.anthropic_messages"  # the public package, in tracebacks and reprs
+
     def __init__(
         self, status: int, message: str, *, type: str | None = None, **kwargs: Any
     ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from harness._errors import MalformedResponse, ProviderError
+from harness._errors import ProviderError
 from harness.formats._json import SSEEvent, sse_data
 from harness.formats._read import (
     checked_call,
@@ -26,6 +26,7 @@ from harness.formats._server import (
     now,
     words,
 )
+from harness.formats.openai_chat._stream import ChatStream
 from harness.loop import FinishReason, ModelResponse, Usage
 from harness.messages import AssistantMessage, ToolCall
 
@@ -129,39 +130,35 @@ def _read_usage(usage: Any, what: str) -> Usage:
         return Usage()
     if not is_object(usage):
         raise malformed(what, "usage", "an object or null", usage)
+    details = field(usage, "prompt_tokens_details")
+    cached = written = 0
+    if is_object(details):  # the prompt cache's share (OpenAI's automatic prefix caching)
+        cached = optional_int(details, "cached_tokens", "usage.prompt_tokens_details", what)
+        written = optional_int(details, "cache_write_tokens", "usage.prompt_tokens_details", what)
     return Usage(
         input_tokens=optional_int(usage, "prompt_tokens", "usage", what),
         output_tokens=optional_int(usage, "completion_tokens", "usage", what),
         total_tokens=optional_int(usage, "total_tokens", "usage", what),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
     )
 
 
 def response_from_events(
     events: Iterable[ChatCompletionChunk | Mapping[str, Any]],
 ) -> ModelResponse:
-    """Accumulate streamed chunks (SDK objects or their JSON) with the SDK's own stream state."""
-    from openai.lib.streaming.chat import ChatCompletionStreamState
-    from openai.types.chat import ChatCompletionChunk
-
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+    """Accumulate streamed chunks (SDK objects or their JSON) in linear time
+    (:class:`~harness.formats.openai_chat._stream.ChatStream`; the SDK's own stream state
+    is quadratic in the number of parallel tool calls)."""
+    stream = ChatStream()
     seen = False
-    call_ids: dict[tuple[int, int], str] = {}
     for index, chunk in enumerate(events):
         _check_chunk(chunk, index)
-        chunk = _without_repeated_call_headers(chunk, call_ids)
-        if isinstance(chunk, Mapping):
-            chunk = ChatCompletionChunk.model_construct(**chunk)
-        try:
-            state.handle_chunk(chunk)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
-            raise MalformedResponse(
-                f"malformed stream: chunk {index} could not be read ({type(exc).__name__}: {exc})"
-            ) from None
+        stream.add(chunk, index)
         seen = True
     if not seen:
         raise ProviderError("the stream ended before its first chunk", code="empty_response")
-    # the snapshot, not get_final_completion(): that one raises on `length` / `content_filter`
-    return response_from_body(state.current_completion_snapshot)
+    return response_from_body(stream.completion())
 
 
 def response_from_sse(text: str | bytes) -> ModelResponse:
@@ -187,63 +184,6 @@ def _check_chunk(chunk: Any, index: int) -> None:
             raise malformed(what, f"choices[{n}].delta", "an object", delta)
 
 
-def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], str]) -> Any:
-    """Some OpenAI-compatible servers (llama.cpp's) repeat a tool call's ``id`` and
-    ``function.name`` in every delta; OpenAI sends them once. Drop the repeats, which
-    the SDK's accumulator would otherwise concatenate (``search_customersearch_...``)."""
-    if not isinstance(chunk, Mapping):
-        if not any(getattr(c.delta, "tool_calls", None) for c in chunk.choices or ()):
-            return chunk
-        introduced = _introduced_call_ids(chunk, call_ids)
-        if introduced is not None:  # nothing repeated: the chunk stays as the SDK built it
-            call_ids.update(introduced)
-            return chunk
-        chunk = chunk.to_dict()
-    choices = chunk.get("choices") or ()
-    if not any((c.get("delta") or {}).get("tool_calls") for c in choices):
-        return chunk
-    out = {**chunk, "choices": []}
-    for choice in choices:
-        delta = choice.get("delta") or {}
-        calls = []
-        for call in delta.get("tool_calls") or ():
-            key = (int(choice.get("index", 0)), int(call.get("index", 0)))
-            call_id = call.get("id")
-            if call_id and call_ids.get(key) == call_id:
-                function = {k: v for k, v in (call.get("function") or {}).items() if k != "name"}
-                call = {k: v for k, v in call.items() if k not in ("id", "type", "function")}
-                call["function"] = function
-            elif call_id:
-                call_ids[key] = call_id
-            calls.append(call)
-        out["choices"].append({**choice, "delta": {**delta, "tool_calls": calls or None}})
-    return out
-
-
-def _introduced_call_ids(
-    chunk: Any, call_ids: Mapping[tuple[int, int], str]
-) -> dict[tuple[int, int], str] | None:
-    """The call ids an SDK chunk introduces, or ``None`` when it repeats one (or has
-    unusual indexes or ids: then the chunk is rebuilt as a dict and checked there)."""
-    introduced: dict[tuple[int, int], str] = {}
-    for choice in chunk.choices:
-        index = getattr(choice, "index", None)
-        if type(index) is not int:
-            return None
-        for call in getattr(choice.delta, "tool_calls", None) or ():
-            call_index = getattr(call, "index", None)
-            call_id = getattr(call, "id", None)
-            if type(call_index) is not int or not (call_id is None or type(call_id) is str):
-                return None
-            if not call_id:
-                continue
-            key = (index, call_index)
-            if introduced.get(key, call_ids.get(key)) == call_id:
-                return None
-            introduced[key] = call_id
-    return introduced
-
-
 # -- neutral -> body (the fake) ----------------------------------------------------------
 
 
@@ -252,7 +192,7 @@ def _usage(usage: Usage) -> dict[str, Any]:
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": usage.cache_read_tokens, "audio_tokens": 0},
         "completion_tokens_details": {
             "reasoning_tokens": 0,
             "audio_tokens": 0,

@@ -64,6 +64,7 @@ __all__ = [
     "NAME",
     "ReasoningKey",
     "RequestReader",
+    "message_items",
     "message_key",
     "request_body",
     "request_from_body",
@@ -289,6 +290,12 @@ def _call_item(call: ToolCall, encoding: _Encoding) -> dict[str, Any]:
     if call.namespace is not None:
         item["namespace"] = call.namespace
     return item
+
+
+def message_items(message: Message) -> list[dict[str, Any]]:
+    """The input items of one message on its own (no reasoning items; a result is a
+    ``function_call_output``: which calls were client searches needs the request)."""
+    return _items(message, {}, _Encoding.of(()))
 
 
 def _items(

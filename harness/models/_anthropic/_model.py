@@ -23,6 +23,7 @@ from harness._errors import (
     RateLimited,
     UsageError,
 )
+from harness._extras import require
 from harness._secrets import hidden_values, register_secret
 from harness._validation import check_int
 from harness.formats import anthropic_messages
@@ -64,8 +65,6 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 
-_INSTALL = "pip install 'tool-loop-harness[anthropic]'"
-
 DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 """The largest answer body ``AnthropicModel`` reads, once decompressed (32 MiB): a larger
 one (a compression bomb, a runaway proxy) is a ``MalformedResponse``, not a memory error."""
@@ -73,13 +72,7 @@ one (a compression bomb, a runaway proxy) is a ``MalformedResponse``, not a memo
 
 def import_anthropic() -> Any:
     """The ``anthropic`` module, or an ImportError naming the extra to install."""
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - the dev extra installs it
-        raise ImportError(
-            f"the Anthropic adapter needs the official anthropic SDK: {_INSTALL}"
-        ) from exc
-    return anthropic
+    return require("anthropic", "the Anthropic adapter (the official anthropic SDK)")
 
 
 def _client_kind(client: Any) -> str:

@@ -37,6 +37,8 @@ class OpenAIChatModel(OpenAIAdapter):
     with status, retry-after and code; credentials never appear in messages.
     """
 
+    json_stream_events = True  # openai_chat.response_from_events reads the chunks' JSON
+
     default_capabilities = OPENAI_CHAT_CAPABILITIES
 
     _history: WireHistory | None = None

@@ -45,6 +45,7 @@ class OpenAIResponsesModel(OpenAIAdapter):
     """
 
     default_capabilities = OPENAI_RESPONSES_CAPABILITIES
+    json_stream_events = True  # final_response reads the events' JSON
 
     def __init__(
         self,

@@ -44,7 +44,7 @@ _STEP_TYPES: tuple[type, ...] = get_args(Step)
 _STEP_SET = frozenset(_STEP_TYPES)
 
 _GLOB_CHARS = frozenset("*?[")
-_ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
+_ModelResponse = maker(ModelResponse)  # without type.__call__: see harness/loop/_fast.py
 
 # ``Model(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)
 _tool_call: Callable[[dict[str, Any]], ToolCall] = ToolCall.__pydantic_validator__.validate_python
@@ -200,6 +200,7 @@ class ScriptedModel(Model):
         self.requests.clear()
 
     def request(self, request: ModelRequest) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         self.requests.append(request)
         if request.settings.tool_choice is None and request.tools is _PLAIN[0]:
             names = request.tool_names  # the same plain tools as before: all callable
@@ -232,6 +233,7 @@ class ScriptedModel(Model):
         return f"step {self.position} ({step.describe()})"
 
     def _check_offered(self, step: ExpectOffered, names: tuple[str, ...]) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         problems = []
         for pattern in step.includes:
             if not _matches(pattern, names, self._name_set):
@@ -265,6 +267,7 @@ class ScriptedModel(Model):
         return messages
 
     def _check_message(self, step: ExpectMessage, request: ModelRequest) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         arrived = self._arrived(request)
         for message in arrived:
             if _message_matches(step, message):
@@ -276,6 +279,7 @@ class ScriptedModel(Model):
         )
 
     def _resolve(self, step: CallStep, names: tuple[str, ...]) -> str:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         found = _matches(step.name, names, self._name_set)
         if len(found) == 1:
             return found[0]
@@ -294,6 +298,7 @@ class ScriptedModel(Model):
         )
 
     def _arguments(self, step: CallStep, request: ModelRequest) -> str:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         args = step.arguments
         if args is None:
             return "{}"
@@ -310,6 +315,7 @@ class ScriptedModel(Model):
     def _respond(
         self, step: Step, request: ModelRequest, names: tuple[str, ...] | None = None
     ) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         if names is None:
             names = _callable_names(request)
         match step:
@@ -405,6 +411,7 @@ class ScriptedModel(Model):
         names: tuple[str, ...],
         request: ModelRequest,
     ) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         tool_calls = []
         for call_step in call_steps:
             self._call_counter += 1
@@ -425,6 +432,7 @@ class ScriptedModel(Model):
         )
 
     def end_run(self, *, completed: bool) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         if completed and self.require_exhausted and self.position < len(self.steps):
             left = ", ".join(
                 f"step {i + 1} ({s.describe()})"

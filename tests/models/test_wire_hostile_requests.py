@@ -98,6 +98,7 @@ def _client(server: WireServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url, api_key="test", timeout=5, max_retries=0)
 
 
+@pytest.mark.slow
 def test_deeply_nested_json_is_a_400_not_a_model_error() -> None:
     body = b'{"model": "m", "messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with _server() as server:
@@ -144,25 +145,32 @@ def test_stream_yes_is_refused_on_the_responses_route() -> None:
         )
 
 
-def test_connections_beyond_the_bound_get_a_503() -> None:
+def test_idle_connections_beyond_the_bound_give_their_slots_up() -> None:
+    """Two idle connections hold both slots; a third client waits until they have idled
+    EVICT_AFTER, takes a slot and is served (a busy slot is never taken: see
+    test_wire_slow_clients.py for the 503)."""
     with _server(max_connections=2) as server:
         idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
         try:
             time.sleep(0.2)  # both accepted and parked in their handler threads
-            status, data = _split(_raw(server, _post("2"), b"{}"))
-            assert status == 503 and data["error"]["code"] == "too_many_connections"
+            body = json.dumps({"model": "m", "messages": USER}).encode()
+            head = _post(str(len(body))).replace("\r\n\r\n", "\r\nconnection: close\r\n\r\n")
+            started = time.monotonic()
+            status = _split(_raw(server, head, body))[0]
+            waited = time.monotonic() - started
+            closed = []
+            for sock in idle:  # the server shut the one that waited longest
+                sock.settimeout(0.5)
+                try:
+                    closed.append(sock.recv(1))
+                except TimeoutError:
+                    closed.append(None)  # still open
         finally:
             for sock in idle:
                 sock.close()
-        deadline = time.monotonic() + 5
-        while True:  # the slots come back once the idle connections are gone
-            body = json.dumps({"model": "m", "messages": USER}).encode()
-            head = _post(str(len(body))).replace("\r\n\r\n", "\r\nconnection: close\r\n\r\n")
-            status = _split(_raw(server, head, body))[0]
-            if status == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
         assert status == 200
+        assert waited >= 0.7  # EVICT_AFTER (1 s) counted from their start, 0.2 s before
+        assert sorted(closed, key=str) == [None, b""]
         assert threading.active_count() < 50
 
 

@@ -1,4 +1,5 @@
-"""Property tests for the hardening invariants: bounded messages, valid names, clean text."""
+"""Properties of what the loop shows: bounded unknown-tool messages, valid generated names,
+encodable result text, cyclic values serialised."""
 
 from __future__ import annotations
 
