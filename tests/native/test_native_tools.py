@@ -382,3 +382,14 @@ def test_an_addition_is_a_system_message_with_tool_addition_blocks_and_its_beta(
     # the OpenAI Responses form: an additional_tools item
     item = openai_responses.request_body(request, model="gpt-test")["input"][1]
     assert item["type"] == "additional_tools" and item["tools"][0]["name"] == "get_weather"
+
+
+def test_the_snapshot_text_shows_deferred_and_discovered_tools() -> None:
+    from harness.testing import snapshot_text
+
+    text = snapshot_text(_run("in-process", "never"))
+    first, second = text.splitlines()[:2]
+    assert first.startswith("#1 offered=2 calls=tool_search ")
+    assert "deferred=?get_weather,?send_email" in first
+    assert "searches=1 discovered=+get_weather" in first
+    assert "deferred=?send_email" in second and "discovered" not in second
