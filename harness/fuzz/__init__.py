@@ -1,9 +1,15 @@
-"""Fuzzing injection strategies: generators, decision models, runs, campaigns.
+"""Fuzzing: your own agent (``fuzz_agent``), and injection strategies in generated universes.
 
-Hypothesis strategies generate tool universes, model decisions (by index into the
-offered tools) and faults; each generated scenario runs through the ordinary loop
-and is checked with ``harness.scenarios.check_invariants``; a failure is shrunk and
-written as a scenario file that ``harness run`` replays.
+``fuzz_agent(factory, properties)`` plays the model against the agent a factory makes
+(fresh per example): arguments copied from what the run showed or drawn from the
+schemas, guided toward new behaviour; the first failure is shrunk and written as a
+scenario file that ``harness run`` replays on a fresh agent. ``agent_runs(factory)``
+is the same as a hypothesis strategy, for your own ``@given`` tests.
+
+Hypothesis strategies also generate tool universes, model decisions (by index into
+the offered tools) and faults (``run_campaign``, ``harness fuzz --universe``): each
+generated scenario runs through the ordinary loop and is checked with
+``harness.scenarios.check_invariants``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ _require("hypothesis", "harness.fuzz (fuzzing)")
 _require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:
+    from harness.fuzz._agent_campaign import AGENT_PROFILES, Guidance, fuzz_agent
+    from harness.fuzz._agent_report import AgentFuzzReport
     from harness.fuzz._campaign import (
         DATABASE_ENV,
         PROFILE_ENV,
@@ -49,7 +57,9 @@ if typing.TYPE_CHECKING:
         write_counterexample,
     )
     from harness.fuzz._generators import decisions, fuzz_scenarios, tool_specs, tool_universes
+    from harness.fuzz._judge import Finding, no_timeouts
     from harness.fuzz._machine import loop_core_machine
+    from harness.fuzz._runs import FUZZ_DEFAULTS, FuzzedRun, agent_runs
     from harness.fuzz._scenario import FuzzScenario
     from harness.fuzz._universe import (
         FAULTS,
@@ -69,8 +79,19 @@ if typing.TYPE_CHECKING:
         universe_strategies,
         universe_tools,
     )
+    from harness.fuzz._watchdog import WATCHDOG_SECONDS
 
 _LAZY: dict[str, str] = {
+    "AGENT_PROFILES": "harness.fuzz._agent_campaign",
+    "Guidance": "harness.fuzz._agent_campaign",
+    "fuzz_agent": "harness.fuzz._agent_campaign",
+    "AgentFuzzReport": "harness.fuzz._agent_report",
+    "Finding": "harness.fuzz._judge",
+    "no_timeouts": "harness.fuzz._judge",
+    "FUZZ_DEFAULTS": "harness.fuzz._runs",
+    "WATCHDOG_SECONDS": "harness.fuzz._watchdog",
+    "FuzzedRun": "harness.fuzz._runs",
+    "agent_runs": "harness.fuzz._runs",
     "DATABASE_ENV": "harness.fuzz._campaign",
     "PROFILE_ENV": "harness.fuzz._campaign",
     "PROFILE_PREFIX": "harness.fuzz._campaign",
@@ -119,24 +140,31 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "AGENT_PROFILES",
     "DATABASE_ENV",
     "DECISION_KINDS",
     "FAULTS",
+    "FUZZ_DEFAULTS",
     "PROFILES",
     "PROFILE_ENV",
     "PROFILE_PREFIX",
     "SECRET",
     "UNIVERSE_KINDS",
     "UNKNOWN_TOOL",
+    "WATCHDOG_SECONDS",
+    "AgentFuzzReport",
     "BuiltUniverse",
     "CampaignConfig",
     "CampaignReport",
     "Decision",
     "DecisionModel",
     "FacadeSpec",
+    "Finding",
     "FuzzOutcome",
     "FuzzScenario",
+    "FuzzedRun",
     "GroupSpec",
+    "Guidance",
     "MachineSpec",
     "ParamSpec",
     "PlaybookSpec",
@@ -146,16 +174,19 @@ __all__ = [
     "ToolSpec",
     "UniverseSpec",
     "UnlockSpec",
+    "agent_runs",
     "build_universe",
     "check_determinism",
     "check_restart_equivalence",
     "counterexample_data",
     "decisions",
     "example_arguments",
+    "fuzz_agent",
     "fuzz_scenarios",
     "load_profile",
     "load_strategy",
     "loop_core_machine",
+    "no_timeouts",
     "run_campaign",
     "run_fuzz_scenario",
     "static_tools_model",

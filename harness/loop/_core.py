@@ -736,11 +736,12 @@ class LoopCore:
             self._lose_on_failure()
         self._close_iteration()
         if isinstance(exc, HarnessError):
-            exc.attach_run(self.trace, self.messages)
+            exc.attach_run(self.trace, self.messages, self.state)
         else:
             try:
                 exc.harness_trace = self.trace  # type: ignore[attr-defined]
                 exc.harness_messages = list(self.messages)  # type: ignore[attr-defined]
+                exc.harness_state = self.state  # type: ignore[attr-defined]
             except AttributeError:
                 # An exception refusing attribute assignment (a frozen dataclass
                 # exception, a custom __setattr__): the run still fails with it.

@@ -1,5 +1,8 @@
-"""Scenario files: loading, running, and the compact injection timeline."""
+"""Scenario files: loading, running, the compact injection timeline, agent factories,
+properties of whole runs and injection coverage."""
 
+from harness.scenarios._agent import AGENT_KEYS, Agent, AgentFactory, build_agent, run_agent
+from harness.scenarios._coverage import InjectionCoverage, name_pattern
 from harness.scenarios._invariants import (
     INVARIANTS,
     Violation,
@@ -14,6 +17,7 @@ from harness.scenarios._loader import (
     register_strategy,
     resolve_import,
 )
+from harness.scenarios._properties import AgentRun, Property, PropertyFailure, check_properties
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
 from harness.scenarios._spec import (
     CompletionExpect,
@@ -31,26 +35,37 @@ from harness.scenarios._timeline import (
 )
 
 __all__ = [
+    "AGENT_KEYS",
     "INVARIANTS",
     "STRATEGIES",
+    "Agent",
+    "AgentFactory",
+    "AgentRun",
     "CompletionExpect",
     "Divergence",
     "ExpectSpec",
+    "InjectionCoverage",
     "ModelSpec",
+    "Property",
+    "PropertyFailure",
     "Scenario",
     "ScenarioOutcome",
     "ScenarioSpec",
     "TimelineRow",
     "TimelineStep",
     "Violation",
+    "build_agent",
     "check_invariants",
+    "check_properties",
     "check_timeline",
     "discover_scenarios",
     "format_timeline",
     "format_violations",
     "load_scenario",
+    "name_pattern",
     "register_strategy",
     "resolve_import",
+    "run_agent",
     "run_scenario",
     "timeline_rows",
 ]
