@@ -32,7 +32,8 @@ from harness.fuzz._args import (
     short_repr,
     to_data,
 )
-from harness.fuzz._seen import SeenValues, name_pattern
+from harness.fuzz._seen import SeenValues
+from harness.scenarios._coverage import name_pattern
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data

@@ -27,7 +27,7 @@ from harness.models._scripted._refs import (
 from harness.scenarios._coverage import is_id_like, name_pattern
 from harness.tools import match_names
 
-__all__ = ["Seen", "SeenValues", "is_id_like", "name_pattern"]
+__all__ = ["Seen", "SeenValues", "leaves"]
 
 Scalar = str | int | float | bool
 
@@ -53,6 +53,11 @@ class Seen:
     """The JSON key it was under (``order_id``), for matching argument names."""
     order: int
     """When it was seen: larger is more recent."""
+
+
+def leaves(value: Any) -> Iterator[tuple[tuple[str | int, ...], Scalar]]:
+    """``(path, value)`` of each scalar of a JSON value, depth first (a few levels deep)."""
+    return _leaves(value, (), 0)
 
 
 def _leaves(

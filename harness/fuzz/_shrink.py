@@ -20,7 +20,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import ScriptError
-from harness.models._scripted._refs import REF_KEY
+from harness.fuzz._seen import leaves
+from harness.models._scripted._refs import (
+    REF_KEY,
+    format_path,
+    parse_json,
+    ref_from_data,
+    words,
+)
 
 if TYPE_CHECKING:
     from harness.fuzz._judge import Finding
@@ -63,7 +70,11 @@ class _Invalid(Exception):
     """A reference points at a removed call that no kept call can stand in for."""
 
 
-def _remap(value: Any, new_number: dict[int, int], stand_in: Callable[[int], int]) -> Any:
+StandIn = Callable[[dict[str, Any], int], dict[str, Any]]
+"""A new reference for one into a removed call (``_Invalid`` when there is none)."""
+
+
+def _remap(value: Any, new_number: dict[int, int], stand_in: StandIn) -> Any:
     """``value`` with each ``call N`` reference renumbered (``stand_in`` for removed ones)."""
     if isinstance(value, dict):
         if REF_KEY in value:
@@ -71,7 +82,9 @@ def _remap(value: Any, new_number: dict[int, int], stand_in: Callable[[int], int
             if isinstance(source, str) and source.startswith("call "):
                 number = int(source.split()[1])
                 found = new_number.get(number)
-                return {**value, REF_KEY: f"call {found if found else stand_in(number)}"}
+                if found:
+                    return {**value, REF_KEY: f"call {found}"}
+                return stand_in(value, number)
             return value
         return {k: _remap(v, new_number, stand_in) for k, v in value.items()}
     if isinstance(value, list):
@@ -79,12 +92,58 @@ def _remap(value: Any, new_number: dict[int, int], stand_in: Callable[[int], int
     return value
 
 
-def _without(steps: Steps, drop: set[tuple[int, int]], drop_turns: set[int]) -> Steps | None:
+def _referenced(ref: dict[str, Any], result: Any) -> Any:
+    """What ``ref`` (a ``call N`` reference) finds in that call's parsed ``result``."""
+    try:
+        found = ref_from_data(ref, "shrink")
+    except ScriptError:
+        return _MISSING
+    value = result
+    for part in found.path:
+        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+            value = value[part]
+        elif isinstance(part, str) and isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return _MISSING
+    if found.word is not None:
+        text = value if isinstance(value, str) else json.dumps(value)
+        parts = words(text)
+        return parts[found.word] if found.word < len(parts) else _MISSING
+    if found.quoted is not None:
+        return _MISSING
+    return value
+
+
+_MISSING = object()
+
+
+def _same_value(
+    ref: dict[str, Any], value: Any, result: Any, new: int
+) -> dict[str, Any] | None:
+    """A reference into ``result`` (call ``new``) finding ``value``, or ``None``."""
+    for path, leaf in leaves(result):
+        if leaf == value and not isinstance(leaf, bool):
+            moved = {k: v for k, v in ref.items() if k not in ("path", "word", "quoted")}
+            moved[REF_KEY] = f"call {new}"
+            if path:
+                moved["path"] = format_path(path)
+            return moved
+    return None
+
+
+def _without(
+    steps: Steps,
+    drop: set[tuple[int, int]],
+    drop_turns: set[int],
+    results: dict[int, Any] | None = None,
+) -> Steps | None:
     """``steps`` without the turns ``drop_turns`` and the calls ``drop`` (turn, position).
 
-    References to kept calls are renumbered; one to a removed call moves to the latest
-    kept earlier call of the same tool (a second search standing in for the first),
-    else the candidate is invalid (``None``).
+    References to kept calls are renumbered. One to a removed call moves to a kept
+    earlier call whose result (in ``results``, the parsed results of the last run by
+    call number) holds the same value, else to the latest kept earlier call of the same
+    tool at the same path; without either the candidate is invalid (``None``).
     """
     pattern: dict[int, str] = {}
     new_number: dict[int, int] = {}
@@ -112,10 +171,21 @@ def _without(steps: Steps, drop: set[tuple[int, int]], drop_turns: set[int]) -> 
                     continue
                 here = number
 
-                def stand_in(old: int, here: int = here) -> int:
-                    for candidate in range(here - 1, 0, -1):
-                        if pattern[candidate] == pattern[old] and candidate in new_number:
-                            return new_number[candidate]
+                def stand_in(ref: dict[str, Any], old: int, here: int = here) -> dict[str, Any]:
+                    earlier = [c for c in range(here - 1, 0, -1) if c in new_number]
+                    if results is not None and old in results:
+                        value = _referenced(ref, results[old])
+                        if value is not _MISSING:
+                            for candidate in earlier:
+                                if candidate in results:
+                                    moved = _same_value(
+                                        ref, value, results[candidate], new_number[candidate]
+                                    )
+                                    if moved is not None:
+                                        return moved
+                    for candidate in earlier:
+                        if pattern[candidate] == pattern[old]:
+                            return {**ref, REF_KEY: f"call {new_number[candidate]}"}
                     raise _Invalid
 
                 kept_calls.append(_remap(call, new_number, stand_in))
@@ -124,6 +194,12 @@ def _without(steps: Steps, drop: set[tuple[int, int]], drop_turns: set[int]) -> 
     except _Invalid:
         return None
     return out
+
+
+def results_of(run: AgentRun) -> dict[int, Any]:
+    """The parsed result of each call of ``run``, by call number."""
+    made = [call for iteration in run.trace.iterations for call in iteration.calls]
+    return {number: parse_json(call.content) for number, call in enumerate(made, start=1)}
 
 
 def without_turns(steps: Steps, turns: set[int]) -> Steps | None:
@@ -180,25 +256,27 @@ def _is_call(step: dict[str, Any]) -> bool:
     return "call" in step or "calls" in step
 
 
-def _turn_cuts(steps: Steps) -> Iterator[Steps]:
+def _turn_cuts(steps: Steps, run: AgentRun) -> Iterator[Steps]:
     """Runs of turns removed, halves first, then ever smaller (the answer is kept)."""
+    results = results_of(run)
     body = [i for i, s in enumerate(steps) if _is_call(s)]
     size = max(1, len(body) // 2)
     while size >= 1:
         for start in range(len(body) - size, -1, -size):  # later turns first
-            found = _without(steps, set(), set(body[start : start + size]))
+            found = _without(steps, set(), set(body[start : start + size]), results)
             if found is not None:
                 yield found
         size //= 2
 
 
-def _call_cuts(steps: Steps) -> Iterator[Steps]:
+def _call_cuts(steps: Steps, run: AgentRun) -> Iterator[Steps]:
     """One call of a turn with several removed."""
+    results = results_of(run)
     for index, step in enumerate(steps):
         calls = step_calls(step)
         if len(calls) > 1:
             for which in range(len(calls)):
-                found = _without(steps, {(index, which)}, set())
+                found = _without(steps, {(index, which)}, set(), results)
                 if found is not None:
                     yield found
 
@@ -211,8 +289,8 @@ def _size(steps: Steps) -> tuple[int, int, int]:
 Pass = Callable[[Steps, "AgentRun"], Iterator[Steps]]
 
 ALL_PASSES: tuple[Pass, ...] = (
-    lambda s, r: _turn_cuts(s),
-    lambda s, r: _call_cuts(s),
+    _turn_cuts,
+    _call_cuts,
     _literal_candidates,
     lambda s, r: _simpler_arguments(s),
 )
