@@ -157,7 +157,7 @@ def test_bad_agents_are_clear_usage_errors(factory: str, message: str) -> None:
 
 
 def test_a_property_raising_something_else_than_assertion_error_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="raised KeyError: 'missing'.*assert / AssertionError"):
+    with pytest.raises(UsageError, match=r"raised KeyError: 'missing'.*assert / AssertionError"):
         fuzz_agent("planted_agents:notes", ["planted_agents:property_with_a_bug"], **QUICK)
 
 
