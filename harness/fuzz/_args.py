@@ -290,7 +290,7 @@ class ArgumentMaker:
         self, name: str, prop: Mapping[str, Any], kinds: frozenset[str], seen: SeenValues
     ) -> Copied | None:
         validator = _validator(_key(prop))
-        latest = seen.values[-1].ref.source if seen.values else None
+        latest = seen.latest_call
         candidates: list[tuple[Seen, str]] = []
         weights: list[int] = []
         for item in reversed(seen.values):  # the most recent first

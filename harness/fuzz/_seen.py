@@ -85,10 +85,15 @@ class SeenValues:
         self._prompt_read = False
         self._names: set[str] = set()
 
+    @property
+    def latest_call(self) -> str | None:
+        """The source of the latest tool result (``call N``), or ``None`` before any."""
+        return f"call {self._calls_read}" if self._calls_read else None
+
     def keys(self) -> tuple[set[str], set[str]]:
         """The JSON keys values were seen under: all of them, and those of the latest
         result."""
-        latest = self.values[-1].ref.source if self.values else None
+        latest = self.latest_call
         every = {v.key for v in self.values if v.key is not None}
         last = {v.key for v in self.values if v.key is not None and v.ref.source == latest}
         return every, last

@@ -118,9 +118,7 @@ def _referenced(ref: dict[str, Any], result: Any) -> Any:
 _MISSING = object()
 
 
-def _same_value(
-    ref: dict[str, Any], value: Any, result: Any, new: int
-) -> dict[str, Any] | None:
+def _same_value(ref: dict[str, Any], value: Any, result: Any, new: int) -> dict[str, Any] | None:
     """A reference into ``result`` (call ``new``) finding ``value``, or ``None``."""
     for path, leaf in leaves(result):
         if leaf == value and not isinstance(leaf, bool):
