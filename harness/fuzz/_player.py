@@ -33,11 +33,11 @@ from harness.fuzz._args import (
     to_data,
 )
 from harness.fuzz._seen import SeenValues
-from harness.scenarios._coverage import name_pattern
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data
 from harness.models._scripted._refs import call_results
+from harness.scenarios._coverage import name_pattern
 from harness.tools import match_names
 
 __all__ = ["ANSWER", "FuzzPlayer", "PlannedCall", "Swarm", "Turn", "swarms"]

@@ -100,11 +100,8 @@ def _referenced(ref: dict[str, Any], result: Any) -> Any:
         return _MISSING
     value = result
     for part in found.path:
-        if isinstance(part, int) and isinstance(value, list) and part < len(value):
-            value = value[part]
-        elif isinstance(part, str) and isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
+        value = _child(value, part)
+        if value is _MISSING:
             return _MISSING
     if found.word is not None:
         text = value if isinstance(value, str) else json.dumps(value)
@@ -116,6 +113,15 @@ def _referenced(ref: dict[str, Any], result: Any) -> Any:
 
 
 _MISSING = object()
+
+
+def _child(value: Any, part: str | int) -> Any:
+    """``value[part]`` along a reference's path, or ``_MISSING``."""
+    if isinstance(value, list) and isinstance(part, int) and part < len(value):
+        return value[part]
+    if isinstance(value, dict) and isinstance(part, str):
+        return value.get(part, _MISSING)
+    return _MISSING
 
 
 def _same_value(ref: dict[str, Any], value: Any, result: Any, new: int) -> dict[str, Any] | None:

@@ -6,9 +6,9 @@ import threading
 import time
 from typing import Any
 
+import planted_agents
 import pytest
 
-import planted_agents
 from harness.fuzz._corpus import Corpus, depth, is_progress
 from harness.fuzz._judge import Finding
 from harness.fuzz._player import _inputs_ready
@@ -149,6 +149,6 @@ def test_the_watchdog_stops_the_agent_s_code_again_and_again() -> None:
     started = time.perf_counter()
     with watchdog(0.05):
         for _ in range(2):  # re-armed after the first
-            with pytest.raises(WatchdogTimeout, match="did not return within 0.05s"):
+            with pytest.raises(WatchdogTimeout, match=r"did not return within 0\.05s"):
                 hang()
     assert time.perf_counter() - started < 2
