@@ -4,6 +4,7 @@ judges runs that end in errors, and refuses bad input with a clear ``UsageError`
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
 from pathlib import Path
 from typing import Any
@@ -230,3 +231,39 @@ def test_reports_of_workers_merge() -> None:
     later = dataclasses.replace(found, steps=99)
     first.merge(later)  # the first finding stays
     assert first.steps == found.steps
+
+
+def test_workers_search_with_distinct_seeds_and_the_first_failure_wins(tmp_path: Path) -> None:
+    report = fuzz_agent(
+        "planted_agents:notes",
+        ["planted_agents:pinned_notes_stay"],
+        workers=2,
+        max_examples=400,
+        seed=1,
+        output=tmp_path,
+    )
+    assert report.workers == 2 and report.found
+    assert report.finding is not None and report.finding.name == "planted_agents:pinned_notes_stay"
+    assert report.steps == 3 and report.counterexample is not None
+    assert Path(report.counterexample).is_file()
+    assert sum(n for n, _ in report.by_worker.values()) == report.examples
+    with pytest.raises(UsageError, match="name the agent factory and the properties by import"):
+        fuzz_agent(planted_agents.notes, workers=2, max_examples=10)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed (pip install 'tool-loop-harness[ray]')",
+)
+def test_a_search_on_a_local_ray_instance(tmp_path: Path) -> None:
+    report = fuzz_agent(
+        "planted_agents:notes",
+        ["planted_agents:pinned_notes_stay"],
+        workers=2,
+        ray="local",
+        max_examples=400,
+        seed=1,
+        output=tmp_path,
+    )
+    assert report.found and report.steps == 3
+    assert report.counterexample is not None and Path(report.counterexample).is_file()
