@@ -25,6 +25,7 @@ from harness.loop import ModelRequest
 from harness.models._scripted._refs import Cast, ValueRef
 
 __all__ = [
+    "CLOSE",
     "ArgumentMaker",
     "Copied",
     "Draw",
@@ -226,17 +227,25 @@ def _cast(value: Scalar, kind: str) -> Cast | None:
     return None
 
 
+CLOSE = 16
+"""The affinity of a key that names the argument (``order_id`` for ``order_id``, ``id``
+for ``order_id``, ``id`` for ``id``): what ``_inputs_ready`` counts as the input ready."""
+
+
 def affinity(name: str, key: str | None) -> int:
-    """How well a value under ``key`` fits an argument called ``name`` (1 to 8)."""
+    """How well a value under ``key`` fits an argument called ``name``: 32 for the same
+    name, ``CLOSE`` for one ending the other (``id`` for ``order_id``), 4 for a key
+    holding the argument's stem, else 1. A model copies ids by their names: the weights
+    make a value under the argument's own name the usual choice among dozens seen."""
     if key is None:
         return 1
     name, key = name.lower(), key.lower()
     if name == key:
-        return 8
+        return 32
     if name.endswith(key) or key.endswith(name) or (name.endswith("_id") and key == "id"):
-        return 4
+        return CLOSE
     stem = name.removesuffix("_id").removesuffix("id")
-    return 3 if stem and stem in key else 1
+    return 4 if stem and stem in key else 1
 
 
 class ArgumentMaker:

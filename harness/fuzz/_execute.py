@@ -15,6 +15,7 @@ from harness._errors import HarnessError, StrategyError, UsageError, VisibilityE
 from harness.fuzz._decisions import DecisionModel
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
+from harness.fuzz._runs import FUZZ_DEFAULTS
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.injection import InjectionStrategy, SectionDisclosure, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
@@ -89,7 +90,12 @@ def _options(universe: UniverseSpec, max_iterations: int) -> LoopOptions:
     # injects that never returns is then a finding ("hang"), not a campaign that hangs
     timeout = TIMEOUT if "timeout" in universe.faults() else WATCHDOG_SECONDS
     return LoopOptions(
-        max_iterations=max_iterations, tool_timeout=timeout, context={"api_key": SECRET}
+        max_iterations=max_iterations,
+        tool_timeout=timeout,
+        context={"api_key": SECRET},
+        # async calls a strategy under test starts are lost when the model answers, not
+        # waited for (up to 30 s a run): the campaign's speed does not depend on them
+        pending_completions=FUZZ_DEFAULTS["pending_completions"],
     )
 
 
@@ -315,7 +321,10 @@ def counterexample_data(
             {"harness.fuzz:universe_strategies": {"universe": universe}},
             *strategy_entries,
         ],
-        "options": {"max_iterations": scenario.max_iterations}
+        "options": {
+            "max_iterations": scenario.max_iterations,
+            "pending_completions": options.pending_completions,
+        }
         | ({"tool_timeout": options.tool_timeout} if options.tool_timeout else {}),
         "context": {"api_key": SECRET},
         "model": {"steps": outcome.steps, "lenient": True}

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 
 from harness.fuzz._args import (
+    CLOSE,
     ArgumentMaker,
     Copied,
     Draw,
@@ -331,10 +332,10 @@ def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -
     required = [p for p in schema.get("required") or () if isinstance(p, str)]
     if not required:
         return 0
-    matched = [p for p in required if any(affinity(p, k) >= 4 for k in keys)]
+    matched = [p for p in required if any(affinity(p, k) >= CLOSE for k in keys)]
     if len(matched) < len(required):
         return 0
-    fresh = any(affinity(p, k) >= 4 for p in matched for k in latest)
+    fresh = any(affinity(p, k) >= CLOSE for p in matched for k in latest)
     return 8 if fresh else 3
 
 

@@ -106,3 +106,23 @@ def exits_zero() -> list[InjectionStrategy]:
 def not_strategies() -> int:
     """A factory returning something that is not a strategy."""
     return 5
+
+
+class InjectsAsyncTool(InjectionStrategy):
+    """Injects an async tool whose work never reports back (a slow background job)."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if "start_export" in context.tools:
+            return None
+
+        def start_export(arguments: dict[str, object]) -> ToolResult:
+            return ToolResult.started("export started")
+
+        schema = {"type": "object", "properties": {}, "additionalProperties": False}
+        tool = Tool.from_schema("start_export", "Start an export.", schema, start_export)
+        return ToolsetChange(add=(tool,), reason="planted: an async tool")
+
+
+def async_tool() -> list[InjectionStrategy]:
+    """A strategy injecting an async tool that never completes."""
+    return [InjectsAsyncTool()]

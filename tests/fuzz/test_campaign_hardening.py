@@ -128,3 +128,23 @@ def test_a_strategy_the_universe_brings_too_is_no_duplicate_tool_name(tmp_path: 
     assert "DuplicateToolName" not in report.errors
     assert not report.failed, report.failures
     assert report.injections_per_run > 0  # the strategy under test did the discovering
+
+
+def test_async_calls_are_not_waited_for_when_the_model_answers(tmp_path: Path) -> None:
+    from harness.fuzz import FuzzScenario, run_fuzz_scenario
+    from harness.fuzz._decisions import Decision
+    from harness.fuzz._universe import ToolSpec, UniverseSpec
+    from planted import async_tool
+
+    scenario = FuzzScenario(
+        universe=UniverseSpec(tools=[ToolSpec(name="ping", description="Ping.")]),
+        decisions=[Decision(kind="call", index=0), Decision(kind="call", index=1)],
+    )
+    outcome = run_fuzz_scenario(scenario, strategies=async_tool)
+    assert outcome.trace is not None and outcome.ok, outcome.violations
+    (completion,) = outcome.trace.completions
+    assert (completion.name, completion.status, completion.reason) == (
+        "start_export",
+        "lost",
+        "run_ended",  # not "deadline": nothing waited 30 s for it
+    )
