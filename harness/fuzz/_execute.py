@@ -13,9 +13,9 @@ import yaml
 
 from harness._errors import HarnessError, StrategyError, UsageError, VisibilityExpansionRequired
 from harness.fuzz._decisions import DecisionModel
+from harness.fuzz._runs import FUZZ_DEFAULTS
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
-from harness.fuzz._runs import FUZZ_DEFAULTS
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.injection import InjectionStrategy, SectionDisclosure, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run

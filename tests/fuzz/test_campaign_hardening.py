@@ -131,10 +131,11 @@ def test_a_strategy_the_universe_brings_too_is_no_duplicate_tool_name(tmp_path: 
 
 
 def test_async_calls_are_not_waited_for_when_the_model_answers(tmp_path: Path) -> None:
+    from planted import async_tool
+
     from harness.fuzz import FuzzScenario, run_fuzz_scenario
     from harness.fuzz._decisions import Decision
     from harness.fuzz._universe import ToolSpec, UniverseSpec
-    from planted import async_tool
 
     scenario = FuzzScenario(
         universe=UniverseSpec(tools=[ToolSpec(name="ping", description="Ping.")]),
