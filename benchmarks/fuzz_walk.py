@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.fuzz._agent_campaign import load_agent_factory, load_property
+from harness.fuzz._agent_search import load_agent_factory, load_property
 from harness.fuzz._judge import Finding, judge
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall, ToolMessage

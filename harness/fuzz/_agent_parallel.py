@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.fuzz._agent_campaign import SearchConfig, search_entry
 from harness.fuzz._agent_report import AgentFuzzReport
+from harness.fuzz._agent_search import SearchConfig, search_entry
 from harness.fuzz._ray import connect_ray
 
 __all__ = ["run_parallel"]

@@ -29,7 +29,6 @@ from hypothesis.database import (
 )
 
 from harness._errors import HarnessError, UsageError
-from harness.fuzz._agent_campaign import check_output
 from harness.fuzz._execute import (
     FuzzOutcome,
     StrategyFactory,
@@ -42,7 +41,7 @@ from harness.fuzz._generators import fuzz_scenarios
 from harness.fuzz._ray import connect_ray
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
-from harness.fuzz._validation import check_choice, check_choices, check_int
+from harness.fuzz._validation import check_choice, check_choices, check_int, check_output
 from harness.injection import InjectionStrategy
 from harness.scenarios import STRATEGIES, resolve_import
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
 
-__all__ = ["check_choice", "check_choices", "check_int"]
+__all__ = ["check_choice", "check_choices", "check_int", "check_output"]
 
 
 def check_int(name: str, value: Any, *, minimum: int, maximum: int | None = None) -> int:
@@ -36,3 +37,16 @@ def check_choices(name: str, values: Iterable[Any], choices: Sequence[str]) -> t
     if bad:
         raise UsageError(f"{name}: unknown {bad}; valid choices are {list(choices)}")
     return tuple(str(v) for v in items)
+
+
+def check_output(output: str | Path | None) -> str | None:
+    """The output folder as text; a path naming an existing file is a ``UsageError``."""
+    if output is None:
+        return None
+    folder = Path(output)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(
+            f"--output {str(folder)!r} is an existing file; counterexamples go in a folder: "
+            "name a folder (it is created when needed)"
+        )
+    return str(folder)
