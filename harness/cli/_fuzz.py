@@ -208,7 +208,7 @@ def fuzz_command(
     Without it, generated universes run with the strategy under test (--strategy; none:
     the universe's own strategies only) under the dev profile unless told otherwise.
     Exit status: 0 nothing failed, 1 a failure (its counterexample is written to
-    --output; `harness run FILE` replays it), 2 bad usage, 130 interrupted.
+    --output, and harness run FILE replays it), 2 bad usage, 130 interrupted.
     """
     console = Console(highlight=False, stderr=as_json)
     try:  # hypothesis comes with the fuzz extra: only this command needs it
