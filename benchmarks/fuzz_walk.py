@@ -61,6 +61,7 @@ class _Walker(Model):
         self.actions: list[Action] = []
         self.results: list[Any] = []  # parsed JSON of each call's result, by call number
         self.seen_ids: set[str] = set()
+        self.definitions: list[Any] = []  # tool definitions sent (the secrets invariant)
 
     def _read(self, request: ModelRequest) -> None:
         answers = {m.tool_call_id: m for m in request.messages if isinstance(m, ToolMessage)}
@@ -73,6 +74,7 @@ class _Walker(Model):
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self._read(request)
+        self.definitions.extend(d for d in request.tools if d not in self.definitions)
         names = sorted(request.tool_names)
         if self.prefix:
             action: Action | None = self.prefix.pop(0)
@@ -211,7 +213,9 @@ def walk(
             run = AgentRun.from_result(run_agent(walker, agent))
         except Exception as exc:
             run = AgentRun.from_error(exc)
-        finding = judge(run, agent, props, played=bool(walker.actions))
+        finding = judge(
+            run, agent, props, definitions=walker.definitions, played=bool(walker.actions)
+        )
         if finding is not None:
             elapsed = time.perf_counter() - started
             calls = sum(len(i.calls) for i in run.trace.iterations)
