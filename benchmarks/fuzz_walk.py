@@ -142,9 +142,8 @@ class _Walker(Model):
 
 def _schema(request: ModelRequest, name: str) -> Mapping[str, Any]:
     for definition in request.tools:
-        function = definition.get("function", definition) if isinstance(definition, Mapping) else {}
-        if function.get("name") == name:
-            return function.get("parameters") or {}
+        if definition.name == name:
+            return definition.parameters
     return {}
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness import RunResult, ScriptedModel, Tool, arun, call, llm_tool, reply, run
+from harness.formats.openai_chat import tool_param
 from harness.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
@@ -55,7 +56,8 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-ADD_DEFINITION = Tool.from_function(add).definition()
+ADD_DEFINITION = tool_param(Tool.from_function(add).definition())
+"""The ``add`` tool as Chat Completions sends it (what the hand-written loops send)."""
 
 
 def _steps(n: int) -> list[Step]:

@@ -9,7 +9,11 @@ HarnessError
 │   ├── InvalidToolProvider     a @tool_provider class or instance is unusable
 │   ├── FacadeError             an unfolding facade is unusable (cycle, bad selector result)
 │   ├── NetworkRefused          a test reached for the real network (pytest plugin)
-│   ├── CassetteError           a cassette file is unusable (malformed, empty, shared unsafely)
+│   ├── CassetteError           a cassette cannot be used (root of every cassette error)
+│   │   ├── CassetteMismatch    a request differs from the recorded one
+│   │   ├── CassetteExhausted   a request came after every recording was played
+│   │   └── CassetteUnused      recorded interactions no request used
+│   ├── UnencodableText         a request holds text no provider accepts (a lone surrogate)
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   ├── ScriptError             a scripted model's script does not fit the run
 │   └── CompletionError         an async tool's completion callback was misused
@@ -28,12 +32,17 @@ HarnessError
     ├── RateLimited             429: too many requests (retry after ``retry_after``)
     ├── ProviderTimeout         the request timed out before an answer
     ├── ContextLengthExceeded   the request was too long for the model's context window
+    ├── MalformedResponse       the answer cannot be read (not JSON, wrong shape, too big)
     └── StaticToolsChanged      a static-tools provider got another tool list mid-session
 ```
 
 Warnings (``HarnessWarning``, a ``UserWarning``) flag definitions that work but are
 probably wrong, e.g. ``UnreachableStateWarning`` for a state machine state no
 transition leads to.
+
+Every class here reports the package users import it from as its ``__module__``
+(``harness.ScriptError``, ``harness.cassettes.CassetteMismatch``), so tracebacks
+and reprs never show this private module.
 
 Errors raised out of a run carry the ``trace`` and ``messages`` recorded so far,
 so nothing is lost.
@@ -46,6 +55,9 @@ from typing import Any
 
 __all__ = [
     "CassetteError",
+    "CassetteExhausted",
+    "CassetteMismatch",
+    "CassetteUnused",
     "CompletionError",
     "ContextLengthExceeded",
     "DuplicateToolName",
@@ -57,6 +69,7 @@ __all__ = [
     "InvalidToolProvider",
     "LateCompletion",
     "LoopSignal",
+    "MalformedResponse",
     "MaxIterationsExceeded",
     "ModelBehaviorError",
     "NetworkRefused",
@@ -73,6 +86,7 @@ __all__ = [
     "StrategyError",
     "ToolDefinitionError",
     "ToolNotFound",
+    "UnencodableText",
     "UnreachableStateWarning",
     "UsageError",
     "VisibilityExpansionRequired",
@@ -211,13 +225,38 @@ class NetworkRefused(UsageError, ConnectionRefusedError):
 
 
 class CassetteError(UsageError):
-    """A cassette file cannot be used: malformed or truncated, empty or junk in a record
-    mode that would silently re-record it, or shared unsafely. The message names the
-    file (``path``) and, when one is at fault, the interaction (``index``)."""
+    """A cassette cannot be used, the root of every cassette error: a file that is
+    unreadable, malformed, truncated or hostile (too large, an alias or gzip bomb), empty
+    or junk in a record mode that would silently re-record it, or shared unsafely; and,
+    below it, a recording that does not fit the run. The message names the file
+    (``path``) and, when one is at fault, the interaction (``index``, 0-based)."""
 
     def __init__(self, message: str, *, path: str = "", index: int | None = None) -> None:
         self.path = path
         self.index = index
+        super().__init__(message)
+
+
+class CassetteMismatch(CassetteError):
+    """A request differs from the recorded one: names the cassette, the request number and
+    the closest recorded request, with a readable diff."""
+
+
+class CassetteExhausted(CassetteError):
+    """A request was made after every recorded interaction was played."""
+
+
+class CassetteUnused(CassetteError):
+    """A test ended with recorded interactions that no request used."""
+
+
+class UnencodableText(UsageError):
+    """A text the request would carry is not valid Unicode (a lone surrogate such as
+    ``"\\ud800"``, e.g. from bytes decoded with ``errors="surrogateescape"``): no provider
+    accepts it, and the SDKs fail to encode it. ``where`` names the message or field."""
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        self.where = where
         super().__init__(message)
 
 
@@ -366,6 +405,16 @@ class ContextLengthExceeded(ProviderError):
     """The request did not fit the model's context window (HTTP 400, not retryable)."""
 
 
+class MalformedResponse(ProviderError):
+    """The provider answered 200 with a body the harness cannot read: not JSON (empty or
+    truncated), a field of the wrong shape, or larger than the adapter's limit once
+    decompressed. ``code`` is ``"malformed_response"``; not retryable by default."""
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        kwargs.setdefault("code", "malformed_response")
+        super().__init__(message, **kwargs)
+
+
 class HarnessWarning(UserWarning):
     """Base of the warnings the harness issues (a definition that works but looks wrong)."""
 
@@ -384,3 +433,15 @@ class SettingOverridden(HarnessWarning):
 
 class StaticToolsChanged(ProviderError):
     """A provider that configures tools once per session was sent another tool list."""
+
+
+_SUBPACKAGE_ONLY = {
+    "CassetteExhausted": "harness.cassettes",
+    "CassetteMismatch": "harness.cassettes",
+    "CassetteUnused": "harness.cassettes",
+}
+"""Classes exported by a subpackage only; every other class here is exported by ``harness``."""
+
+for _name in __all__:  # tracebacks say harness.ScriptError, not harness._errors.ScriptError
+    globals()[_name].__module__ = _SUBPACKAGE_ONLY.get(_name, "harness")
+del _name

@@ -1,5 +1,7 @@
 """Optional dependencies: import them on use, with an error that names the extra to install.
 
+The one way the harness says "install the extra": ``require(module, feature)``.
+
 Libraries that register pytest plugins are extras rather than requirements: installed,
 their plugins load at every pytest start in the environment, even in projects that
 never use the harness. hypothesis and faker register their own; ``openai`` and
@@ -16,11 +18,15 @@ from types import ModuleType
 __all__ = ["EXTRAS", "require"]
 
 EXTRAS: dict[str, str] = {
+    "anthropic": "anthropic",
     "faker": "personas",
     "hypothesis": "fuzz",
     "hypothesis_jsonschema": "fuzz",
     "httpx2": "openai",
+    "mcp": "mcp",
     "openai": "openai",
+    "ray": "ray",
+    "syrupy": "snapshots",
 }
 """Top-level module -> the extra of ``tool-loop-harness`` that installs it."""
 

@@ -1,21 +1,20 @@
-"""Cheaper construction of the slotted dataclasses the loop builds every turn.
+"""Cheaper construction of the slotted dataclasses built on every turn: ``maker``.
 
-Two costs dominate building a small record in CPython 3.11:
+Two costs dominate building a small record in CPython 3.11: calling a class with keyword
+arguments packs them into a dict for ``type.__call__`` and unpacks it again for
+``__init__``; and a frozen dataclass's ``__init__`` writes each field with
+``object.__setattr__(self, name, value)``. ``maker(cls)`` is a constructor function
+without either: a plain function takes keywords as they are, and fills the slots with
+plain stores. It has the class's signature, defaults, default factories and
+``__post_init__``; the instances are the same (frozen ones still raise
+``FrozenInstanceError`` on assignment; ``dataclasses.replace``, ``==``, ``hash``,
+``repr`` and pickling are unchanged). Only slotted dataclasses whose ``__init__`` takes
+exactly their fields qualify (no ``init=False`` or ``InitVar`` fields, no custom
+``__new__``); anything else raises ``TypeError`` at import time.
 
-- a frozen dataclass's ``__init__`` writes each field with ``object.__setattr__(self,
-  name, value)``, which looks the field up on the type again for every write;
-- calling a class with keyword arguments packs them into a dict for ``type.__call__``
-  and unpacks it again for ``__init__``.
-
-``fast_init`` replaces a frozen dataclass's generated ``__init__`` with one that calls
-each field's slot descriptor directly, and ``maker`` gives a constructor function that
-also skips ``type.__call__`` (a plain function call takes keywords as they are). Both
-have the class's signature, defaults, default factories and ``__post_init__``; the
-instances are the same (frozen ones still raise ``FrozenInstanceError`` on assignment;
-``dataclasses.replace``, ``==``, ``hash``, ``repr`` and pickling are unchanged). Only
-slotted dataclasses whose ``__init__`` takes exactly their fields qualify (no
-``init=False`` or ``InitVar`` fields, no custom ``__new__``); anything else raises
-``TypeError`` at import time.
+Measured (one call with the fields given by keyword, 2026-11-25): a ``CallRecord`` in
+216 ns instead of 837, a ``ModelRequest`` in 138 ns instead of 406. Where it is used and
+what it buys the loop: harness/loop/_fast.py.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["fast_init", "maker"]
+__all__ = ["maker"]
 
 _T = TypeVar("_T")
 
@@ -82,12 +81,12 @@ def _twin(cls: type) -> type | None:
     return twin
 
 
-def _generate(cls: type, name: str) -> Callable[..., Any]:
-    """``__init__`` (``name="__init__"``) or a constructor function, from ``cls``'s fields."""
+def _generate(cls: type) -> Callable[..., Any]:
+    """A constructor function from ``cls``'s fields."""
     fields = _fields(cls)
     namespace: dict[str, Any] = {"_FACTORY": _FACTORY, "_new": object.__new__, "_cls": cls}
     frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
-    twin = _twin(cls) if name != "__init__" and frozen else None
+    twin = _twin(cls) if frozen else None
     plain = twin is not None or not frozen  # plain attribute stores fill the instance
     positional: list[str] = []
     keyword: list[str] = []
@@ -116,31 +115,12 @@ def _generate(cls: type, name: str) -> Callable[..., Any]:
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     parameters = positional + (["*", *keyword] if keyword else [])
-    if name == "__init__":
-        head = f"def __init__({', '.join(['self', *parameters])}):"
-    else:
-        new = "_new(_twin)" if twin is not None else "_new(_cls)"
-        head = f"def {name}({', '.join(parameters)}):\n    self = {new}"
-        body.append("    return self")
+    new = "_new(_twin)" if twin is not None else "_new(_cls)"
+    head = f"def make({', '.join(parameters)}):\n    self = {new}"
+    body.append("    return self")
     exec("\n".join([head, *body]), namespace)
-    function: Callable[..., Any] = namespace[name]
+    function: Callable[..., Any] = namespace["make"]
     return function
-
-
-def fast_init(cls: type[_T]) -> type[_T]:
-    """Give the frozen, slotted dataclass ``cls`` a faster ``__init__`` (same signature)."""
-    params = getattr(cls, "__dataclass_params__", None)
-    if params is None or not params.frozen:
-        raise TypeError(f"fast_init is for frozen dataclasses, got {cls.__qualname__}")
-    original = cls.__dict__["__init__"]
-    init = _generate(cls, "__init__")
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    init.__doc__ = original.__doc__
-    init.__annotations__ = dict(original.__annotations__)
-    init.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
-    setattr(cls, "__init__", init)  # noqa: B010 - mypy refuses assigning a method
-    return cls
 
 
 def maker(cls: type[_T]) -> type[_T]:
@@ -151,7 +131,7 @@ def maker(cls: type[_T]) -> type[_T]:
     """
     function = _MAKERS.get(cls)
     if function is None:
-        function = _generate(cls, "make")
+        function = _generate(cls)
         function.__qualname__ = f"maker({cls.__qualname__})"
         function.__module__ = cls.__module__
         _MAKERS[cls] = function

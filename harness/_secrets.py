@@ -13,8 +13,9 @@ without mangling unrelated text (``"10"`` is everywhere), so they are not
 registered; configuring one warns once (``ShortSecretWarning``).
 
 The credential *name* rules (``is_credential_header``, ``is_credential_param``,
-``is_credential_field``) live here too, so cassettes, error messages and the wire
-server agree on what a credential is called.
+``is_credential_field``) are re-exported from ``harness._credentials``, the one rule
+cassettes, ``harness cassette check``, the blackboard, MCP ``_meta``, error messages
+and the wire server share.
 """
 
 from __future__ import annotations
@@ -27,12 +28,18 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from harness._credentials import (
+    is_credential_field,
+    is_credential_header,
+    is_credential_param,
+)
 from harness._errors import HarnessWarning
 
 __all__ = [
     "ENV_SECRETS",
     "MIN_SECRET_LENGTH",
     "MIN_VALUE_LENGTH",
+    "PLACEHOLDERS",
     "REDACTED",
     "Secret",
     "ShortSecretWarning",
@@ -41,6 +48,7 @@ __all__ = [
     "is_credential_field",
     "is_credential_header",
     "is_credential_param",
+    "is_placeholder",
     "known_secrets",
     "register_secret",
     "scrub_bytes",
@@ -63,6 +71,30 @@ ENV_SECRETS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_ADMIN_KEY", "AZURE
 
 class ShortSecretWarning(HarnessWarning):
     """A secret shorter than ``MIN_SECRET_LENGTH`` cannot be scrubbed reliably by value."""
+
+    __module__ = "harness"  # the public package, in warnings and reprs
+
+
+PLACEHOLDERS = frozenset(
+    {
+        "test", "fake", "dummy", "mock", "key", "none", "null", "empty", "demo", "foo", "bar",
+        "replay", "ollama", "abc", "123", "1234", "secret", "x", "xx", "xxx", "xxxx",
+    }
+)  # fmt: skip
+"""Well-known dummy keys (``sk-test``, ``test``, ``EMPTY``, ``ollama``...; an ``sk-`` or
+``sk-ant-`` prefix and the case do not matter): too short to scrub, and no real secret,
+so configuring one does not warn (``filterwarnings = error`` must not fail a test for
+it)."""
+
+
+def is_placeholder(text: str) -> bool:
+    """True for a well-known dummy key (see :data:`PLACEHOLDERS`)."""
+    bare = text.lower()
+    for prefix in ("sk-ant-", "sk-"):
+        if bare.startswith(prefix):
+            bare = bare[len(prefix) :]
+            break
+    return bare in PLACEHOLDERS
 
 
 class Secret(str):
@@ -93,8 +125,8 @@ def register_secret(value: Any, *, source: str = "a configured secret", warn: bo
 
     ``None`` and empty values are ignored. A string shorter than ``MIN_SECRET_LENGTH``
     warns once (``ShortSecretWarning``) and is not registered; short non-strings (a
-    preset ``limit=10``) are silently left alone, and so are short values given with
-    ``warn=False`` (a fake client's ``api_key="test"``).
+    preset ``limit=10``) are silently left alone, and so are well-known dummy keys
+    (``sk-test``: :data:`PLACEHOLDERS`) and short values given with ``warn=False``.
     """
     if value is None or isinstance(value, bool):
         return False
@@ -103,7 +135,7 @@ def register_secret(value: Any, *, source: str = "a configured secret", warn: bo
     if not text:
         return False
     if len(text) < MIN_SECRET_LENGTH:
-        if is_text and warn:
+        if is_text and warn and not is_placeholder(text):
             with _LOCK:
                 first = text not in _WARNED
                 _WARNED.add(text)
@@ -244,52 +276,6 @@ def scrub_bytes(data: bytes, extra: Iterable[Any] = ()) -> bytes:
         if data == before:
             break
     return data
-
-
-# -- credential names ------------------------------------------------------------------------
-
-_CREDENTIAL_WORDS = re.compile(
-    r"auth|token|secret|passw|api[-_]?key|apikey|cookie|credential|session|signature"
-    r"|private[-_]?key|organization|^openai-project$|-key$|_key$|^key$|^sig$",
-    re.IGNORECASE,
-)
-_NOT_CREDENTIAL_HEADERS = re.compile(r"^x-ratelimit-|^content-|^accept", re.IGNORECASE)
-_PARAM_WORDS = re.compile(
-    r"^(key|sig|signature|token|code|secret|password|passwd|pwd)$"
-    r"|api[-_]?key|apikey|access[-_]?token|(^|[-_.])auth($|[-_.])|authoriz|authenticat|authtoken"
-    r"|token(?!s)|secret|passw"
-    r"|credential|signature",
-    re.IGNORECASE,
-)
-_FIELD_WORDS = re.compile(
-    r"^(api[-_]?key|apikey|x[-_]api[-_]key|key|token|secret|password|passwd|authorization"
-    r"|credentials?|sig|signature|cookie)$"
-    r"|api[-_]?key$|[-_]secret$|[-_]token$|^(access|refresh|id|auth|session|bearer)[-_]?token"
-    r"|password|private[-_]?key|client[-_]?secret",
-    re.IGNORECASE,
-)
-
-
-def is_credential_header(name: str) -> bool:
-    """True for header names that carry credentials (case-insensitive): ``Authorization``,
-    ``Proxy-Authorization``, ``WWW-Authenticate``, ``*api-key*``, ``*token*``, ``*secret*``,
-    ``*auth*``, ``Cookie``, ``Set-Cookie``, ``*-key``, ``*organization*``, ``OpenAI-Project``
-    ... but not ``x-ratelimit-*`` counters or ``content-*``."""
-    name = str(name).strip()
-    return bool(_CREDENTIAL_WORDS.search(name)) and not _NOT_CREDENTIAL_HEADERS.search(name)
-
-
-def is_credential_param(name: str) -> bool:
-    """True for query/form parameter names that carry credentials: ``key``, ``api-key``,
-    ``api_key``, ``access_token``, ``token``, ``sig``, ``signature``, ``code``, ``*secret*``..."""
-    return bool(_PARAM_WORDS.search(str(name).strip()))
-
-
-def is_credential_field(name: str) -> bool:
-    """True for JSON body field names that carry credentials: ``api_key``, ``token``,
-    ``client_secret``, ``password``, ``access_token``, ``*_api_key``, ``*_secret`` ...
-    (``max_tokens`` and ``prompt_tokens`` are not)."""
-    return bool(_FIELD_WORDS.search(str(name).strip()))
 
 
 def scrub_url(url: str, extra: Iterable[Any] = ()) -> tuple[str, set[str]]:

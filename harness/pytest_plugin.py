@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import openai
 
     from harness.loop import Model
-    from harness.models import ScriptedModel
+    from harness.models import ScriptedModel, WireServer
     from harness.scenarios import ScenarioOutcome
     from harness.testing import (
         HarnessConfig,
@@ -179,7 +179,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         error = translate_error(exc, match_on=found[1])
         if error is None:
             raise
-        raise error from exc
+        raise error.with_traceback(exc.__traceback__) from None  # one report: the harness's
 
 
 @pytest.hookimpl(wrapper=True)
@@ -190,8 +190,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         item.user_properties.extend(junit_properties(sink.traces))
     report = yield
-    if sink is None or call.when != "call" or not (sink.traces or sink.failures):
+    if sink is None or call.when != "call" or not (sink.traces or sink.failures or sink.costs):
         return report
+    _keep_for_page(item.config, report, sink)
     mode = _opts.cli_or_ini(item.config, _opts.TIMELINE) or "on-failure"
     if mode == "never" or (mode == "on-failure" and not report.failed):
         return report
@@ -207,9 +208,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not shown_by_assertion and all(
         name != _opts.TIMELINE_SECTION for name, _ in report.sections
     ):
-        report.sections.append((_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures)))
-    report.harness_summary = summary_line(sink.traces, sink.failures)
+        report.sections.append(
+            (_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures, sink.costs))
+        )
+    report.harness_summary = summary_line(sink.traces, sink.failures, sink.costs)
     return report
+
+
+_PAGE = pytest.StashKey[list[Any]]()
+"""What each test left for the ``--harness-html`` page, in order."""
+
+
+def _keep_for_page(config: pytest.Config, report: pytest.TestReport, sink: _sink.TestSink) -> None:
+    if _opts.cli_or_ini(config, _opts.HTML) is None:
+        return
+    from harness.testing._report import TestRecord
+
+    config.stash.setdefault(_PAGE, []).append(
+        TestRecord(
+            nodeid=report.nodeid,
+            passed=report.passed,
+            traces=tuple(sink.traces),
+            costs=tuple(sink.costs),
+        )
+    )
 
 
 @pytest.hookimpl(wrapper=True, specname="pytest_runtest_makereport")
@@ -267,6 +289,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     snapshots = sys.modules.get("harness.testing._snapshot")
     if snapshots is not None:
         snapshots.apply_inline_updates()
+    path = _opts.cli_or_ini(session.config, _opts.HTML)
+    if path is not None and not hasattr(session.config, "workerinput"):
+        from harness.testing._report import html_page
+
+        page = Path(session.config.invocation_params.dir, path)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html_page(session.config.stash.get(_PAGE, [])), encoding="utf-8")
 
 
 def pytest_assertrepr_compare(
@@ -289,14 +318,16 @@ def pytest_assertrepr_compare(
         return [f"expected the run not to satisfy: {expectation.description} (it does)"]
     if verdict.passed or verdict.failure is None:
         return None
-    from harness.assertions import render_table
-    from harness.scenarios import timeline_rows
+    # below -vv pytest keeps 8 lines: a compact table keeps the marked row in them
+    lines: list[str] = verdict.lines(window=10, compact=_assertion_verbosity(config) < 2)
+    return lines
 
-    failure = verdict.failure
-    table = render_table(
-        timeline_rows(verdict.trace), mark=failure.iteration, expected=failure.expected, window=10
-    )
-    return [f"{expectation.description}: {failure.problem}", *table]
+
+def _assertion_verbosity(config: pytest.Config) -> int:
+    get = getattr(config, "get_verbosity", None)
+    if get is not None:
+        return int(get("assertions"))
+    return int(config.getoption("verbose"))
 
 
 # -- collection: scenario files and the harness_scenario marker ------------------------
@@ -590,14 +621,30 @@ def _require_openai(feature: str) -> None:
 
 def _client_kwargs(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Arguments for a real client replaying or recording the cassette, or ``None`` for the
-    fake. ``harness_config`` wins, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+    fake. The ``harness_server`` the test uses wins, then ``harness_config``, then
+    ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
     if not _cassette_markers(request.node):
         return None
     request.getfixturevalue("harness_cassette")
     from harness.testing._config import openai_client_settings
 
     base_url, api_key = openai_client_settings(request.getfixturevalue("harness_config"))
+    if "harness_server" in request.fixturenames:
+        base_url = request.getfixturevalue("harness_server").url
     return {"base_url": base_url, "api_key": api_key, "max_retries": 0}
+
+
+@pytest.fixture
+def harness_server(request: pytest.FixtureRequest) -> Iterator[WireServer]:
+    """A loopback server (``WireServer``: OpenAI Chat Completions and Responses, Anthropic
+    Messages) serving the ``harness_model`` fixture's model for this test. A
+    ``harness_cassette`` test that uses it records through it
+    (``--harness-record-mode=once``) and replays without it: one command, no second
+    shell, no ``OPENAI_BASE_URL``."""
+    from harness.models import WireServer
+
+    with WireServer(request.getfixturevalue("harness_model")) as server:
+        yield server
 
 
 @pytest.fixture

@@ -48,17 +48,17 @@ class Target:
 
 TARGETS: dict[str, Target] = {
     "loop_core": Target(
-        ("harness/loop/_core.py",),
+        ("harness/loop/_core.py", "harness/loop/_trace_builder.py", "harness/loop/_calls.py"),
         (
             "tests/loop/test_loop_core.py",
             "tests/loop/test_loop_bad_input.py",
-            "tests/loop/test_loop_hardening.py",
+            "tests/loop/test_loop_hostile_input.py",
             "tests/loop/test_loop_trace.py",
             "tests/loop/test_loop_async_tools.py",
         ),
     ),
     "loop_completions": Target(
-        ("harness/loop/_completions.py",),
+        ("harness/loop/_completions.py", "harness/loop/_ledger.py"),
         (
             "tests/loop/test_completion_queue.py",
             "tests/loop/test_loop_async_tools.py",
@@ -124,7 +124,7 @@ TARGETS: dict[str, Target] = {
         ("tests/models/test_openai_fast_path.py", "tests/models/test_wire_incremental.py"),
     ),
     "wire_validation": Target(
-        ("harness/models/_wire/_validation.py", "harness/models/_wire/_messages_validation.py"),
+        ("harness/formats/_openai.py", "harness/formats/anthropic_messages/_validation.py"),
         ("tests/models/test_wire_validation.py", "tests/models/test_anthropic_wire.py"),
     ),
 }

@@ -6,6 +6,7 @@ import random
 import re
 import sys
 from importlib import metadata
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -81,3 +82,87 @@ def test_required_dependencies_register_no_pytest_plugins() -> None:
     assert any(r.startswith("openai") and '"openai"' in r for r in extras)
     dev = next(r for r in extras if r.startswith("tool-loop-harness") and '"dev"' in r)
     assert "openai" in Requirement(dev).extras
+
+
+def _hide(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    """Make ``import module`` fail as if the distribution were not installed."""
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)
+
+
+def _anthropic() -> object:
+    from harness.models._anthropic._model import import_anthropic
+
+    return import_anthropic()
+
+
+def _mcp() -> object:
+    from harness.mcp._server import require_mcp
+
+    require_mcp()
+    return None
+
+
+def _syrupy() -> object:
+    import importlib
+
+    sys.modules.pop("harness.testing._syrupy", None)
+    return importlib.import_module("harness.testing._syrupy")
+
+
+def _ray() -> object:
+    from harness.fuzz._ray import import_ray
+
+    return import_ray()
+
+
+@pytest.mark.parametrize(
+    ("module", "use", "extra", "error"),
+    [
+        ("anthropic", _anthropic, "anthropic", ImportError),
+        ("mcp", _mcp, "mcp", ImportError),
+        ("syrupy", _syrupy, "snapshots", ImportError),
+        ("ray", _ray, "ray", Exception),  # a UsageError for the CLI's --ray
+    ],
+)
+def test_every_optional_feature_names_its_extra_one_way(
+    monkeypatch: pytest.MonkeyPatch, module: str, use: Any, extra: str, error: type[Exception]
+) -> None:
+    _hide(monkeypatch, module)
+    monkeypatch.delitem(sys.modules, "harness.testing._syrupy", raising=False)
+    with pytest.raises(error) as info:
+        use()
+    assert f"needs {module!r}, which is not installed" in str(info.value)
+    assert f"pip install 'tool-loop-harness[{extra}]'" in str(info.value)
+
+
+def test_only_the_extras_module_spells_the_install_command() -> None:
+    """One helper says "install the extra" (``harness._extras.require``); docstrings may
+    mention the command, code may not write its own message."""
+    import ast
+    from pathlib import Path
+
+    package = Path(_extras.__file__).parent
+    spelled = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "_extras.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "tool-loop-harness[" in node.value
+                and id(node) not in docstrings
+            ):
+                spelled.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert spelled == []

@@ -1,10 +1,9 @@
-"""harness._frozen: faster construction gives the same instances as the dataclass's own."""
+"""harness._frozen: a maker builds the same instances as the dataclass's own constructor."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import inspect
 import pickle
 import time
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 import pytest
 from hypothesis import given, strategies as st
 
-from harness._frozen import fast_init, maker
-from harness.loop._core import PendingCall
+from harness._frozen import maker
+from harness.loop._calls import PendingCall
 from harness.loop._events import ToolCalled, ToolsInjected
 from harness.loop._trace import CallRecord
 from harness.tools import ToolResult
@@ -36,7 +35,6 @@ class _Record:
             object.__setattr__(self, "name", self.name.strip())
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class _Child(_Base):
     call_id: str
@@ -101,25 +99,6 @@ def test_mutable_dataclasses_get_a_maker_too() -> None:
     assert maker(_Mutable)(2, answer="a") == _Mutable(2, answer="a")
 
 
-def test_fast_init_keeps_the_signature_and_its_errors() -> None:
-    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-    class Child(_Base):  # _Child without fast_init
-        call_id: str
-        silent: bool = False
-
-    assert inspect.signature(_Child) == inspect.signature(Child)
-    assert _Child.__init__.__qualname__ == "_Child.__init__"
-    made = _Child(iteration=1, call_id="c", silent=True)
-    _same(made, maker(_Child)(iteration=1, call_id="c", silent=True))
-    assert repr(made) == "_Child(iteration=1, call_id='c', silent=True)"
-    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'call_id'"):
-        _Child(iteration=1)  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
-        _Child(iteration=1, call_id="c", bogus=2)  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="positional"):
-        _Child(1, "c")  # type: ignore[call-arg]
-
-
 def test_a_maker_refuses_unknown_and_missing_arguments() -> None:
     make = maker(_Record)
     with pytest.raises(TypeError, match="name"):
@@ -156,10 +135,6 @@ def test_classes_that_do_not_qualify_are_refused_at_import_time() -> None:
         a: int
         b: dataclasses.InitVar[int] = 0
 
-    @dataclasses.dataclass(slots=True)
-    class Mutable:
-        a: int
-
     class Plain:
         __slots__ = ("a",)
 
@@ -179,5 +154,3 @@ def test_classes_that_do_not_qualify_are_refused_at_import_time() -> None:
     ]:
         with pytest.raises(TypeError, match=match):
             maker(cls)
-    with pytest.raises(TypeError, match="frozen dataclasses"):
-        fast_init(Mutable)

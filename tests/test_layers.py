@@ -15,17 +15,21 @@ LAYERS: dict[str, int] = {
     "harness._version": 0,
     "harness._validation": 0,
     "harness._secrets": 0,  # known secret values and scrubbing, used by every layer
+    "harness._credentials": 0,  # what a credential is called and looks like (one rule)
     "harness._extras": 0,
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness.messages": 0,
     "harness.tools": 0,
+    "harness.formats._definitions": 0,  # the neutral ToolDefinition / ToolChoice
     "harness.loop": 1,
+    "harness.formats": 2,  # the wire formats: both sides of each provider's shape
     "harness.injection": 2,
     "harness.mcp": 2,  # MCP servers as tool sources, strategies and facades (injection layer)
     "harness.models": 3,
     "harness.scenarios": 4,
     "harness.cassettes": 4,
     "harness.assertions": 4,
+    "harness.cost": 4,  # the cache model: pure functions of the requests (and recordings)
     "harness.testing": 5,
     "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up
     "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
@@ -58,7 +62,7 @@ def is_module(dotted: str) -> bool:
 
 
 def imported_modules(path: Path) -> set[str]:
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -92,3 +96,11 @@ def test_imports_point_downward(path: Path) -> None:
 def test_every_module_has_a_layer() -> None:
     for path in SOURCES:
         layer_of(module_name(path))  # raises ValueError if no prefix matches
+
+
+def test_the_architecture_page_names_every_package() -> None:
+    """docs/architecture.md lists every package and private top-level module of ``LAYERS``."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = {name for name in LAYERS if name.count(".") <= 1}  # not harness._plugin._x
+    missing = sorted(name for name in listed if f"`{name}`" not in page)
+    assert missing == []

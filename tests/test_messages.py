@@ -1,4 +1,5 @@
-"""Messages: frozen models with an exact round-trip to and from OpenAI message dicts."""
+"""Messages: frozen models with an exact round-trip to and from Chat Completions message
+dicts (``harness.formats.openai_chat``: ``message_to_dict`` / ``message_from_dict``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ from pydantic import ValidationError
 
 from harness import messages as messages_module
 from harness._errors import UsageError
+from harness.formats.openai_chat import (
+    message_from_dict as from_openai,
+    message_to_dict as to_openai,
+    messages_from_dicts as messages_from_openai,
+    messages_to_dicts as messages_to_openai,
+)
 from harness.messages import (
     AssistantMessage,
     Message,
@@ -17,10 +24,6 @@ from harness.messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
-    from_openai,
-    messages_from_openai,
-    messages_to_openai,
-    to_openai,
 )
 
 CALL = ToolCall(id="call_1", name="search_customer", arguments='{"name": "John Smith"}')
@@ -196,10 +199,6 @@ def test_public_api_is_pinned() -> None:
         "ToolCall",
         "ToolMessage",
         "UserMessage",
-        "from_openai",
-        "messages_from_openai",
-        "messages_to_openai",
-        "to_openai",
     }
     for name in messages_module.__all__:
         assert hasattr(messages_module, name)

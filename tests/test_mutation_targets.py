@@ -19,8 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CRITICAL = {
     "harness/loop/_core.py",
+    "harness/loop/_trace_builder.py",
+    "harness/loop/_calls.py",
     "harness/loop/_phases.py",
     "harness/loop/_completions.py",
+    "harness/loop/_ledger.py",
     "harness/tools/_completion.py",
     "harness/tools/_inject.py",
     "harness/models/_openai/_fast.py",
@@ -33,8 +36,8 @@ CRITICAL = {
     "harness/testing/_scrub.py",
     "harness/_secrets.py",
     "harness/testing/_network.py",
-    "harness/models/_wire/_validation.py",
-    "harness/models/_wire/_messages_validation.py",
+    "harness/formats/_openai.py",
+    "harness/formats/anthropic_messages/_validation.py",
     *(p.relative_to(ROOT).as_posix() for p in (ROOT / "harness/injection").glob("_sections*.py")),
 }
 

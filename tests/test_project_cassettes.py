@@ -59,11 +59,42 @@ def test_seed_flow_replays_from_the_project_cassette(harness_openai: openai.Open
     )
 
 
+REAL = ROOT / "cassettes" / "real"
+"""Byte-faithful copies of other projects' recordings (cassettes/real/PROVENANCE.md)."""
+LICENCES = ("MIT", "Apache-2.0", "Apache-2.0 OR BSD-3-Clause", "BSD-3-Clause", "BSD-2-Clause")
+
+
 def test_project_cassettes_hold_no_credentials() -> None:
     cassettes = sorted((ROOT / "cassettes").rglob("*.yaml"))
     assert cassettes, "the project ships at least one cassette"
     for path in cassettes:
         text = path.read_text(encoding="utf-8").lower()
-        for header in ("authorization", "api-key", "openai-organization", "set-cookie"):
+        copied = REAL in path.parents  # faithful copies keep expired cookies and org ids
+        headers = ("authorization", "api-key", "x-api-key")
+        if not copied:
+            headers += ("openai-organization", "set-cookie")
+        for header in headers:
             assert f"{header}:" not in text, f"{path} stores the {header} header"
         assert "sk-harness-test" not in text
+
+
+def test_every_copied_recording_has_its_source_and_a_permissive_licence() -> None:
+    import hashlib
+
+    rows = {
+        cells[1]: cells[2:6]
+        for line in (REAL / "PROVENANCE.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ") and not line.startswith("| file") and "---" not in line
+        for cells in [[c.strip() for c in line.split("|")]]
+    }
+    files = sorted(p.relative_to(REAL).as_posix() for p in REAL.rglob("*.yaml"))
+    assert files and sorted(rows) == files  # every file listed, every listed file there
+    digests = set()
+    for name, (source, licence, blob, _what) in rows.items():
+        assert " @ " in source and "`" in source, (name, source)
+        assert licence in LICENCES, (name, licence)
+        data = (REAL / name).read_bytes()
+        header = f"blob {len(data)}\0".encode()
+        assert hashlib.sha1(header + data).hexdigest() == blob, f"{name} changed"
+        digests.add(hashlib.sha256(data).hexdigest())
+    assert len(digests) == len(rows)  # no two copies of one recording

@@ -31,7 +31,7 @@ from harness._secrets import (
 
 # Random secrets: punctuation, escapes, quotes, percent signs, unicode (no surrogates).
 SECRET_ALPHABET = st.one_of(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]),
     st.sampled_from(list("\\\"'%&=?#/:@+ \t\n{}[]<>$`~!;,.|^*")),
 )
 secrets_st = st.text(SECRET_ALPHABET, min_size=8, max_size=32)
@@ -110,6 +110,18 @@ def test_registry_registers_long_values_and_warns_once_for_short_strings() -> No
         assert register_secret("") is False
     assert register_secret(1234567890123) is True  # non-strings by their str
     assert scrub_text("id 1234567890123") == f"id {REDACTED}"
+
+
+@pytest.mark.parametrize("dummy", ["sk-test", "test", "EMPTY", "ollama", "sk-fake", "XXX"])
+def test_well_known_dummy_keys_do_not_warn(dummy: str) -> None:
+    """``HarnessConfig(openai_api_key="sk-test")`` must not fail a test run under
+    ``filterwarnings = error``: a dummy key is no secret."""
+    forget_secrets()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert register_secret(dummy, source="HarnessConfig(openai_api_key=...)") is False
+    with pytest.warns(ShortSecretWarning, match="6 characters long"):
+        register_secret("sk-pw1", source="a real (short) password")  # not a dummy: warns
 
 
 def test_secret_marker_hides_its_repr_and_registers() -> None:

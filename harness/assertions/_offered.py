@@ -82,7 +82,8 @@ class _Offered(Expectation):
         for pattern in self.includes:
             if not matching(pattern, offered):
                 return fail(
-                    f"{pattern!r} is not offered; offered {_show(offered)}", f"offered {pattern}"
+                    f"{pattern!r} is not offered; offered {_show(offered, limit=3)}",
+                    f"offered {pattern}",
                 )
         for pattern in self.excludes:
             hit = matching(pattern, offered)
@@ -172,6 +173,42 @@ class _Changed(Expectation):
     def _names(self, change: ChangeRecord) -> tuple[str, ...]:
         return change.added if self.kind == "injected" else change.removed
 
+    def _mismatches(self, iteration: int, change: ChangeRecord, index: int | None) -> list[str]:
+        """What the filters wanted that ``change`` (recorded at ``iteration``) is not;
+        ``index`` is the iteration ``at`` names."""
+        wanted = []
+        if index is not None and iteration != index:
+            wanted.append(f"at iteration {index}")
+        if self.after_call is not None and not (
+            change.after_call is not None
+            and fnmatch.fnmatchcase(change.after_call, self.after_call)
+        ):
+            wanted.append(f"after a call of {self.after_call!r}")
+        if self.strategy is not None and not fnmatch.fnmatchcase(change.strategy, self.strategy):
+            wanted.append(f"by {self.strategy!r}")
+        return wanted
+
+    def _filtered_out(self, trace: Trace, pattern: str, index: int | None) -> str | None:
+        """Where ``pattern``'s tools were changed after all, and which filter each such
+        change failed: ``injected at iteration 3 by 'playbook', not by 'Playbook'``."""
+        seen = []
+        for it in trace.iterations:
+            for change in it.changes:
+                if change.initial or not matching(pattern, self._names(change)):
+                    continue
+                recorded = f"{self.kind} at iteration {it.index} by {change.strategy!r}"
+                recorded += (
+                    f" after a call of {change.after_call!r}"
+                    if change.after_call is not None
+                    else " (before a turn, after no call)"
+                )
+                wanted = self._mismatches(it.index, change, index)
+                seen.append(f"{recorded}, not {' and not '.join(wanted)}")
+        if not seen:
+            return None
+        more = f" (+{len(seen) - 3} more)" if len(seen) > 3 else ""
+        return "; ".join(seen[:3]) + more
+
     def evaluate(self, trace: Trace) -> Failure | None:
         index = None if self.at is None else _resolve_iteration(trace, self.at)
         if self.at is not None and index is None:
@@ -184,23 +221,15 @@ class _Changed(Expectation):
         all_names: list[str] = []
         set_up: list[str] = []
         for it in trace.iterations:
-            if index is not None and it.index != index:
-                continue
             for change in it.changes:
+                if index is not None and it.index != index:
+                    continue
                 if change.initial:  # the toolset the run starts with, not an injection
                     set_up.extend(self._names(change))
                     continue
                 all_names.extend(self._names(change))
-                if self.after_call is not None and not (
-                    change.after_call is not None
-                    and fnmatch.fnmatchcase(change.after_call, self.after_call)
-                ):
-                    continue
-                if self.strategy is not None and not fnmatch.fnmatchcase(
-                    change.strategy, self.strategy
-                ):
-                    continue
-                names.extend(self._names(change))
+                if not self._mismatches(it.index, change, index):
+                    names.extend(self._names(change))
         where = f" at iteration {index}" if index is not None else ""
         missing = [p for p in self.patterns if not matching(p, names)]
         if (self.patterns and missing) or (not self.patterns and not names):
@@ -211,6 +240,15 @@ class _Changed(Expectation):
             )
             if all_names and names != all_names:
                 detail += f", of which matching the filters: {_show(names)}"
+            elsewhere = self._filtered_out(trace, missing[0] if missing else "*", index)
+            if elsewhere is not None:
+                subject = f"{missing[0]!r} was not" if missing else "no tool was"
+                actual = "it was" if missing else "tools were"
+                return Failure(
+                    problem=f"{subject} {self.kind} as asked: {actual} {elsewhere}",
+                    iteration=index,
+                    expected=self.description,
+                )
             initial = [p for p in missing if matching(p, set_up)]
             if initial:
                 detail += (

@@ -14,11 +14,15 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _sink
-from harness.assertions._render import render_table
+from harness.assertions._render import cut, render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
 
 __all__ = ["Expectation", "Failure", "Verdict", "as_trace", "expect", "for_assert"]
+
+_COMPACT_FIRST = 240
+_COMPACT_ROW = 100
+"""Widths that keep a compact explanation within pytest's 640 characters."""
 
 
 def as_trace(subject: Any) -> Trace:
@@ -75,15 +79,26 @@ class Verdict:
     def explain(self, *, window: int | None = None) -> str:
         """A multi-line explanation: what was expected, what happened, the timeline
         (only ``window`` rows either side of the divergence when given)."""
+        return "\n".join(self.lines(window=window))
+
+    def lines(self, *, window: int | None = None, compact: bool = False) -> list[str]:
+        """``explain``'s lines. ``compact`` fits pytest's default truncation (8 lines,
+        640 characters): a shorter first line, one row either side of the divergence,
+        rows cut at 100 characters, so the marked row is never cut off."""
         if self.failure is None:
-            return f"{self.description}: holds"
+            return [f"{self.description}: holds"]
+        first = f"{self.description}: {self.failure.problem}"
         table = render_table(
             timeline_rows(self.trace),
             mark=self.failure.iteration,
             expected=self.failure.expected,
-            window=window,
+            window=1 if compact else window,
+            width=_COMPACT_ROW if compact else None,
         )
-        return "\n".join([f"{self.description}: {self.failure.problem}", *table])
+        if not compact:
+            return [first, *table]
+        hint = ["(-vv shows the whole table)"] if "  ..." in table else []
+        return [cut(first, _COMPACT_FIRST), *table, *hint]
 
     def __repr__(self) -> str:
         if self.failure is None:
@@ -105,6 +120,7 @@ class Expectation(ABC):
 
     def check(self, subject: Any, *, record: bool = True) -> Verdict:
         """Judge ``subject`` (a trace or anything with ``.trace``)."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         trace = as_trace(subject)
         failure = self.evaluate(trace)
         verdict = Verdict(
@@ -117,6 +133,7 @@ class Expectation(ABC):
         return verdict
 
     def __eq__(self, other: object) -> bool:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         try:
             trace = as_trace(other)
         except UsageError:
@@ -155,10 +172,9 @@ def expect(subject: Any, *expectations: Expectation) -> Verdict:
             raise UsageError(
                 f"expect() takes expectations (offered(...), injected(...), ...), got {item!r}"
             )
-    trace = as_trace(subject)
     for item in expectations:
-        verdict = item.check(trace)
+        verdict = item.check(subject)  # each reads what it judges (a trace, a cost report)
         if not verdict.passed:
             return for_assert(verdict)
     description = "; ".join(e.description for e in expectations)
-    return Verdict(passed=True, description=description, trace=trace)
+    return Verdict(passed=True, description=description, trace=verdict.trace)

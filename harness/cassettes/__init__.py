@@ -9,13 +9,12 @@ import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
 
-if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
-    from harness.cassettes._codecs import (
-        Codec as Codec,
-        OfferedTool as OfferedTool,
-        ParsedRequest as ParsedRequest,
-        codec_for as codec_for,
-        register_codec as register_codec,
+if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
+    from harness._errors import (
+        CassetteError as CassetteError,
+        CassetteExhausted as CassetteExhausted,
+        CassetteMismatch as CassetteMismatch,
+        CassetteUnused as CassetteUnused,
     )
     from harness.cassettes._convert import (
         Conversation as Conversation,
@@ -24,12 +23,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         conversations as conversations,
         recorded_tools as recorded_tools,
         scenario_data as scenario_data,
-    )
-    from harness.cassettes._errors import (
-        CassetteError as CassetteError,
-        CassetteExhausted as CassetteExhausted,
-        CassetteMismatch as CassetteMismatch,
-        CassetteUnused as CassetteUnused,
     )
     from harness.cassettes._load import (
         Cassette as Cassette,
@@ -54,40 +47,13 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         llm_semantic as llm_semantic,
         llm_strict as llm_strict,
     )
-
-_LAZY: dict[str, str] = {
-    "Codec": "harness.cassettes._codecs",
-    "OfferedTool": "harness.cassettes._codecs",
-    "ParsedRequest": "harness.cassettes._codecs",
-    "codec_for": "harness.cassettes._codecs",
-    "register_codec": "harness.cassettes._codecs",
-    "Conversation": "harness.cassettes._convert",
-    "RecordedSession": "harness.cassettes._convert",
-    "RecordedTools": "harness.cassettes._convert",
-    "conversations": "harness.cassettes._convert",
-    "recorded_tools": "harness.cassettes._convert",
-    "scenario_data": "harness.cassettes._convert",
-    "CassetteError": "harness.cassettes._errors",
-    "CassetteExhausted": "harness.cassettes._errors",
-    "CassetteMismatch": "harness.cassettes._errors",
-    "CassetteUnused": "harness.cassettes._errors",
-    "Cassette": "harness.cassettes._load",
-    "Interaction": "harness.cassettes._load",
-    "load_cassette": "harness.cassettes._load",
-    "CassetteModel": "harness.cassettes._model",
-    "trace_from_cassette": "harness.cassettes._trace",
-    "trace_from_requests": "harness.cassettes._trace",
-    "trace_from_wire": "harness.cassettes._trace",
-    "MATCH_MODES": "harness.cassettes._match",
-    "body_differences": "harness.cassettes._match",
-    "request_differences": "harness.cassettes._match",
-    "CassetteWarning": "harness.cassettes._vcr",
-    "llm_semantic": "harness.cassettes._vcr",
-    "llm_strict": "harness.cassettes._vcr",
-}
-
-__all__ = [*sorted(_LAZY)]
-"""The public API: every name of ``_LAZY``."""
+    from harness.formats._codec import (
+        Codec as Codec,
+        ParsedRequest as ParsedRequest,
+        codec_for as codec_for,
+        register_codec as register_codec,
+    )
 
 
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""

@@ -18,12 +18,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness._errors import UsageError
-from harness.cassettes._codecs import OfferedTool, ParsedRequest
+from harness._errors import CassetteError, UsageError
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
 from harness.cassettes._trace import trace_from_requests
+from harness.formats import ParsedRequest, ToolDefinition
+from harness.formats.openai_chat import messages_to_dicts
 from harness.loop import (
     InjectionContext,
     InjectionStrategy,
@@ -31,7 +32,7 @@ from harness.loop import (
     ToolsetChange,
     Trace,
 )
-from harness.messages import AssistantMessage, Message, ToolMessage, messages_to_openai
+from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult
 
 __all__ = [
@@ -76,13 +77,7 @@ def conversations(source: str | Path | Cassette) -> list[Conversation]:
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     groups: list[list[tuple[Interaction, ParsedRequest, ModelResponse | None]]] = []
     for interaction, codec in llm_turns(cassette):
-        try:
-            request = codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            raise UsageError(
-                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
-                f"{codec.name} request the harness reads: {exc}"
-            ) from None
+        request = recorded_request(cassette, interaction, codec)
         try:
             response: ModelResponse | None = codec.decode_response(
                 interaction.status, interaction.response.headers, interaction.response.body
@@ -143,12 +138,12 @@ class RecordedTool(Tool):
         return ToolResult(content=text, value=text)
 
 
-def _stub(tool: OfferedTool, results: Sequence[str]) -> Tool:
+def _stub(tool: ToolDefinition, results: Sequence[str]) -> Tool:
     parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
     parameters.setdefault("type", "object")
     return RecordedTool(
         name=tool.name,
-        description=tool.description,
+        description=tool.description or "",
         parameters=parameters,
         handler=_never_called,
         results=list(results),
@@ -163,7 +158,7 @@ def recorded_tools(
     results = results or {}
     return [
         _stub(
-            OfferedTool(
+            ToolDefinition(
                 name=str(t["name"]),
                 parameters=dict(t.get("parameters") or {}),
                 description=str(t.get("description") or ""),
@@ -248,7 +243,7 @@ class RecordedSession:
                     tool.name,
                     {
                         "name": tool.name,
-                        "description": tool.description,
+                        "description": tool.description or "",
                         "parameters": dict(tool.parameters) or {"type": "object", "properties": {}},
                     },
                 )
@@ -295,7 +290,10 @@ def scenario_data(
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     found = conversations(cassette)
     if not found:
-        raise UsageError(f"cassette {cassette.name!r} holds no LLM request to convert")
+        raise CassetteError(
+            f"cassette {cassette.name!r} holds no LLM request to convert",
+            path="" if cassette.path is None else str(cassette.path),
+        )
     if not 0 <= conversation < len(found):
         raise UsageError(
             f"cassette {cassette.name!r} holds {len(found)} conversation(s); "
@@ -333,7 +331,7 @@ def scenario_data(
             f"{', '.join(map(str, chosen.numbers))}): recorded tools are stubs that return "
             "the recorded results; edit freely." + note
         ),
-        "messages": messages_to_openai(session.messages),
+        "messages": messages_to_dicts(session.messages),
         "tools": [
             {
                 "harness.cassettes:recorded_tools": {

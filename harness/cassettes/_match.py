@@ -15,12 +15,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from harness.cassettes._codecs import ParsedRequest, codec_for
-from harness.messages import Message, to_openai
+from harness.formats import Codec, ParsedRequest, codec_for
+from harness.messages import AssistantMessage, Message, ToolMessage
 
 __all__ = [
     "MATCH_MODES",
-    "VOLATILE_FIELDS",
     "MatchMode",
     "body_differences",
     "request_differences",
@@ -30,24 +29,9 @@ MatchMode = Literal["semantic", "strict", "path-only"]
 MATCH_MODES: tuple[str, ...] = get_args(MatchMode)
 """The built-in matchers, selectable per test."""
 
-VOLATILE_FIELDS = frozenset(
-    {
-        "stream_options",
-        "user",
-        "metadata",
-        "store",
-        "include",
-        "service_tier",
-        "prompt_cache_key",
-        "stream",
-    }
-)
-"""Body fields that ``strict`` ignores too (they change between runs, not between meanings)."""
 
 _EMPTY_ASSISTANT = {"role": "assistant"}
 """An assistant message with no text and no calls (some clients send one): no meaning."""
-
-_COMPARED = frozenset({"model", "messages", "input", "instructions", "system", "tools"})
 
 
 def _canonical(value: Any) -> Any:
@@ -69,22 +53,23 @@ def _arguments(text: str) -> Any:
 
 
 def _message_view(message: Message) -> dict[str, Any]:
-    data = to_openai(message)
-    if data.get("role") == "tool":
-        data.pop("name", None)  # some clients echo the tool name; the id identifies it
-    calls = data.pop("tool_calls", None) or []
-    view: dict[str, Any] = _canonical(data)
-    if view.get("content") in ("", None):
-        view.pop("content", None)
-    if calls:
-        view["tool_calls"] = [
-            {
-                "id": c.get("id"),
-                "name": c["function"]["name"],
-                "arguments": _arguments(c["function"].get("arguments", "")),
-            }
-            for c in calls
-        ]
+    """What a message means, comparable: role, text, calls (arguments parsed), the call a
+    result answers (a tool result's echoed name and ``is_error`` are left out: no format
+    but Anthropic's carries ``is_error``, and the id identifies the call)."""
+    view: dict[str, Any] = {"role": message.role}
+    content = _canonical(message.content)
+    if content not in ("", None):
+        view["content"] = content
+    if isinstance(message, AssistantMessage):
+        if message.refusal is not None:
+            view["refusal"] = _canonical(message.refusal)
+        if message.tool_calls:
+            view["calls"] = [
+                {"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
+                for c in message.tool_calls
+            ]
+    elif isinstance(message, ToolMessage):
+        view["result_for"] = message.tool_call_id
     return view
 
 
@@ -102,10 +87,10 @@ def _describe(view: Mapping[str, Any]) -> str:
     parts = []
     if "content" in view:
         parts.append(f"text {_short(view['content'], 80)}")
-    for call in view.get("tool_calls", ()):
+    for call in view.get("calls", ()):
         parts.append(f"call {call['name']}({_short(call['arguments'], 60)}) id={call['id']}")
-    if "tool_call_id" in view:
-        parts.insert(0, f"result for {view['tool_call_id']}")
+    if "result_for" in view:
+        parts.insert(0, f"result for {view['result_for']}")
     return f"{role}: {'; '.join(parts) or '(empty)'}"
 
 
@@ -147,12 +132,9 @@ def request_differences(
     return out
 
 
-def _strict_rest(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        k: _canonical(v)
-        for k, v in body.items()
-        if k not in _COMPARED and k not in VOLATILE_FIELDS and v is not None
-    }
+def _strict_rest(codec: Codec, body: Mapping[str, Any]) -> dict[str, Any]:
+    skipped = codec.compared_fields | codec.volatile_fields
+    return {k: _canonical(v) for k, v in body.items() if k not in skipped and v is not None}
 
 
 def _decode(body: Any) -> Any:
@@ -196,7 +178,7 @@ def body_differences(
         return []
     out = request_differences(old, new)
     if mode == "strict":
-        a, b = _strict_rest(recorded), _strict_rest(actual)
+        a, b = _strict_rest(codec, recorded), _strict_rest(codec, actual)
         for key in sorted(set(a) | set(b)):
             if a.get(key) != b.get(key):
                 out.append(

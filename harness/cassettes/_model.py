@@ -12,16 +12,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from harness._errors import UsageError
+from harness._errors import (
+    CassetteError,
+    CassetteExhausted,
+    CassetteMismatch,
+    CassetteUnused,
+)
 from harness._validation import check_choice
-from harness.cassettes._codecs import Codec, ParsedRequest, codec_for
-from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import MatchMode, request_differences
+from harness.formats import Codec, ParsedRequest, codec_for
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.messages import SystemMessage, UserMessage
 
-__all__ = ["CassetteModel", "llm_turns"]
+__all__ = ["CassetteModel", "llm_turns", "recorded_request"]
 
 
 def llm_turns(cassette: Cassette) -> list[tuple[Interaction, Codec]]:
@@ -32,6 +36,25 @@ def llm_turns(cassette: Cassette) -> list[tuple[Interaction, Codec]]:
         if codec is not None:
             out.append((interaction, codec))
     return out
+
+
+def recorded_request(cassette: Cassette, interaction: Interaction, codec: Codec) -> ParsedRequest:
+    """The recorded request, read by ``codec``; ``CassetteError`` naming the file and the
+    interaction when the body is not a request of that format (any shape a hostile or
+    damaged file holds, e.g. Anthropic ``"content": 5``)."""
+    path = "" if cassette.path is None else str(cassette.path)
+    try:
+        return codec.parse_request(interaction.request.json() or {})
+    except CassetteError as exc:  # the body itself (too deep): say where it is
+        raise CassetteError(str(exc), path=path, index=interaction.index) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        problem = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise CassetteError(
+            f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
+            f"{codec.name} request the harness reads: {problem}",
+            path=path,
+            index=interaction.index,
+        ) from None
 
 
 class CassetteModel(Model):
@@ -58,22 +81,14 @@ class CassetteModel(Model):
         self.unused = unused
         self.turns = llm_turns(self.cassette)
         if not self.turns:
-            raise UsageError(
+            raise CassetteError(
                 f"cassette {self.cassette.name!r} holds no LLM request a codec reads "
                 f"({len(self.cassette)} interaction(s)); known formats: OpenAI Chat "
                 "Completions, OpenAI Responses, Anthropic Messages (register more with "
-                "harness.cassettes.register_codec)"
+                "harness.cassettes.register_codec)",
+                path="" if self.cassette.path is None else str(self.cassette.path),
             )
-        self.recorded: list[ParsedRequest] = []
-        for interaction, codec in self.turns:
-            try:
-                self.recorded.append(codec.parse_request(interaction.request.json() or {}))
-            except ValueError as exc:
-                raise UsageError(
-                    f"cassette {self.cassette.name!r}: interaction {interaction.index + 1} "
-                    "is not a "
-                    f"{codec.name} request the harness reads: {exc}"
-                ) from None
+        self.recorded = [recorded_request(self.cassette, i, codec) for i, codec in self.turns]
         self.position = 0
         """How many recorded turns were played."""
         self.name = self.recorded[0].model or "cassette"
@@ -140,10 +155,10 @@ class CassetteModel(Model):
     @staticmethod
     def _strict(recorded: ParsedRequest, actual: ParsedRequest) -> list[str]:
         out = []
-        old = {t.name: t.description for t in recorded.tools}
+        old = {t.name: t.description or "" for t in recorded.tools}
         for tool in actual.tools:
             if tool.name in old and " ".join(old[tool.name].split()) != " ".join(
-                tool.description.split()
+                (tool.description or "").split()
             ):
                 out.append(f"description of tool {tool.name!r} differs")
         if recorded.tool_choice != actual.tool_choice:

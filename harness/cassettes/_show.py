@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
+from harness._errors import CassetteError
 from harness.cassettes._convert import conversations
+from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
 
-__all__ = ["check_cassette", "show_cassette"]
+__all__ = ["check_cassette", "printable", "show_cassette"]
 
-_SECRET_HEADERS = (
-    "authorization",
-    "api-key",
-    "x-api-key",
-    "cookie",
-    "set-cookie",
-    "x-goog-api-key",
+
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
-_SECRET_QUERY = ("api-key", "api_key", "key", "access_token", "token", "sig")
-_PLACEHOLDER_VALUE = r"(|<.*>|\*+|x+|redacted|fake.*|dummy.*|test.*|sk-test.*|sk-harness.*)"
-_PLACEHOLDER = re.compile(rf"^(bearer )?{_PLACEHOLDER_VALUE}$", re.I)
-_KEY_IN_TEXT = re.compile(r"\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,})")
+"""Control characters (C0 but tab, DEL, C1; a newline too: one fact, one line), line
+separators and the bidi controls that reorder what a terminal shows."""
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print to a terminal: control and bidi characters escaped
+    (``\x1b]0;title\x07`` shows as ``\\x1b]0;title\\x07``, never retitles or clears it)."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -32,7 +33,8 @@ def _short(text: str, limit: int = 100) -> str:
 
 
 def show_cassette(source: str | Path | Cassette) -> list[str]:
-    """The recording as an injection timeline, one line per fact."""
+    """The recording as an injection timeline, one line per fact (recorded text is
+    ``printable``: terminal escapes in it are shown, not obeyed)."""
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     turns = llm_turns(cassette)
     lines = [
@@ -72,14 +74,12 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
                 lines.append(f"  injected: {', '.join(it.injected)}")
             if it.removed:
                 lines.append(f"  removed: {', '.join(it.removed)}")
-    return lines
+    return [printable(line) for line in lines]
 
 
 def check_cassette(path: str | Path) -> list[str]:
     """Problems of a cassette file (empty when it is fine): unreadable, malformed LLM
     traffic, or credentials left in headers, query strings or bodies."""
-    from harness.cassettes._errors import CassetteError
-
     try:
         cassette = load_cassette(path)
     except CassetteError as exc:
@@ -90,34 +90,17 @@ def check_cassette(path: str | Path) -> list[str]:
     for interaction, codec in llm_turns(cassette):
         where = f"interaction {interaction.index + 1}"
         try:
-            codec.parse_request(interaction.request.json() or {})
-        except ValueError as exc:
-            problems.append(
-                f"{where}: the request is not a well-formed {codec.name} request: {exc}"
-            )
+            recorded_request(cassette, interaction, codec)
+        except CassetteError as exc:  # names the file and the interaction
+            problems.append(str(exc))
         if interaction.status < 400:
             try:
                 codec.decode_response(
                     interaction.status, interaction.response.headers, interaction.response.body
                 )
-            except Exception as exc:
+            except Exception as exc:  # any failure of the codec is a finding, never a crash
                 problems.append(
                     f"{where}: the response cannot be read as {codec.name}: {_short(str(exc))}"
                 )
-    for interaction in cassette.interactions:
-        where = f"interaction {interaction.index + 1}"
-        for side, exchange in (
-            ("request", interaction.request),
-            ("response", interaction.response),
-        ):
-            for name, value in exchange.headers.items():
-                if name in _SECRET_HEADERS and not _PLACEHOLDER.match(value.strip()):
-                    problems.append(f"{where}: {side} header {name!r} holds a credential; scrub it")
-            if _KEY_IN_TEXT.search(exchange.text):
-                problems.append(
-                    f"{where}: the {side} body holds something like an API key; scrub it"
-                )
-        for key, value in parse_qsl(urlsplit(interaction.uri).query, keep_blank_values=True):
-            if key.lower() in _SECRET_QUERY and not _PLACEHOLDER.match(value):
-                problems.append(f"{where}: query parameter {key!r} holds a credential; scrub it")
+    problems.extend(credential_leaks(cassette))
     return problems

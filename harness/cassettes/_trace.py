@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.cassettes._codecs import ParsedRequest, codec_for
 from harness.cassettes._load import Cassette, load_cassette
-from harness.cassettes._model import llm_turns
+from harness.cassettes._model import llm_turns, recorded_request
+from harness.formats import ParsedRequest, codec_for
 from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelResponse, Trace
 from harness.messages import AssistantMessage, ToolMessage
 
@@ -107,13 +107,7 @@ def trace_from_cassette(source: str | Path | Cassette) -> Trace:
     requests: list[ParsedRequest] = []
     responses: list[ModelResponse | None] = []
     for interaction, codec in llm_turns(cassette):
-        try:
-            requests.append(codec.parse_request(interaction.request.json() or {}))
-        except ValueError as exc:
-            raise UsageError(
-                f"cassette {cassette.name!r}: interaction {interaction.index + 1} is not a "
-                f"{codec.name} request the harness reads: {exc}"
-            ) from None
+        requests.append(recorded_request(cassette, interaction, codec))
         try:
             responses.append(
                 codec.decode_response(

@@ -8,11 +8,17 @@ plain ``vcr.VCR`` (``install(recorder)``).
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from harness._errors import HarnessError, UsageError
-from harness.cassettes._errors import CassetteExhausted, CassetteMismatch, CassetteUnused
+from harness._errors import (
+    CassetteExhausted,
+    CassetteMismatch,
+    CassetteUnused,
+    HarnessError,
+    UsageError,
+)
 from harness.cassettes._load import deserialize, serialize
 from harness.cassettes._match import body_differences
 
@@ -42,6 +48,8 @@ UNUSED_POLICIES = ("error", "warn", "ignore")
 
 class CassetteWarning(UserWarning):
     """A cassette was not fully used (``unused="warn"``)."""
+
+    __module__ = "harness.cassettes"  # the public package, in warnings and reprs
 
 
 class HarnessSerializer:
@@ -107,21 +115,37 @@ def _mode_of(match_on: Sequence[str]) -> str:
     return "path-only"
 
 
+_REFUSED: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Cassettes that refused a request: their unplayed interactions are that regression's
+consequence, reported once by the refusal (``check_unused`` leaves them alone)."""
+
+
 def translate_error(exc: BaseException, *, match_on: Sequence[str] = ()) -> HarnessError | None:
     """The harness error for a vcrpy "cannot overwrite" anywhere in ``exc``'s chain.
 
     Finds it also when an SDK wrapped it (the ``openai`` SDK raises
-    ``APIConnectionError`` from it). ``None`` when there is none.
+    ``APIConnectionError`` from it). ``None`` when there is none. The error carries the
+    run's trace and history when an error of the chain did; raise it with
+    ``raise error.with_traceback(exc.__traceback__) from None``: one report, the
+    harness's advice, not vcrpy's (whose record modes the harness refuses).
     """
     from vcr.errors import CannotOverwriteExistingCassetteException  # type: ignore[import-untyped]
 
-    seen: set[int] = set()
+    chain: list[BaseException] = []
     current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, CannotOverwriteExistingCassetteException):
-            return _explain(current, match_on)
-        seen.add(id(current))
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
         current = current.__cause__ or current.__context__
+    for item in chain:
+        if isinstance(item, CannotOverwriteExistingCassetteException):
+            _REFUSED.add(item.cassette)
+            error = _explain(item, match_on)
+            for carrier in chain:  # nothing lost: the run's trace and history
+                trace = getattr(carrier, "trace", None)
+                if trace is not None:
+                    error.attach_run(trace, getattr(carrier, "messages", None) or ())
+                    break
+            return error
     return None
 
 
@@ -173,6 +197,8 @@ def check_unused(cassette: Any, policy: str, *, record_mode: str) -> None:
         )
     if policy == "ignore" or record_mode not in ("none", "once") or not len(cassette):
         return
+    if cassette in _REFUSED:
+        return  # the refused request is the report; these are its consequence
     if record_mode == "once" and cassette.dirty:
         return  # freshly recorded
     unused = [i + 1 for i in range(len(cassette)) if cassette.play_counts[i] == 0]

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
+from harness.cli._help import HarnessGroup
 from harness.cli._paths import extend_import_path
 from harness.scenarios import (
     ScenarioOutcome,
@@ -26,6 +27,7 @@ app = typer.Typer(
     help="Run and inspect tool-loop scenarios with dynamic tool injection.",
     no_args_is_help=True,
     add_completion=False,
+    cls=HarnessGroup,
 )
 
 
@@ -108,7 +110,12 @@ def run_command(
         "(repeatable; the current folder is always searched).",
     ),
 ) -> None:
-    """Run scenario files and check each one's expected injection timeline."""
+    """Run scenario files and check each one's expected injection timeline.
+
+    Exit status: 0 when every scenario passed; 1 when a scenario failed; 2 when a
+    scenario file is broken (it cannot be read, or its tools, strategies or model cannot
+    be built), no scenario file was found, or a --path is not a folder.
+    """
     console = Console(highlight=False)
     for folder in import_paths or []:
         if not folder.is_dir():
@@ -180,3 +187,6 @@ app.command("record")(record_command)
 from harness.cli._fuzz import fuzz_command  # noqa: E402
 
 app.command("fuzz")(fuzz_command)
+from harness.cli._compare import compare_command  # noqa: E402
+
+app.command("compare")(compare_command)

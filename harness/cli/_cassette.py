@@ -13,6 +13,8 @@ from rich.console import Console
 
 from harness._errors import HarnessError
 from harness._validation import choice_problem
+from harness.cli._help import HarnessGroup
+from harness.formats import ToolChoice, openai_chat
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 
@@ -23,6 +25,7 @@ cassette_app = typer.Typer(
     help="Inspect, validate and convert recorded cassettes (vcrpy YAML, any variant).",
     no_args_is_help=True,
     add_completion=False,
+    cls=HarnessGroup,
 )
 
 
@@ -30,8 +33,15 @@ def _console() -> Console:
     return Console(highlight=False, markup=False, soft_wrap=True)
 
 
+def _say(console: Console, text: str, **style: Any) -> None:
+    """Print ``text`` (which may quote a recording) with terminal escapes shown, not obeyed."""
+    from harness.cassettes._show import printable
+
+    console.print("\n".join(printable(line) for line in text.splitlines()), markup=False, **style)
+
+
 def _fail(console: Console, message: str) -> typer.Exit:
-    console.print(f"error: {message}", style="bold red", markup=False)
+    _say(console, f"error: {message}", style="bold red")
     return typer.Exit(2)
 
 
@@ -48,7 +58,7 @@ def show_command(
         lines = show_cassette(file)
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
-    for line in lines:
+    for line in lines:  # already printable
         console.print(line, markup=False)
 
 
@@ -70,14 +80,22 @@ def to_scenario_command(
     from harness.cassettes import scenario_data
 
     console = _console()
+    if output.is_dir():
+        raise _fail(
+            console,
+            f"--output {str(output)!r} is a folder; give the scenario file to write "
+            f"(e.g. {str(output / (file.stem + '.yaml'))!r})",
+        )
     try:
         data = scenario_data(file, name=name or output.stem, conversation=conversation - 1)
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(
-        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-    )
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
     steps = len(data["model"]["steps"])
     console.print(f"wrote {output} ({steps} scripted step(s)); run it with: harness run {output}")
 
@@ -97,9 +115,9 @@ def check_command(
         if problems:
             bad += 1
             for problem in problems:
-                console.print(f"{file}: {problem}", style="red", markup=False)
+                _say(console, f"{file}: {problem}", style="red")
         else:
-            console.print(f"{file}: ok", markup=False)
+            _say(console, f"{file}: ok")
     if bad:
         console.print(f"{bad} of {len(files)} file(s) have problems", style="bold red")
         raise typer.Exit(2)
@@ -120,7 +138,7 @@ class _ForcedChoice(Model):
             # a tool name or glob, resolved against the tools offered on this request
             matching = [n for n in request.tool_names if fnmatch.fnmatchcase(n, choice)]
             choice = matching[0] if matching else "auto"
-        settings = dataclasses.replace(request.settings, tool_choice=choice or None)
+        settings = dataclasses.replace(request.settings, tool_choice=ToolChoice.of(choice or None))
         return self.inner.request(dataclasses.replace(request, settings=settings))
 
 
@@ -129,11 +147,13 @@ class _StringContentChat(OpenAIChatModel):
     refuses ``null``); the semantic matcher treats both the same."""
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
-        params = super().params(request)
-        for message in params["messages"]:
-            if message.get("role") == "assistant" and message.get("content") is None:
-                message["content"] = ""
-        return params
+        return openai_chat.request_body(
+            request,
+            model=self.model,
+            stream=self.stream,
+            defaults=self.defaults,
+            string_content=True,
+        )
 
 
 def record_command(

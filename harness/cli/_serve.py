@@ -60,7 +60,10 @@ def serve_command(
         4 * 1024 * 1024, "--max-body-bytes", help="Largest request body; larger ones get a 413."
     ),
     max_connections: int = typer.Option(
-        64, "--max-connections", help="Most connections served at once; more get a 503."
+        64,
+        "--max-connections",
+        help="Most connections served at once; more take an idle or slow client's place, "
+        "or wait for one, or get a 503.",
     ),
     repeat: bool = typer.Option(
         False,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness._validation import check_choice, is_int, is_number
+from harness._validation import check_choice, check_output, is_int, is_number
 from harness.fuzz._agent_report import AgentFuzzReport
 from harness.fuzz._agent_search import (
     Guidance,
@@ -27,7 +27,6 @@ from harness.fuzz._agent_search import (
     load_property,
     search,
 )
-from harness.fuzz._validation import check_choice as check_profile, check_output
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._properties import Property
@@ -69,7 +68,7 @@ def _profile_budget(profile: str | None) -> tuple[str, AgentBudget]:
     from harness.fuzz._campaign import PROFILE_ENV
 
     chosen = profile or os.environ.get(PROFILE_ENV) or "dev"
-    check_profile(f"profile (or ${PROFILE_ENV})", chosen, tuple(AGENT_PROFILES))
+    check_choice(chosen, tuple(AGENT_PROFILES), name=f"profile (or ${PROFILE_ENV})")
     return chosen, AGENT_PROFILES[chosen]
 
 

@@ -118,19 +118,8 @@ def concrete(value: Any) -> Any:
 
 
 def offered_schemas(request: ModelRequest) -> dict[str, Mapping[str, Any]]:
-    """Each offered tool's parameter schema, by name (the one place that reads
-    ``request.tools``: OpenAI dicts today, neutral definitions after the formats work)."""
-    schemas: dict[str, Mapping[str, Any]] = {}
-    for definition in request.tools:
-        if isinstance(definition, Mapping):
-            function = definition.get("function", definition)
-            name, parameters = function.get("name"), function.get("parameters")
-        else:
-            name = getattr(definition, "name", None)
-            parameters = getattr(definition, "parameters", None)
-        if isinstance(name, str):
-            schemas[name] = parameters if isinstance(parameters, Mapping) else {}
-    return schemas
+    """Each offered tool's parameter schema, by name."""
+    return {definition.name: definition.parameters for definition in request.tools}
 
 
 def _key(schema: Mapping[str, Any]) -> str:

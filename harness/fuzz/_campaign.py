@@ -29,6 +29,7 @@ from hypothesis.database import (
 )
 
 from harness._errors import HarnessError, UsageError
+from harness._validation import check_choice, check_choices, check_int, check_output
 from harness.fuzz._execute import (
     FuzzOutcome,
     StrategyFactory,
@@ -41,7 +42,6 @@ from harness.fuzz._generators import fuzz_scenarios
 from harness.fuzz._ray import connect_ray
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
-from harness.fuzz._validation import check_choice, check_choices, check_int, check_output
 from harness.injection import InjectionStrategy
 from harness.scenarios import STRATEGIES, resolve_import
 
@@ -96,7 +96,7 @@ for _name, _profile in PROFILES.items():
 
 def _profile_name(name: str | None) -> str:
     chosen = name or os.environ.get(PROFILE_ENV) or "dev"
-    check_choice(f"profile (or ${PROFILE_ENV})", chosen, tuple(PROFILES))
+    check_choice(chosen, tuple(PROFILES), name=f"profile (or ${PROFILE_ENV})")
     return chosen
 
 
@@ -167,18 +167,18 @@ class CampaignConfig:
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first bad parameter (the strategy is built once)."""
-        check_choice("universe kind", self.kind, UNIVERSE_KINDS)
-        check_choice(f"profile (or ${PROFILE_ENV})", self.profile_name(), tuple(PROFILES))
+        check_choice(self.kind, UNIVERSE_KINDS, name="universe kind")
+        check_choice(self.profile_name(), tuple(PROFILES), name=f"profile (or ${PROFILE_ENV})")
         if self.examples is not None:
-            check_int("examples", self.examples, minimum=1)
-        check_int("seed", self.seed, minimum=0)
-        check_int("max_tools", self.max_tools, minimum=1)
-        check_int("max_depth", self.max_depth, minimum=1)
-        check_int("max_fan_out", self.max_fan_out, minimum=1)
-        check_int("max_turns", self.max_turns, minimum=0)
-        check_int("max_iterations", self.max_iterations, minimum=1)
-        check_choices("faults", self.faults, FAULTS)
-        check_int("workers", self.workers, minimum=1)
+            check_int(self.examples, name="examples", minimum=1)
+        check_int(self.seed, name="seed", minimum=0)
+        check_int(self.max_tools, name="max_tools", minimum=1)
+        check_int(self.max_depth, name="max_depth", minimum=1)
+        check_int(self.max_fan_out, name="max_fan_out", minimum=1)
+        check_int(self.max_turns, name="max_turns", minimum=0)
+        check_int(self.max_iterations, name="max_iterations", minimum=1)
+        check_choices(self.faults, FAULTS, name="faults")
+        check_int(self.workers, name="workers", minimum=1)
         if self.ray is not None and not self.ray.strip():
             raise UsageError("ray must be 'local' or a cluster address, got an empty string")
         check_output(self.output)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.formats import ToolDefinition
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import (
     Model,
@@ -28,8 +29,8 @@ from harness.models import (
 __all__ = [
     "DECISION_KINDS",
     "UNKNOWN_TOOL",
-    "Decision",
     "DecisionModel",
+    "FuzzDecision",
     "example_arguments",
     "static_tools_model",
 ]
@@ -57,7 +58,7 @@ ANSWER = "Done."
 """The final answer of a decision model."""
 
 
-class Decision(BaseModel):
+class FuzzDecision(BaseModel):
     """One model turn, relative to whatever is offered at that turn."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -133,17 +134,17 @@ class DecisionModel(Model):
 
     __test__ = False
 
-    def __init__(self, decisions: Sequence[Decision], *, name: str = "decisions") -> None:
+    def __init__(self, decisions: Sequence[FuzzDecision], *, name: str = "decisions") -> None:
         self.decisions = list(decisions)
         self.name = name
         self.steps: list[dict[str, Any]] = []
-        self.definitions: list[Mapping[str, Any]] = []
+        self.definitions: list[ToolDefinition] = []
         self.requests = 0
         self._position = 0
         self._ids = 0
         self._last_id: str | None = None
         self._last_name: str | None = None
-        self._seen_tools: Sequence[Mapping[str, Any]] | None = None
+        self._seen_tools: Sequence[ToolDefinition] | None = None
         self._strings: list[str] = []
 
     def request(self, request: ModelRequest) -> ModelResponse:
@@ -164,9 +165,7 @@ class DecisionModel(Model):
             raise raise_error(status=decision.status).error()
         names = request.tool_names
         self._strings = quoted_words(request)
-        schemas = {
-            d["function"]["name"]: d["function"].get("parameters", {}) for d in request.tools
-        }
+        schemas = {d.name: d.parameters for d in request.tools}
         indexes = (
             (decision.index, *decision.more) if decision.kind == "parallel" else (decision.index,)
         )
@@ -182,7 +181,7 @@ class DecisionModel(Model):
 
     def _call(
         self,
-        decision: Decision,
+        decision: FuzzDecision,
         index: int,
         names: Sequence[str],
         schemas: Mapping[str, Mapping[str, Any]],

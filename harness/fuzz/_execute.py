@@ -17,7 +17,7 @@ from harness.fuzz._runs import FUZZ_DEFAULTS
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
-from harness.injection import InjectionStrategy, SectionDisclosure, run_with_sections
+from harness.injection import InjectionStrategy, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
 from harness.messages import Message
 from harness.models import Model, ScriptedModel, StaticToolsModel, steps_from_data
@@ -292,7 +292,7 @@ def check_restart_equivalence(
 def _changed_by_others(trace: Trace) -> bool:
     """Whether a strategy other than the sections changed the tools after the first request."""
     return any(
-        change.strategy != SectionDisclosure.__name__
+        change.strategy != "sections"  # SectionDisclosure's name in the trace
         for it in trace.iterations
         for change in it.changes
         if change.after_call is not None or it.index > 1

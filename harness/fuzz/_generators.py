@@ -15,24 +15,24 @@ from typing import Any, Literal, cast
 from hypothesis import strategies as st
 
 from harness._errors import UsageError
-from harness.fuzz._decisions import ArgsMode, Decision
+from harness._validation import check_choice, check_choices, check_int
+from harness.fuzz._decisions import ArgsMode, FuzzDecision
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import (
     FAULTS,
     UNIVERSE_KINDS,
     FacadeSpec,
     Fault,
+    FuzzProviderSpec,
+    FuzzToolSpec,
     GroupSpec,
     MachineSpec,
     ParamSpec,
     PlaybookSpec,
-    ProviderSpec,
     SectionSpec,
-    ToolSpec,
     UniverseSpec,
     UnlockSpec,
 )
-from harness.fuzz._validation import check_choice, check_choices, check_int
 from harness.tools import sanitize_part
 
 __all__ = ["decisions", "fuzz_scenarios", "tool_specs", "tool_universes"]
@@ -129,7 +129,7 @@ class _Builder:
         low = min(low, high)
         return int(self.draw(_integers(low, high))) if high > low else high
 
-    def tool(self, category: str | None = None) -> ToolSpec:
+    def tool(self, category: str | None = None) -> FuzzToolSpec:
         """One tool from a single drawn integer (one draw per tool keeps generation fast).
 
         Its bits give the number of arguments, each argument's type and whether it is
@@ -161,7 +161,7 @@ class _Builder:
             pick = code % (4 * len(self.faults))
             if pick >= 3 * len(self.faults):
                 fault = cast("Fault", self.faults[pick - 3 * len(self.faults)])
-        return ToolSpec(
+        return FuzzToolSpec(
             name=self.namer.tool(),
             description=self.namer.sentence(),
             params=params,
@@ -169,10 +169,10 @@ class _Builder:
             category=category,
         )
 
-    def tools(self, low: int, high: int) -> list[ToolSpec]:
+    def tools(self, low: int, high: int) -> list[FuzzToolSpec]:
         return [self.tool() for _ in range(self.count(low, high))]
 
-    def provider(self, depth: int, fan_out: int) -> ProviderSpec:
+    def provider(self, depth: int, fan_out: int) -> FuzzProviderSpec:
         prefix = self.namer.unique(self.namer.word())
         methods = [
             self.namer.unique(f"get_{self.namer.word()}") for _ in range(self.count(1, 3) or 1)
@@ -181,7 +181,7 @@ class _Builder:
         # one draw: objects per search (1..fan_out), then whether a nested level follows
         head = self.draw(_integers(0, fan_out * (2 if depth > 1 else 1) - 1))
         child = self.provider(depth - 1, fan_out) if head >= fan_out else None
-        return ProviderSpec(
+        return FuzzProviderSpec(
             prefix=prefix,
             find_tool=self.namer.unique(f"find_{prefix}"),
             methods=methods,
@@ -268,12 +268,12 @@ class _Builder:
         ]
 
 
-def tool_specs(*, faults: Sequence[str] = (), seed: int = 0) -> st.SearchStrategy[ToolSpec]:
+def tool_specs(*, faults: Sequence[str] = (), seed: int = 0) -> st.SearchStrategy[FuzzToolSpec]:
     """One generated tool definition (valid JSON schema, faker name and description)."""
-    faults = check_choices("faults", faults, FAULTS)
+    faults = check_choices(faults, FAULTS, name="faults")
 
     @st.composite
-    def build(draw: Callable[..., Any]) -> ToolSpec:
+    def build(draw: Callable[..., Any]) -> FuzzToolSpec:
         namer = _Namer(draw(_integers(0, 255)) + seed)
         return _Builder(draw, namer, 1, faults).tool()
 
@@ -295,11 +295,11 @@ def tool_universes(
     the nesting of providers, facades and sections, ``max_fan_out`` how many objects
     a provider search returns; ``faults`` which tool faults may appear.
     """
-    kind = check_choice("kind", kind, UNIVERSE_KINDS)
-    max_tools = check_int("max_tools", max_tools, minimum=1)
-    max_depth = check_int("max_depth", max_depth, minimum=1)
-    max_fan_out = check_int("max_fan_out", max_fan_out, minimum=1)
-    faults = check_choices("faults", faults, FAULTS)
+    kind = check_choice(kind, UNIVERSE_KINDS, name="kind")
+    max_tools = check_int(max_tools, name="max_tools", minimum=1)
+    max_depth = check_int(max_depth, name="max_depth", minimum=1)
+    max_fan_out = check_int(max_fan_out, name="max_fan_out", minimum=1)
+    faults = check_choices(faults, FAULTS, name="faults")
 
     @st.composite
     def build(draw: Callable[..., Any]) -> UniverseSpec:
@@ -346,15 +346,17 @@ def tool_universes(
 
 def decisions(
     *, max_turns: int = 20, kinds: Sequence[str] | None = None
-) -> st.SearchStrategy[list[Decision]]:
+) -> st.SearchStrategy[list[FuzzDecision]]:
     """Lists of model decisions (at most ``max_turns``) that name offered tools by index.
 
     ``kinds`` limits the decision kinds (default: all of ``DECISION_KINDS``).
     """
     from harness.fuzz._decisions import DECISION_KINDS
 
-    max_turns = check_int("max_turns", max_turns, minimum=0)
-    chosen = check_choices("kinds", kinds if kinds is not None else DECISION_KINDS, DECISION_KINDS)
+    max_turns = check_int(max_turns, name="max_turns", minimum=0)
+    chosen = check_choices(
+        kinds if kinds is not None else DECISION_KINDS, DECISION_KINDS, name="kinds"
+    )
     if not chosen:
         raise UsageError(f"kinds must name at least one of {list(DECISION_KINDS)}, got []")
     return st.lists(_integers(0, 2**_CODE_BITS - 1), max_size=max_turns).map(
@@ -373,12 +375,12 @@ _ARGS: tuple[ArgsMode, ...] = ("valid", "empty", "malformed", "invalid")
 _STATUSES = (500, 429, 503)
 
 
-def _decode_all(chosen: tuple[str, ...], codes: list[int]) -> list[Decision]:
+def _decode_all(chosen: tuple[str, ...], codes: list[int]) -> list[FuzzDecision]:
     return [_decode(chosen, code) for code in codes]
 
 
 @functools.lru_cache(maxsize=8192)
-def _decode(chosen: tuple[str, ...], code: int) -> Decision:
+def _decode(chosen: tuple[str, ...], code: int) -> FuzzDecision:
     """The decision of a drawn ``code`` (decisions are immutable, so equal codes share one).
 
     Bits 0-2 pick the kind among ``chosen`` (a value past the end picks the first, a
@@ -392,18 +394,18 @@ def _decode(chosen: tuple[str, ...], code: int) -> Decision:
     kind = chosen[pick] if pick < len(chosen) else chosen[0]
     args = _ARGS[(code >> 3) & 3]
     if kind == "call":
-        return Decision(kind="call", index=(code >> 5) & 63, args=args)
+        return FuzzDecision(kind="call", index=(code >> 5) & 63, args=args)
     if kind == "parallel":
         count = 1 + min((code >> 5) & 3, 2)
         index = (code >> 7) & 63
         more = tuple((index + 1 + i + (code >> (13 + 6 * i))) & 63 for i in range(count))
-        return Decision(kind="parallel", index=index, more=more, args=args)
+        return FuzzDecision(kind="parallel", index=index, more=more, args=args)
     if kind in ("repeat_id", "recall"):
-        return Decision(kind=kind, index=(code >> 5) & 63)  # type: ignore[arg-type]
+        return FuzzDecision(kind=kind, index=(code >> 5) & 63)  # type: ignore[arg-type]
     if kind == "provider_error":
         status = _STATUSES[((code >> 3) & 63) % len(_STATUSES)]
-        return Decision(kind="provider_error", status=status)
-    return Decision(kind=kind)  # type: ignore[arg-type]
+        return FuzzDecision(kind="provider_error", status=status)
+    return FuzzDecision(kind=kind)  # type: ignore[arg-type]
 
 
 def fuzz_scenarios(
@@ -427,7 +429,7 @@ def fuzz_scenarios(
         kind, max_tools=max_tools, max_depth=max_depth, max_fan_out=max_fan_out, faults=faults
     )
     moves = decisions(max_turns=max_turns, kinds=kinds)
-    max_iterations = check_int("max_iterations", max_iterations, minimum=1)
+    max_iterations = check_int(max_iterations, name="max_iterations", minimum=1)
     # one draw: a static model (bit 0, when allowed) and the iteration limit (shrinking
     # goes to a dynamic model and the highest limit)
     head = _integers(0, max_iterations * (2 if static_models else 1) - 1)

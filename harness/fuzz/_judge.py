@@ -151,7 +151,7 @@ def judge(
         error=run.error,
         max_iterations=agent.options.max_iterations,
         secrets=agent.secret_values(),
-        definitions=[d for d in definitions if isinstance(d, dict)],
+        definitions=definitions,
     )
     if violations:
         first = violations[0]

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from harness._errors import HarnessError
+from harness._validation import check_int
 from harness.fuzz._decisions import UNKNOWN_TOOL, example_arguments
 from harness.fuzz._execute import SECRET, StrategyFactory
-from harness.fuzz._validation import check_int
 from harness.loop import LoopCore, LoopOptions, ModelRequest, ModelResponse, StrategyChain
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.scenarios import check_invariants, format_violations
@@ -67,7 +67,7 @@ def loop_core_machine(
     """
     if not callable(strategies):
         raise HarnessError(f"strategies must be a factory (no arguments), got {strategies!r}")
-    check_int("max_iterations", max_iterations, minimum=1)
+    check_int(max_iterations, name="max_iterations", minimum=1)
 
     class LoopCoreMachine(RuleBasedStateMachine):
         """Drives one ``LoopCore`` per generated run and checks it after every step."""
@@ -133,10 +133,7 @@ def loop_core_machine(
         def call_tools(self, specs: list[tuple[int, str, bool, bool]]) -> None:
             assert self.request is not None
             names = self.request.tool_names
-            schemas = {
-                d["function"]["name"]: d["function"].get("parameters", {})
-                for d in self.request.tools
-            }
+            schemas = {d.name: d.parameters for d in self.request.tools}
             calls = []
             for index, mode, repeat, unknown in specs:
                 name = UNKNOWN_TOOL if unknown or not names else names[index % len(names)]

@@ -249,8 +249,9 @@ class FuzzPlayer(Model):
     def _turn(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]) -> Turn:
         settings = request.settings
         callable_names = [n for n in names if not self._left_out(n)] or list(names)
-        must_call = settings.tool_choice == "required" and bool(callable_names)
-        if settings.tool_choice == "none" or not callable_names:
+        choice = settings.tool_choice.mode if settings.tool_choice is not None else "auto"
+        must_call = choice == "required" and bool(callable_names)
+        if choice == "none" or not callable_names:
             return self._answer(request)
         if len(self.turns) >= self.max_turns and not must_call:
             return self._answer(request)

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from harness._errors import UsageError
+from harness._extras import require
 
 __all__ = ["connect_ray", "import_ray"]
 
@@ -19,12 +20,9 @@ __all__ = ["connect_ray", "import_ray"]
 def import_ray() -> Any:
     """The ``ray`` module, or a ``UsageError`` naming the extra to install."""
     try:
-        import ray
-    except ImportError:
-        raise UsageError(
-            "--ray needs Ray: pip install 'tool-loop-harness[ray]' (or pip install ray)"
-        ) from None
-    return ray
+        return require("ray", "--ray (campaigns on a Ray cluster)")
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def connect_ray(address: str, workers: int) -> tuple[Any, bool]:

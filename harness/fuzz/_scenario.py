@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.fuzz._decisions import Decision
+from harness.fuzz._decisions import FuzzDecision
 from harness.fuzz._universe import UniverseSpec
 
 __all__ = ["FuzzScenario"]
@@ -17,7 +17,7 @@ class FuzzScenario(BaseModel):
 
     universe: UniverseSpec
     """The tools and the strategies that change them."""
-    decisions: list[Decision] = Field(default_factory=list)
+    decisions: list[FuzzDecision] = Field(default_factory=list)
     """What the model does, turn by turn (by index into the offered tools)."""
     static_tools: bool = False
     """The model cannot take a different tool list mid-conversation (restart path)."""

@@ -42,13 +42,13 @@ __all__ = [
     "BuiltUniverse",
     "FacadeSpec",
     "Fault",
+    "FuzzProviderSpec",
+    "FuzzToolSpec",
     "GroupSpec",
     "MachineSpec",
     "ParamSpec",
     "PlaybookSpec",
-    "ProviderSpec",
     "SectionSpec",
-    "ToolSpec",
     "UniverseSpec",
     "UnlockSpec",
     "build_universe",
@@ -105,7 +105,7 @@ class ParamSpec(BaseModel):
         return {"type": self.type}
 
 
-class ToolSpec(BaseModel):
+class FuzzToolSpec(BaseModel):
     """A generated tool: name, description, arguments and an optional fault."""
 
     model_config = _STRICT
@@ -209,7 +209,7 @@ def _handler(name: str, fault: Fault | None) -> Callable[..., Any]:
     return handler
 
 
-class ProviderSpec(BaseModel):
+class FuzzProviderSpec(BaseModel):
     """Entity discovery: ``find_tool`` returns ``fan_out`` objects with ``methods``.
 
     A ``child`` level nests: each object's ``children`` method returns objects of it.
@@ -221,7 +221,7 @@ class ProviderSpec(BaseModel):
     find_tool: str
     methods: list[str]
     fan_out: int = 1
-    child: ProviderSpec | None = None
+    child: FuzzProviderSpec | None = None
 
     def depth(self) -> int:
         """Nesting depth (1 for a flat provider)."""
@@ -235,7 +235,7 @@ class FacadeSpec(BaseModel):
 
     name: str
     description: str = ""
-    inner: list[ToolSpec] = Field(default_factory=list)
+    inner: list[FuzzToolSpec] = Field(default_factory=list)
     nested: list[FacadeSpec] = Field(default_factory=list)
     exclusive: bool = False
 
@@ -273,7 +273,7 @@ class UnlockSpec(BaseModel):
 
     model_config = _STRICT
 
-    tool: ToolSpec
+    tool: FuzzToolSpec
     requires: list[str]
 
 
@@ -282,7 +282,7 @@ class PlaybookSpec(BaseModel):
 
     model_config = _STRICT
 
-    always: list[ToolSpec]
+    always: list[FuzzToolSpec]
     unlocks: list[UnlockSpec] = Field(default_factory=list)
     mode: Literal["gated", "hidden"] = "gated"
 
@@ -294,9 +294,9 @@ class MachineSpec(BaseModel):
 
     states: list[str]
     initial: int = 0
-    tools: dict[str, list[ToolSpec]]
+    tools: dict[str, list[FuzzToolSpec]]
     transitions: dict[str, str] = Field(default_factory=dict)
-    global_tools: list[ToolSpec] = Field(default_factory=list)
+    global_tools: list[FuzzToolSpec] = Field(default_factory=list)
 
 
 class SectionSpec(BaseModel):
@@ -308,7 +308,7 @@ class SectionSpec(BaseModel):
     text: str
     summary: str = "A summarised section."
     summarized: bool = True
-    tools: list[ToolSpec] = Field(default_factory=list)
+    tools: list[FuzzToolSpec] = Field(default_factory=list)
     children: list[SectionSpec] = Field(default_factory=list)
 
     def section(self) -> Section:
@@ -329,7 +329,7 @@ class GroupSpec(BaseModel):
     model_config = _STRICT
 
     name: str
-    tools: list[ToolSpec]
+    tools: list[FuzzToolSpec]
     description: str = "A group of tools."
 
 
@@ -339,8 +339,8 @@ class UniverseSpec(BaseModel):
     model_config = _STRICT
 
     kind: UniverseKind = "tools"
-    tools: list[ToolSpec] = Field(default_factory=list)
-    providers: list[ProviderSpec] = Field(default_factory=list)
+    tools: list[FuzzToolSpec] = Field(default_factory=list)
+    providers: list[FuzzProviderSpec] = Field(default_factory=list)
     facades: list[FacadeSpec] = Field(default_factory=list)
     playbook: PlaybookSpec | None = None
     machine: MachineSpec | None = None
@@ -355,13 +355,13 @@ class UniverseSpec(BaseModel):
         """
         levels = 0
         for provider in self.providers:
-            level: ProviderSpec | None = provider
+            level: FuzzProviderSpec | None = provider
             while level is not None:
                 levels += len(level.methods) + 1
                 level = level.child
         return len(self.tool_definitions()) + levels
 
-    def tool_definitions(self) -> list[ToolSpec]:
+    def tool_definitions(self) -> list[FuzzToolSpec]:
         """Every generated tool definition, wherever it sits (order not significant)."""
         found = list(self.tools)
         facades = list(self.facades)
@@ -410,7 +410,7 @@ _CLASSES: dict[str, type] = {}
 classes hold no state, so runs of one universe share them."""
 
 
-def _provider_class(spec: ProviderSpec) -> type:
+def _provider_class(spec: FuzzProviderSpec) -> type:
     key = spec.model_dump_json()
     cls = _CLASSES.get(key)
     if cls is None:
@@ -420,7 +420,7 @@ def _provider_class(spec: ProviderSpec) -> type:
     return cls
 
 
-def _new_provider_class(spec: ProviderSpec) -> type:
+def _new_provider_class(spec: FuzzProviderSpec) -> type:
     child_cls = _provider_class(spec.child) if spec.child else None
     namespace: dict[str, Any] = {}
 
@@ -452,7 +452,7 @@ def _method(name: str) -> Any:
     return llm_tool(name=name, description=description)(method)
 
 
-def _find_tool(spec: ProviderSpec) -> Tool:
+def _find_tool(spec: FuzzProviderSpec) -> Tool:
     cls = _provider_class(spec)
     fan_out = spec.fan_out
 

@@ -1,7 +1,8 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
-from harness.injection._blackboard import blackboard_entries, blackboard_tools, safe_value_text
+from harness.injection._blackboard import blackboard_entries, safe_value_text
+from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
 from harness.injection._discovery import EntityDiscovery
 from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade
@@ -18,12 +19,12 @@ from harness.injection._playbook import (
     Condition,
     Playbook,
     Unlock,
-    called,
     called_all,
     called_any,
     in_state,
     produced,
     unlock,
+    was_called,
     when,
 )
 from harness.injection._providers import ProviderSpec, find_providers, provider_spec, tool_provider
@@ -46,8 +47,8 @@ from harness.injection._stub import StubTool, stub_of
 from harness.injection._subagent import subagent_tool
 from harness.injection._usage_tools import (
     Budget,
-    CostReport,
     ModelPrice,
+    UsageCost,
     UsageIntrospection,
     cost_report,
 )
@@ -68,7 +69,6 @@ __all__ = [
     "Budget",
     "ChainedType",
     "Condition",
-    "CostReport",
     "DeclaredChanges",
     "EntityDiscovery",
     "Facade",
@@ -102,13 +102,13 @@ __all__ = [
     "ToolGroups",
     "ToolsetChange",
     "Unlock",
+    "UsageCost",
     "UsageIntrospection",
     "Visibility",
     "agent_tool",
     "arun_with_sections",
     "blackboard_entries",
     "blackboard_tools",
-    "called",
     "called_all",
     "called_any",
     "cost_report",
@@ -128,5 +128,6 @@ __all__ = [
     "subagent_tool",
     "tool_provider",
     "unlock",
+    "was_called",
     "when",
 ]

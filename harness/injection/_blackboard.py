@@ -1,41 +1,52 @@
-"""Blackboard tools: the model lists and reads the run's shared state.
+"""What the model may see of the run's shared state (the blackboard), shown safely.
 
 The shared state (``CallContext.state``, ``RunResult.state``) is the run's blackboard:
-tools, strategies and subagents (``subagent_tool``) put objects there. Two tools let
-the model see them:
-
-- ``blackboard_list(type=None)``: every entry's key, type name and a short preview,
-  optionally only entries of one type (the class name or one of its bases, any case);
-- ``blackboard_read(key)``: one entry's value as JSON (or text), cut at ``max_chars``.
+tools, strategies and subagents (``subagent_tool``) put objects there. This module
+holds the views the blackboard tools (``_blackboard_tools.py``) and your own code use:
+the visible entries, an entry's text, its shape and the counts by type.
 
 Values are shown safely: a value that cannot be serialised is named by its type;
 known secrets (``Secret`` values, configured API keys, preset parameters) are replaced
 by ``[hidden]`` wherever they appear; entries and fields whose *name* says credential
-(``api_key``, ``token``, ``password``...) are hidden whole. Keys starting with
+(``api_key``, ``secretKey``, ``auth``, ``session_id``...: the rule of
+``harness._credentials``) are hidden whole, at any depth; what lies deeper than 50
+levels is not shown. Keys starting with
 ``harness.`` belong to the harness's own strategies and are not listed or read. A
 missing key is an error result naming the closest keys.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
+import inspect
 import json
-from collections.abc import Mapping
-from typing import Annotated, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from harness._errors import UsageError
+from pydantic import BaseModel
+
 from harness._secrets import REDACTED, Secret, is_credential_field, scrub_text
-from harness._validation import close_matches, format_names, int_problem
 from harness.injection._agentic import RESERVED_PREFIX
-from harness.injection._facade import facade
-from harness.tools import CallContext, Tool, ToolResult, serialize_for_model
+from harness.tools import serialize_for_model
 
-__all__ = ["blackboard_entries", "blackboard_tools", "safe_value_text"]
+__all__ = [
+    "BlackboardFormatter",
+    "blackboard_counts",
+    "blackboard_entries",
+    "describe_value",
+    "safe_value_text",
+]
+
+BlackboardFormatter = Callable[[str, Any], "str | None"]
+"""Your text for an entry the model reads: ``(key, value) -> text``, or ``None`` for the
+default (JSON). What it returns is still scrubbed of known secrets."""
 
 _PREVIEW = 80
 
 
-def _visible(state: Mapping[str, Any]) -> dict[str, Any]:
+def visible_entries(state: Mapping[str, Any]) -> dict[str, Any]:
     """The entries the model may see (``harness.`` keys left out), in insertion order."""
     return {
         str(k): v
@@ -55,23 +66,41 @@ def _redact_fields(data: Any) -> Any:
     return data
 
 
+_MAX_SHOWN_DEPTH = 50
+_TOO_DEEP = f"[nested deeper than {_MAX_SHOWN_DEPTH} levels: not shown]"
+
+
 def _redact_secrets(value: Any, depth: int = 0) -> Any:
-    """``value`` with ``Secret`` strings in plain containers hidden (even short ones)."""
+    """``value`` with ``Secret`` strings and credential-named entries in plain containers
+    hidden (even short ones); what lies deeper than ``_MAX_SHOWN_DEPTH`` is not shown."""
     if isinstance(value, Secret):
         return REDACTED
-    if depth > 50:
-        return value
+    if isinstance(value, (dict, list, tuple, set, frozenset)) and depth >= _MAX_SHOWN_DEPTH:
+        return _TOO_DEEP
     if isinstance(value, dict):
-        return {k: _redact_secrets(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+        return {
+            k: REDACTED if is_credential_field(str(k)) else _redact_secrets(v, depth + 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
         return [_redact_secrets(v, depth + 1) for v in value]
     return value
 
 
-def safe_value_text(key: str, value: Any, *, max_chars: int | None = None) -> str:
-    """``value`` as text the model may read (see the module docstring for what is hidden)."""
+def safe_value_text(
+    key: str,
+    value: Any,
+    *,
+    max_chars: int | None = None,
+    formatter: BlackboardFormatter | None = None,
+) -> str:
+    """``value`` as text the model may read (see the module docstring for what is hidden);
+    ``formatter`` gives your own text for it (``None`` from it: the default JSON)."""
     if is_credential_field(key) or isinstance(value, Secret):
         return REDACTED
+    custom = formatter(key, value) if formatter is not None else None
+    if custom is not None:
+        return _cut(scrub_text(str(custom)), max_chars)
     try:
         text = serialize_for_model(_redact_secrets(value))
     except Exception:  # a value pydantic cannot serialise, even with the fallbacks
@@ -81,9 +110,12 @@ def safe_value_text(key: str, value: Any, *, max_chars: int | None = None) -> st
             text = json.dumps(
                 _redact_fields(json.loads(text)), ensure_ascii=False, separators=(",", ":")
             )
-    text = scrub_text(text)
+    return _cut(scrub_text(text), max_chars)
+
+
+def _cut(text: str, max_chars: int | None) -> str:
     if max_chars is not None and len(text) > max_chars:
-        text = f"{text[:max_chars]}... [truncated: {len(text)} characters in all]"
+        return f"{text[:max_chars]}... [truncated: {len(text)} characters in all]"
     return text
 
 
@@ -91,75 +123,98 @@ def _type_names(value: Any) -> list[str]:
     return [c.__name__ for c in type(value).__mro__]
 
 
-def _types_present(state: Mapping[str, Any]) -> list[str]:
-    return sorted({type(value).__name__ for value in _visible(state).values()})
+def has_type(value: Any, type_name: str | None) -> bool:
+    """Whether ``value``'s class or one of its bases is called ``type_name`` (any case);
+    every value has type ``None``."""
+    if type_name is None:
+        return True
+    wanted = type_name.lower()
+    return any(name.lower() == wanted for name in _type_names(value))
+
+
+def types_present(state: Mapping[str, Any]) -> list[str]:
+    return sorted({type(value).__name__ for value in visible_entries(state).values()})
 
 
 def blackboard_entries(
-    state: Mapping[str, Any], *, type_name: str | None = None
+    state: Mapping[str, Any],
+    *,
+    type_name: str | None = None,
+    formatter: BlackboardFormatter | None = None,
 ) -> list[dict[str, Any]]:
     """What ``blackboard_list`` shows: key, type and preview of each visible entry."""
-    wanted = type_name.lower() if type_name else None
     return [
         {
             "key": key,
             "type": type(value).__name__,
-            "preview": safe_value_text(key, value, max_chars=_PREVIEW),
+            "preview": safe_value_text(key, value, max_chars=_PREVIEW, formatter=formatter),
         }
-        for key, value in _visible(state).items()
-        if wanted is None or wanted in (n.lower() for n in _type_names(value))
+        for key, value in visible_entries(state).items()
+        if has_type(value, type_name or None)
     ]
 
 
-def blackboard_tools(
-    *, max_chars: int = 4000, unfold: bool = False, facade_name: str = "blackboard"
-) -> list[Tool]:
-    """``blackboard_list`` and ``blackboard_read``, or (``unfold=True``) one facade that
-    offers them when called. ``max_chars`` caps what one read returns."""
-    problem = int_problem(max_chars, name="max_chars", minimum=1)
-    if problem is not None:
-        raise UsageError(problem)
+def blackboard_counts(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``blackboard_count`` shows: how many visible entries, in all and by type."""
+    by_type = collections.Counter(type(v).__name__ for v in visible_entries(state).values())
+    return {"total": sum(by_type.values()), "by_type": dict(sorted(by_type.items()))}
 
-    def blackboard_list(
-        context: CallContext,
-        type: Annotated[str | None, "Only entries of this type (class name)"] = None,
-    ) -> ToolResult | list[dict[str, Any]]:
-        """List the shared objects of this run: key, type and a short preview of each."""
-        entries = blackboard_entries(context.state, type_name=type)
-        if type and not entries:
-            present = _types_present(context.state)
-            hint = close_matches(type, present)
-            maybe = f" (did you mean {hint[0]!r}?)" if hint else ""
-            return ToolResult.error(
-                f"No blackboard entry of type {type!r}{maybe}. Types present: "
-                f"{format_names(present)}.",
-                kind="unknown_type",
-            )
-        return entries
 
-    def blackboard_read(
-        context: CallContext, key: Annotated[str, "The key of the entry"]
-    ) -> ToolResult:
-        """Read one shared object of this run by its key."""
-        visible = _visible(context.state)
-        if key not in visible:
-            found = close_matches(key, visible, n=3)
-            maybe = f" Did you mean {format_names(found)}?" if found else ""
-            return ToolResult.error(
-                f"No blackboard entry {key!r}.{maybe} Keys: {format_names(visible)}. "
-                "Call blackboard_list to see them all.",
-                kind="unknown_key",
-            )
-        value = visible[key]
-        return ToolResult(content=safe_value_text(key, value, max_chars=max_chars), value=value)
+def describe_value(key: str, value: Any) -> dict[str, Any]:
+    """What ``blackboard_describe`` shows: an entry's shape, never its values.
 
-    tools = [Tool.from_function(blackboard_list), Tool.from_function(blackboard_read)]
-    if not unfold:
-        return tools
-    return [
-        facade(
-            facade_name,
-            "See the objects this run shares (the blackboard): list them, read one by key.",
-            tools,
-        )
-    ]
+    Its type and base classes, the first line of its class's docstring, and its fields
+    with their types (dataclasses, pydantic models, attrs classes, plain objects), or
+    its length for a string or a collection.
+    """
+    cls = type(value)
+    shape: dict[str, Any] = {
+        "key": key,
+        "type": cls.__name__,
+        "bases": [name for name in _type_names(value)[1:] if name != "object"],
+    }
+    doc = _own_doc(cls)
+    if doc:
+        shape["doc"] = doc
+    fields = _fields(value)
+    if fields is not None:
+        shape["fields"] = fields
+    elif isinstance(value, (str, bytes, Mapping, list, tuple, set, frozenset)):
+        shape["length"] = len(value)
+    return shape
+
+
+def _own_doc(cls: type) -> str | None:
+    """The first line of the docstring the class's author wrote (not a builtin's, nor the
+    signature ``dataclasses`` writes when there is none)."""
+    doc = inspect.getdoc(cls) if cls.__module__ != "builtins" else None
+    if not doc or (dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}(")):
+        return None
+    return doc.splitlines()[0]
+
+
+def _fields(value: Any) -> dict[str, str] | None:
+    """Field names and their types, for an object that has named fields."""
+    cls = type(value)
+    if dataclasses.is_dataclass(value):
+        return {f.name: _type_text(f.type) for f in dataclasses.fields(value)}
+    if isinstance(value, BaseModel):
+        return {name: _type_text(f.annotation) for name, f in cls.model_fields.items()}
+    attrs = getattr(cls, "__attrs_attrs__", None)
+    if attrs is not None:
+        return {a.name: _type_text(a.type) for a in attrs}
+    if isinstance(value, (str, bytes, Mapping, list, tuple, set, frozenset, int, float)):
+        return None
+    try:
+        names = vars(value)
+    except Exception:  # no __dict__ (slots, builtins) or one that cannot be read
+        return None
+    return {k: type(v).__name__ for k, v in names.items() if not k.startswith("_")}
+
+
+def _type_text(annotation: Any) -> str:
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return repr(annotation).replace("typing.", "")

@@ -50,6 +50,11 @@ class EntityDiscovery(InjectionStrategy):
             ``limit="max_walk"``, or ``InjectionLimitExceeded`` under ``on_limit="raise"``).
     """
 
+    @property
+    def name(self) -> str:
+        """``discovery`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "discovery"
+
     def __init__(
         self,
         *,
@@ -83,14 +88,35 @@ class EntityDiscovery(InjectionStrategy):
         self.hint = hint
         self.max_walk = max_walk
 
-    def _limit(self, ctx: InjectionContext, limit: str, value: int, message: str) -> Event:
+    def _hit(self, hits: _Hits, limit: str, value: int, message: str) -> None:
+        """Note that ``limit`` stopped something (``InjectionLimitExceeded`` at once under
+        ``on_limit="raise"``)."""
         if self.on_limit == "raise":
             raise InjectionLimitExceeded(message)
-        return LimitReached(iteration=ctx.iteration, limit=limit, value=value, message=message)
+        hits.setdefault(limit, (value, []))[1].append(message)
+
+    def _limit_events(self, context: InjectionContext, hits: _Hits) -> list[Event]:
+        """One ``LimitReached`` per limit and iteration (a result of 100,000 entities
+        gave one per entity), summing up every provider the limit stopped."""
+        reported: dict[str, int] = context.state_for(self).setdefault("limits_reported", {})
+        events: list[Event] = []
+        for limit, (value, messages) in hits.items():
+            if reported.get(limit) == context.iteration:
+                continue  # another call of this iteration reported it already
+            reported[limit] = context.iteration
+            events.append(
+                LimitReached(
+                    iteration=context.iteration,
+                    limit=limit,
+                    value=value,
+                    message=_summary(limit, value, messages),
+                )
+            )
+        return events
 
     def _nothing_for(self, result: ToolResult) -> bool:
         """True when ``on_tool_result`` returns ``None`` for ``result``: an error, or a
-        value with nothing to search (``harness.loop._strategy.result_filter``)."""
+        value with nothing to search (``harness.loop._fast.result_filter``)."""
         value = result.value
         return result.is_error or value is None or isinstance(value, _SCALARS)
 
@@ -99,19 +125,18 @@ class EntityDiscovery(InjectionStrategy):
         if result is None or result.is_error or result.value is None:
             return None
         providers, complete = scan_providers(result.value, limit=self.max_walk)
-        walk_events: list[Event] = []
+        hits: _Hits = {}
         if not complete:
             source = context.call.name if context.call else "?"
-            walk_events.append(
-                self._limit(
-                    context,
-                    "max_walk",
-                    self.max_walk,
-                    f"the result of {source!r} has more than max_walk={self.max_walk} objects; "
-                    f"only those were searched for tool providers ({len(providers)} found)",
-                )
+            self._hit(
+                hits,
+                "max_walk",
+                self.max_walk,
+                f"the result of {source!r} has more than max_walk={self.max_walk} objects; "
+                f"only those were searched for tool providers ({len(providers)} found)",
             )
         if not providers:
+            walk_events = self._limit_events(context, hits)
             return (
                 ToolsetChange(reason="discovery walk stopped", events=tuple(walk_events))
                 if walk_events
@@ -127,7 +152,7 @@ class EntityDiscovery(InjectionStrategy):
         source = context.call.name if context.call else "?"
         add: list[Tool] = []
         remove: list[str] = []
-        events: list[Event] = walk_events
+        events: list[Event] = []
         found: list[str] = []
         pending_names: set[str] = set()
         for instance in providers:
@@ -140,14 +165,12 @@ class EntityDiscovery(InjectionStrategy):
                 continue  # seen before: nothing to add, nothing new to say
             label = f"{type(instance).__name__} {instance_id!r}"
             if depth > self.max_depth:
-                events.append(
-                    self._limit(
-                        context,
-                        "max_depth",
-                        self.max_depth,
-                        f"{label} found in the result of {source!r} at discovery depth {depth} "
-                        f"> max_depth={self.max_depth}; its tools were not added",
-                    )
+                self._hit(
+                    hits,
+                    "max_depth",
+                    self.max_depth,
+                    f"{label} found in the result of {source!r} at discovery depth {depth} "
+                    f"> max_depth={self.max_depth}; its tools were not added",
                 )
                 continue
             named = tool_names_for(spec, instance_id)
@@ -184,14 +207,12 @@ class EntityDiscovery(InjectionStrategy):
             else:
                 replaced = []
             if injected - len(replaced) + len(named) > self.max_injected_tools:
-                events.append(
-                    self._limit(
-                        context,
-                        "max_injected_tools",
-                        self.max_injected_tools,
-                        f"adding {len(named)} tools for {label} would exceed "
-                        f"max_injected_tools={self.max_injected_tools}; they were not added",
-                    )
+                self._hit(
+                    hits,
+                    "max_injected_tools",
+                    self.max_injected_tools,
+                    f"adding {len(named)} tools for {label} would exceed "
+                    f"max_injected_tools={self.max_injected_tools}; they were not added",
                 )
                 continue
             tools = [
@@ -219,6 +240,7 @@ class EntityDiscovery(InjectionStrategy):
                 )
             )
         state["injected"] = injected
+        events.extend(self._limit_events(context, hits))
         if not (add or events):
             return None
         discovered = sum(1 for e in events if isinstance(e, ProviderDiscovered))
@@ -238,6 +260,21 @@ class EntityDiscovery(InjectionStrategy):
             events=tuple(events),
             result_note=note,
         )
+
+
+_Hits = dict[str, tuple[int, list[str]]]
+"""Per limit: its configured value and one message per thing it stopped."""
+_SHOWN_HITS = 3
+
+
+def _summary(limit: str, value: int, messages: list[str]) -> str:
+    """The one message of a limit's event: the message of its only hit, or the count and
+    the first few."""
+    if len(messages) == 1:
+        return messages[0]
+    shown = "; ".join(messages[:_SHOWN_HITS])
+    more = f"; and {len(messages) - _SHOWN_HITS} more" if len(messages) > _SHOWN_HITS else ""
+    return f"{limit}={value} stopped {len(messages)} providers in this iteration: {shown}{more}"
 
 
 def _qualified(cls: type) -> str:

@@ -352,7 +352,7 @@ def _selected_tools(spec: _Spec, produced: Any) -> list[Tool]:
     elif isinstance(produced, (list, tuple)):
         items = list(produced)
     elif produced is not None and not callable(produced) and tool_methods(type(produced)):
-        items = list(tools_of(produced))
+        items = list(tools_of(produced, flat=True))
     else:
         raise FacadeError(
             f"{where} returned {produced!r}; return a list of tools (Tool objects or "

@@ -129,7 +129,7 @@ def _build(obj: Any, overrides: dict[str, Any], stack: list[type]) -> Facade:
             ) from None
     else:
         instance = obj
-    children: list[Tool | Facade] = list(tools_of(instance)) if tool_methods(cls) else []
+    children: list[Tool | Facade] = list(tools_of(instance, flat=True)) if tool_methods(cls) else []
     children += [_build(inner, {}, [*stack, cls]) for inner in _nested_classes(cls)]
     if not children:
         raise UsageError(

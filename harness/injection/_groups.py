@@ -93,6 +93,11 @@ class ToolGroups(InjectionStrategy):
     the ``activate_group``/``deactivate_group`` tools.
     """
 
+    @property
+    def name(self) -> str:
+        """``groups`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "groups"
+
     def __init__(
         self,
         groups: Iterable[ToolGroup],

@@ -77,6 +77,11 @@ def _info(context: CallContext) -> RunInfo | ToolResult:
 class RunIntrospection(InjectionStrategy):
     """Offer introspection tools (behind a facade unless ``unfold=False``) and keep them fed."""
 
+    @property
+    def name(self) -> str:
+        """``introspection`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "introspection"
+
     def __init__(
         self,
         *,

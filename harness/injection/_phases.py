@@ -49,6 +49,11 @@ class Phases(InjectionStrategy):
     the valid phases.
     """
 
+    @property
+    def name(self) -> str:
+        """``phases`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "phases"
+
     def __init__(
         self,
         phases: Mapping[str, Iterable[Tool | Callable[..., Any]]],

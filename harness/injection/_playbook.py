@@ -24,12 +24,12 @@ __all__ = [
     "Condition",
     "Playbook",
     "Unlock",
-    "called",
     "called_all",
     "called_any",
     "in_state",
     "produced",
     "unlock",
+    "was_called",
     "when",
 ]
 
@@ -125,9 +125,9 @@ def _names(names: Sequence[str], what: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def called(name: str) -> Condition:
+def was_called(name: str) -> Condition:
     """Unlocks once ``name`` was called successfully."""
-    return _Called(_names([name], "called()"))
+    return _Called(_names([name], "was_called()"))
 
 
 def called_all(*names: str) -> Condition:
@@ -170,11 +170,11 @@ def _condition(value: ConditionLike) -> Condition:
     if isinstance(value, Condition):
         return value
     if isinstance(value, str):
-        return called(value)
+        return was_called(value)
     if isinstance(value, (list, tuple)):
         return called_all(*value)
     raise UsageError(
-        f"a playbook condition must be a Condition (called, called_all, called_any, produced, "
+        f"a playbook condition must be a Condition (was_called, called_all, called_any, produced, "
         f"in_state, when), a tool name or a list of tool names, got {value!r}"
     )
 

@@ -84,6 +84,11 @@ class SectionDisclosure(InjectionStrategy):
     restarts for models without dynamic tools.
     """
 
+    @property
+    def name(self) -> str:
+        """``sections`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "sections"
+
     def __init__(self, template: PromptTemplate, *, tool_name: str = "read_section") -> None:
         self.template = template
         self.read_section = self._make_tool(tool_name)

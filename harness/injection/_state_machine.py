@@ -15,8 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._errors import UnreachableStateWarning, UsageError
+from harness.injection._state_turns import StateBoundTool, TurnGuard
 from harness.loop import Event, InjectionContext, InjectionStrategy, StrategyWarning, ToolsetChange
 from harness.tools import Tool, as_tool
+from harness.tools._names import snake_case
 
 __all__ = ["StateMachine", "StateTransition"]
 
@@ -47,7 +49,10 @@ class StateMachine(InjectionStrategy):
     giving the state, or ``None`` to stay). A run starts in ``start`` (for a resumed
     run) or ``initial``; a value already in the run's shared state under
     ``state_key`` wins over both. A call to a tool of another state gets an error
-    result naming the current state and the states where the tool works.
+    result naming the current state and the states where the tool works. Of several
+    calls in one turn, a call runs only when its tool is offered in every state the
+    earlier ones may lead to (``_state_turns.py``); the others are answered with a
+    ``state_changed`` error result, unrun.
     """
 
     def __init__(
@@ -66,7 +71,7 @@ class StateMachine(InjectionStrategy):
         if not (isinstance(states, type) and issubclass(states, enum.Enum)):
             raise UsageError(f"states must be an Enum class, got {states!r}")
         self.states = states
-        self._name = name or f"StateMachine[{states.__name__}]"
+        self._name = name or f"state_machine:{snake_case(states.__name__)}"
         self.state_key = state_key
         self.announce = announce
         problems: list[str] = []
@@ -105,6 +110,17 @@ class StateMachine(InjectionStrategy):
         if problems:
             raise UsageError(f"invalid state machine {self._name}: " + "; ".join(problems))
         self._all_names = frozenset(by_name)
+        guard = TurnGuard(
+            machine=self._name,
+            offered_in={s: frozenset(t.name for t in self.tools_for(s)) for s in states},
+            targets={
+                name: frozenset({target} if isinstance(target, enum.Enum) else states)
+                for name, target in self.transitions.items()
+            },
+            current=self.current,
+        )
+        self._bound = {name: StateBoundTool.wrap(t, guard=guard) for name, t in by_name.items()}
+        """What the machine offers: its tools, bound to its one-turn rule (_state_turns.py)."""
         assert self.initial is not None
         unreachable = [s.name for s in states if s not in self.reachable_from(self.initial)]
         if unreachable:
@@ -213,7 +229,7 @@ class StateMachine(InjectionStrategy):
         wanted = self.tools_for(state)
         wanted_names = {t.name for t in wanted}
         remove = tuple(n for n in context.offered if n in self._all_names and n not in wanted_names)
-        add = tuple(t for t in wanted if t.name not in context.offered)
+        add = tuple(self._bound[t.name] for t in wanted if t.name not in context.offered)
         return ToolsetChange(add=add, remove=remove, reason=reason, events=(event,))
 
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:

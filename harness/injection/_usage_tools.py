@@ -8,7 +8,7 @@ unfolding facade ``run_usage`` (or directly with ``unfold=False``):
 - ``run_cost``: the cost so far, from a **user-supplied price table** (no prices are
   built in and nothing is looked up on the network): ``{model name or glob:
   ModelPrice(input=..., output=...)}`` in currency units per million tokens;
-- ``budget_status``: the ``Budget`` (tokens and/or cost) used and remaining.
+- ``budget_status``: the ``Budget`` (tokens, cost and/or actions) used and remaining.
 
 Each run keeps its own live usage (a subagent sharing the state reports its own run).
 """
@@ -26,7 +26,7 @@ from harness.injection._facade import facade
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange, Usage
 from harness.tools import CallContext, Tool, ToolResult
 
-__all__ = ["USAGE_KEY", "Budget", "CostReport", "ModelPrice", "UsageIntrospection", "cost_report"]
+__all__ = ["USAGE_KEY", "Budget", "ModelPrice", "UsageCost", "UsageIntrospection", "cost_report"]
 
 USAGE_KEY = "harness.usage"
 """State key of ``{run_id: live per-model usage}`` (hidden from the blackboard tools)."""
@@ -109,7 +109,7 @@ def price_for(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class CostReport:
+class UsageCost:
     """The cost of some usage at a price table."""
 
     total: float
@@ -123,7 +123,7 @@ class CostReport:
 
 def cost_report(
     usage: Mapping[str, Usage], prices: Mapping[str, Any], *, currency: str = "USD"
-) -> CostReport:
+) -> UsageCost:
     """The cost of per-model ``usage`` (e.g. ``result.trace.usage``) at ``prices``."""
     table = _price_table(prices)
     by_model: dict[str, float] = {}
@@ -134,7 +134,7 @@ def cost_report(
             unpriced.append(model)
         else:
             by_model[model] = price.cost(used)
-    return CostReport(
+    return UsageCost(
         total=sum(by_model.values()),
         by_model=by_model,
         unpriced=tuple(unpriced),
@@ -148,13 +148,20 @@ class Budget:
     it. ``max_cost`` needs a price table."""
 
     max_tokens: int | None = None
+    """Tokens (input and output, every model) the run may use."""
     max_cost: float | None = None
+    """What the run may cost, in the price table's currency."""
+    max_actions: int | None = None
+    """Actions the run may take: its iterations (model requests), the one in progress
+    included (seed 003's process budget)."""
 
     def __post_init__(self) -> None:
-        if self.max_tokens is None and self.max_cost is None:
-            raise UsageError("Budget needs max_tokens=, max_cost= or both")
+        if self.max_tokens is None and self.max_cost is None and self.max_actions is None:
+            raise UsageError("Budget needs max_tokens=, max_cost=, max_actions= or several")
         if self.max_tokens is not None and not is_int(self.max_tokens, minimum=1):
             raise UsageError(f"Budget max_tokens must be an int >= 1, got {self.max_tokens!r}")
+        if self.max_actions is not None and not is_int(self.max_actions, minimum=1):
+            raise UsageError(f"Budget max_actions must be an int >= 1, got {self.max_actions!r}")
         if self.max_cost is not None and not (is_number(self.max_cost) and self.max_cost > 0):
             raise UsageError(f"Budget max_cost must be a number > 0, got {self.max_cost!r}")
 
@@ -194,6 +201,11 @@ def _live(context: CallContext) -> Mapping[str, Usage] | ToolResult:
 class UsageIntrospection(InjectionStrategy):
     """Offer ``model_usage``, ``run_cost`` and ``budget_status`` (behind a facade unless
     ``unfold=False``), fed by the run's live per-model usage."""
+
+    @property
+    def name(self) -> str:
+        """``usage`` in the trace (docs/pytest-plugin.md#strategy-names)."""
+        return "usage"
 
     def __init__(
         self,
@@ -237,7 +249,7 @@ class UsageIntrospection(InjectionStrategy):
         add = tuple(t for t in self.offer if t.name not in context.offered)
         return ToolsetChange(add=add, reason="usage introspection tools") if add else None
 
-    def report(self, usage: Mapping[str, Usage]) -> CostReport | None:
+    def report(self, usage: Mapping[str, Usage]) -> UsageCost | None:
         """The cost of ``usage`` at this strategy's prices (``None`` without prices)."""
         if not self.prices:
             return None
@@ -274,7 +286,7 @@ class UsageIntrospection(InjectionStrategy):
             }
 
         def budget_status(context: CallContext) -> ToolResult | dict[str, Any]:
-            """How much of this run's budget (tokens and/or cost) is used and left."""
+            """How much of this run's budget (tokens, cost, actions) is used and left."""
             usage = _live(context)
             if isinstance(usage, ToolResult):
                 return usage
@@ -305,6 +317,14 @@ class UsageIntrospection(InjectionStrategy):
                 if report.unpriced:
                     status["unpriced_models"] = list(report.unpriced)
                 exceeded |= report.total > budget.max_cost
+            if budget.max_actions is not None:
+                actions = context.iteration
+                status.update(
+                    max_actions=budget.max_actions,
+                    used_actions=actions,
+                    remaining_actions=max(0, budget.max_actions - actions),
+                )
+                exceeded |= actions > budget.max_actions
             status["exceeded"] = exceeded
             return status
 

@@ -9,13 +9,23 @@ or mishandle empty tool messages, and the model cannot tell "nothing" from "lost
   with the tool's name.
 
 The trace records what the model read; ``CallRecord.value`` keeps the tool's value.
+What reaches the user goes through the run's ``UserChannel``.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from harness._errors import UsageError
+from harness.loop._events import Event, UserNotified
 from harness.tools import ToolResult
 
-__all__ = ["EMPTY_ERROR", "EMPTY_RESULT", "model_content", "user_text"]
+if TYPE_CHECKING:
+    from harness.loop._calls import PendingCall
+
+__all__ = ["EMPTY_ERROR", "EMPTY_RESULT", "UserChannel", "model_content", "user_text"]
 
 EMPTY_RESULT = "(empty result)"
 """What the model reads for a successful result with empty content."""
@@ -46,3 +56,59 @@ def user_text(result: ToolResult) -> str | None:
     if result.silent or result.user_content is None or not result.user_content.strip():
         return None
     return result.user_content
+
+
+class UserChannel:
+    """What a run tells the user, in order: results' ``user_content`` and the progress
+    chunks running tools send through their ``Emitter`` (``RunResult.user_outputs``, and
+    one ``UserNotified`` event each).
+
+    Progress arrives from tool threads while the calls run; one lock keeps it in order
+    with the loop's own messages.
+    """
+
+    def __init__(self, emit: Callable[[Event], None]) -> None:
+        self.outputs: list[str] = []
+        """Every text sent, in order."""
+        self._emit = emit
+        self._lock = threading.RLock()
+        self._running: Sequence[PendingCall] = ()
+        self._iteration = 0
+
+    def running(self, calls: Sequence[PendingCall], iteration: int) -> None:
+        """``calls`` of ``iteration`` are handed to the driver: their ``Emitter`` may send."""
+        self._running = calls  # no chunk can come before: the calls have not run yet
+        self._iteration = iteration
+
+    def stopped(self) -> None:
+        """The running calls returned (or the run ended): their ``Emitter`` closes (a
+        chunk being sent finishes first)."""
+        with self._lock:
+            self._running = ()
+
+    def progress(self, call_id: str, name: str, text: str) -> None:
+        """An ``Emitter``'s chunk (the ``ProgressSink`` of the run's call contexts)."""
+        with self._lock:
+            if not any(pending.call.id == call_id for pending in self._running):
+                raise UsageError(
+                    f"the Emitter of call {call_id!r} (tool {name!r}) was used after the call "
+                    "returned (or the run ended); progress can only be sent while the call "
+                    "runs: send a final message in the result's user_content instead"
+                )
+            self.send(self._iteration, call_id, name, text, progress=True)
+
+    def send(
+        self, iteration: int, call_id: str, name: str, text: str, *, progress: bool = False
+    ) -> None:
+        """Send ``text`` from call ``call_id`` of tool ``name`` to the user."""
+        with self._lock:
+            self.outputs.append(text)
+            self._emit(
+                UserNotified(
+                    iteration=iteration,
+                    call_id=call_id,
+                    name=name,
+                    content=text,
+                    progress=progress,
+                )
+            )

@@ -5,7 +5,7 @@ A tool returns ``ToolResult.started(...)`` and later calls its completion callba
 here (thread-safe); the loop core picks results up between turns and delivers each
 as a follow-up message (``follow_up_text``) on the next model request.
 
-The life of one async call (``_Entry.state``)::
+The life of one async call (``AsyncCall.state``)::
 
     early ──(tool returns started)──> arrived        the callback came before the result
     pending ──(callback)──> arrived ──(loop notices)──> queued ──(next request)──> delivered
@@ -31,7 +31,14 @@ from typing import Literal
 from harness._errors import CompletionError, LateCompletion
 from harness.tools import ToolResult
 
-__all__ = ["FOLLOW_UP", "CompletionQueue", "follow_up_source", "follow_up_text"]
+__all__ = [
+    "FOLLOW_UP",
+    "AsyncCall",
+    "CompletionQueue",
+    "LostReason",
+    "follow_up_source",
+    "follow_up_text",
+]
 
 FOLLOW_UP = "[Async result] tool {name!r} (call {call_id}) {verb}:\n{content}"
 """The follow-up message the model reads: the tool, the original call id, then the result."""
@@ -42,6 +49,12 @@ _FOLLOW_UP_HEAD = re.compile(
 )
 
 State = Literal["early", "pending", "arrived", "queued", "delivered", "lost"]
+"""Where an async call is in its life (the diagram above)."""
+
+LostReason = Literal[
+    "deadline", "run_ended", "return_direct", "max_iterations", "run_failed", "not_async"
+]
+"""Why an async call's result never reached the model (``CompletionLost.reason``)."""
 
 
 def follow_up_text(name: str, call_id: str, content: str, *, is_error: bool) -> str:
@@ -59,17 +72,22 @@ def follow_up_source(text: str | None) -> tuple[str, str] | None:
 
 
 @dataclasses.dataclass(slots=True, eq=False)
-class _Entry:
+class AsyncCall:
+    """One async call of the run and what became of it (changed under the queue's lock)."""
+
     call_id: str
     name: str
+    """The tool that started the work."""
     state: State
     started_iteration: int = 0
+    """The iteration of the call (0 until the loop records it: an early completion)."""
     result: ToolResult | None = None
+    """What it reported back, once it did."""
     deadline: float | None = None
     """The call's own ``completion_deadline`` (seconds), if it set one."""
     wait_until: float | None = None
     """Monotonic time the end-of-run wait gives up on it (set when a wait starts)."""
-    reason: str | None = None
+    reason: LostReason | None = None
     """Why it was lost."""
 
 
@@ -85,8 +103,8 @@ class CompletionQueue:
         self._clock = clock
         self._lock = threading.Lock()
         self._arrival = threading.Condition(self._lock)
-        self._entries: dict[str, _Entry] = {}
-        self._arrived: list[_Entry] = []
+        self._entries: dict[str, AsyncCall] = {}
+        self._arrived: list[AsyncCall] = []
         self._async_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._closed = False
         self.active = False
@@ -109,7 +127,7 @@ class CompletionQueue:
                         reason="run_ended",
                     )
                 # the callback beat the tool's own return: held until the loop records it
-                self._entries[call_id] = _Entry(call_id, tool_name, "early", result=result)
+                self._entries[call_id] = AsyncCall(call_id, tool_name, "early", result=result)
                 self.active = True
                 return
             if entry.state == "pending":
@@ -170,7 +188,7 @@ class CompletionQueue:
                 entry.deadline = result.completion_deadline
                 self._arrived.append(entry)
                 return
-            self._entries[call_id] = _Entry(
+            self._entries[call_id] = AsyncCall(
                 call_id,
                 name,
                 "pending",
@@ -178,7 +196,7 @@ class CompletionQueue:
                 deadline=result.completion_deadline,
             )
 
-    def not_async(self, call_id: str) -> _Entry | None:
+    def not_async(self, call_id: str) -> AsyncCall | None:
         """The call's result was a finished one: an early completion for it is lost."""
         with self._lock:
             entry = self._entries.get(call_id)
@@ -188,7 +206,7 @@ class CompletionQueue:
             entry.reason = "not_async"
             return entry
 
-    def take_arrived(self) -> list[_Entry]:
+    def take_arrived(self) -> list[AsyncCall]:
         """Entries that reported back since the last call, in arrival order (now queued)."""
         with self._lock:
             arrived, self._arrived = self._arrived, []
@@ -196,17 +214,17 @@ class CompletionQueue:
                 entry.state = "queued"
             return arrived
 
-    def delivered(self, entry: _Entry) -> None:
+    def delivered(self, entry: AsyncCall) -> None:
         """Mark a queued entry delivered."""
         with self._lock:
             entry.state = "delivered"
 
-    def pending(self) -> list[_Entry]:
+    def pending(self) -> list[AsyncCall]:
         """Entries still waiting for their callback."""
         with self._lock:
             return [e for e in self._entries.values() if e.state == "pending"]
 
-    def start_wait(self, default_deadline: float) -> tuple[list[_Entry], float]:
+    def start_wait(self, default_deadline: float) -> tuple[list[AsyncCall], float]:
         """Give each pending entry its end-of-run deadline; the entries and the longest wait."""
         with self._lock:
             now = self._clock()
@@ -219,7 +237,7 @@ class CompletionQueue:
                 longest = max(longest, entry.wait_until - now)
             return waiting, longest
 
-    def lose(self, reason: str, *, expired_only: bool = False) -> list[_Entry]:
+    def lose(self, reason: LostReason, *, expired_only: bool = False) -> list[AsyncCall]:
         """Record pending entries as lost (only those past their deadline if
         ``expired_only``); a callback for them raises ``LateCompletion`` from now on."""
         with self._lock:
@@ -235,14 +253,14 @@ class CompletionQueue:
                 lost.append(entry)
             return lost
 
-    def lose_entries(self, entries: list[_Entry], reason: str) -> None:
+    def lose_entries(self, entries: list[AsyncCall], reason: LostReason) -> None:
         """Record taken (queued) entries as lost."""
         with self._lock:
             for entry in entries:
                 entry.state = "lost"
                 entry.reason = reason
 
-    def close(self, reason: str) -> list[_Entry]:
+    def close(self, reason: LostReason) -> list[AsyncCall]:
         """The run is over: every entry not yet delivered or lost is lost (early ones as
         ``not_async``), and any later callback raises ``LateCompletion``."""
         with self._lock:

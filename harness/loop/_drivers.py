@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness._errors import UsageError
-from harness._validation import did_you_mean, format_names
 from harness.loop._capture import observed_run, resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
 from harness.loop._execution import abandoned_events, execute_async, execute_sync
 from harness.loop._model import Model, ModelCapabilities
-from harness.loop._options import LoopOptions
+from harness.loop._options import LoopOptions, options_from
 from harness.loop._phases import Phase
 from harness.loop._result import RunResult
 from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyChain
@@ -62,18 +60,6 @@ def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> Injectio
     return StrategyChain(chain)
 
 
-def _options_from(overrides: Mapping[str, Any]) -> LoopOptions:
-    known = [f.name for f in dataclasses.fields(LoopOptions)]
-    unknown = [name for name in overrides if name not in known]
-    if unknown:
-        hints = [f"{name!r}{did_you_mean(name, known)}" for name in unknown]
-        raise UsageError(
-            f"unknown loop option(s) {', '.join(hints)}; valid options: "
-            f"{format_names(known, quote=False)}"
-        )
-    return LoopOptions(**overrides)
-
-
 def build_core(
     prompt: Prompt,
     *,
@@ -88,7 +74,7 @@ def build_core(
 ) -> LoopCore:
     """Assemble a ``LoopCore`` from ``run``'s arguments."""
     if options is None:
-        options = _options_from(option_overrides or {})
+        options = options_from(option_overrides or {})
     elif option_overrides:
         raise UsageError("pass either options= or keyword options, not both")
     toolset = tools.copy() if isinstance(tools, Toolset) else Toolset.of(tools)
@@ -147,8 +133,10 @@ def run(
 ) -> RunResult:
     """Run the tool loop synchronously until the model answers without tool calls.
 
-    Keyword options (``max_iterations=``, ``tool_timeout=``, ...) are those of
-    ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
+    ``strategies`` run after ``DeclaredChanges``, which is always first: changes a
+    tool declares in its own result (a facade unfolding) apply even with
+    ``strategies=[]``. Keyword options (``max_iterations=``, ``tool_timeout=``, ...)
+    are those of ``LoopOptions``. Errors raised out of the run carry ``trace`` and ``messages``.
     Inside ``override_model(...)`` the overriding model is used instead of ``model``.
     """
     model = resolve_model(model)

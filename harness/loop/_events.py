@@ -7,8 +7,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness._frozen import fast_init
-
 __all__ = [
     "CompletionDelivered",
     "CompletionLost",
@@ -49,7 +47,6 @@ class Event:
         return {"kind": self.kind, **data}
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class IterationStarted(Event):
     """A model request is about to be made."""
@@ -58,7 +55,6 @@ class IterationStarted(Event):
     """Names of the tools offered on this request."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponded(Event):
     """The model answered."""
@@ -69,7 +65,6 @@ class ModelResponded(Event):
     """The provider's finish reason."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCalled(Event):
     """A tool call completed successfully."""
@@ -81,7 +76,6 @@ class ToolCalled(Event):
     silent: bool = False
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ToolFailed(Event):
     """A tool call ended in an error result."""
@@ -95,7 +89,6 @@ class ToolFailed(Event):
     """What the model was told."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UserNotified(Event):
     """A tool result spoke to the user (its ``user_content``; never for a silent result).

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness._errors import LoopSignal
-from harness.loop._core import PendingCall
+from harness.loop._calls import PendingCall
 from harness.loop._events import ToolAbandoned
 from harness.loop._options import LoopOptions
 from harness.loop._telemetry import logger
@@ -144,7 +144,7 @@ def _settle(
             return tool.error_result(exc)
         except Exception as describing:  # e.g. the exception's __str__ raises
             return _undescribable_result(pending, exc, describing)
-    return tool.to_result(value)
+    return tool.hidden_from_model(tool.to_result(value))  # presets never reach the model
 
 
 def _undescribable_result(

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from harness._frozen import fast_init
+from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.messages import AssistantMessage, Message
 
 __all__ = [
@@ -65,8 +65,10 @@ class HistoryView(Sequence[Message]):
 class ModelSettings:
     """Per-request settings the loop passes to the model."""
 
-    tool_choice: str | Mapping[str, Any] | None = None
-    """``auto``, ``none``, ``required`` or a specific function; ``None`` leaves the default."""
+    tool_choice: ToolChoice | None = None
+    """Which tools the model may or must call (``None`` leaves the provider's default).
+    Given as a string (``auto``, ``none``, ``required`` or a tool name), it is read with
+    ``ToolChoice.of``."""
     parallel_tool_calls: bool | None = None
     """Whether the model may call several tools at once; ``None`` leaves the default."""
     output_schema: Mapping[str, Any] | None = None
@@ -76,16 +78,19 @@ class ModelSettings:
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Provider-specific settings (temperature, max_tokens, ...)."""
 
+    def __post_init__(self) -> None:
+        if self.tool_choice is not None and not isinstance(self.tool_choice, ToolChoice):
+            object.__setattr__(self, "tool_choice", ToolChoice.of(self.tool_choice))
 
-@fast_init
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """Everything a model sees on one turn."""
 
     messages: Sequence[Message]
     """The history so far (a read-only view; do not keep it past the run)."""
-    tools: Sequence[Mapping[str, Any]]
-    """Offered tool definitions in OpenAI ``tools`` format."""
+    tools: Sequence[ToolDefinition]
+    """Offered tool definitions (each format module turns them into its API's shape)."""
     tool_names: tuple[str, ...]
     """Offered tool names, in order."""
     settings: ModelSettings
@@ -94,7 +99,6 @@ class ModelRequest:
     """The loop iteration (1-based)."""
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
     """Token usage of one response (or a sum)."""
@@ -118,7 +122,6 @@ class Usage:
         )
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """One model turn."""

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
-from harness._validation import choice_problem, int_problem, is_number
+from harness._validation import (
+    choice_problem,
+    did_you_mean,
+    format_names,
+    int_problem,
+    is_number,
+    seconds_problem,
+)
+from harness.formats._definitions import ToolChoice
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
-__all__ = ["LoopOptions", "PendingCompletionsPolicy", "RetryableToolError", "UnknownToolPolicy"]
+__all__ = [
+    "LoopOptions",
+    "PendingCompletionsPolicy",
+    "RetryableToolError",
+    "UnknownToolPolicy",
+    "options_from",
+]
 
 UnknownToolPolicy = Literal["error_result", "raise"]
 
@@ -23,6 +38,8 @@ PendingCompletionsPolicy = Literal["wait", "lost"]
 
 class RetryableToolError(Exception):
     """Raise from a tool to ask the loop to retry it (with backoff, up to ``tool_retries``)."""
+
+    __module__ = "harness"  # the public package, in tracebacks and reprs
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -36,7 +53,10 @@ class LoopOptions:
     tool_retries: int = 0
     """How many times a tool raising a retryable error is retried."""
     retry_backoff: float = 0.1
-    """First retry delay in seconds; doubles on each retry."""
+    """First retry delay in seconds; each later retry waits ``retry_multiplier`` times
+    the one before."""
+    retry_multiplier: float = 2.0
+    """How much each retry's delay grows over the previous one (``1``: a constant delay)."""
     retry_on: tuple[type[BaseException], ...] = (RetryableToolError,)
     """Exception types that are retried."""
     unknown_tool: UnknownToolPolicy = "error_result"
@@ -58,8 +78,10 @@ class LoopOptions:
     class (see docs/context-injection.md); they win over the toolset's and the tool's."""
     call_context_objects: Callable[[ToolCall], Iterable[object]] | None = None
     """Per-call typed context objects; they win over every other source."""
-    tool_choice: str | Mapping[str, Any] | None = None
-    """Passed to the model on every request."""
+    tool_choice: ToolChoice | str | Mapping[str, Any] | None = None
+    """Passed to the model on every request: a ``harness.ToolChoice``, or ``auto``,
+    ``none``, ``required`` or a tool name (read with ``ToolChoice.of``; the result is
+    what this field holds after construction)."""
     model_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Extra provider settings passed to the model."""
     pending_completions: PendingCompletionsPolicy = "wait"
@@ -72,6 +94,10 @@ class LoopOptions:
 
     def __post_init__(self) -> None:
         problems = [*_check_numbers(self), *_check_kinds(self)]
+        try:
+            object.__setattr__(self, "tool_choice", ToolChoice.of(self.tool_choice))
+        except UsageError as exc:
+            problems.append(str(exc))
         if problems:
             raise UsageError("invalid loop options: " + "; ".join(problems))
 
@@ -79,7 +105,21 @@ class LoopOptions:
         """Delay before retry number ``attempt`` (1-based), or ``None`` to stop retrying."""
         if attempt > self.tool_retries or not isinstance(exc, self.retry_on):
             return None
-        return float(self.retry_backoff * (2 ** (attempt - 1)))
+        return float(self.retry_backoff * self.retry_multiplier ** (attempt - 1))
+
+
+def options_from(values: Mapping[str, Any]) -> LoopOptions:
+    """``LoopOptions(**values)``; an unknown name is a ``UsageError`` with a "did you mean"
+    and the valid names (not a ``TypeError``)."""
+    known = [f.name for f in dataclasses.fields(LoopOptions)]
+    unknown = [name for name in values if name not in known]
+    if unknown:
+        hints = [f"{name!r}{did_you_mean(str(name), known)}" for name in unknown]
+        raise UsageError(
+            f"unknown loop option(s) {', '.join(hints)}; valid options: "
+            f"{format_names(known, quote=False)}"
+        )
+    return LoopOptions(**values)
 
 
 def _check_numbers(options: LoopOptions) -> list[str]:
@@ -89,14 +129,17 @@ def _check_numbers(options: LoopOptions) -> list[str]:
         int_problem(options.output_retries, name="output_retries", minimum=0),
         int_problem(options.max_workers, name="max_workers", minimum=1),
     ]
-    timeout = options.tool_timeout
-    if timeout is not None and not (is_number(timeout) and timeout > 0):
-        problems.append(f"tool_timeout must be a number > 0 (seconds) or None, got {timeout!r}")
-    deadline = options.completion_deadline
-    if not (is_number(deadline) and deadline >= 0):
-        problems.append(f"completion_deadline must be a number >= 0 (seconds), got {deadline!r}")
-    if not (is_number(options.retry_backoff) and options.retry_backoff >= 0):
-        problems.append(f"retry_backoff must be a number >= 0, got {options.retry_backoff!r}")
+    problems += [
+        seconds_problem(options.tool_timeout, name="tool_timeout", positive=True, optional=True),
+        seconds_problem(options.completion_deadline, name="completion_deadline"),
+        seconds_problem(options.retry_backoff, name="retry_backoff"),
+    ]
+    multiplier = options.retry_multiplier
+    if not (is_number(multiplier) and 1 <= multiplier < math.inf):
+        problems.append(
+            f"retry_multiplier must be a finite number >= 1 (1 keeps the delay constant), "
+            f"got {multiplier!r}"
+        )
     return [p for p in problems if p is not None]
 
 

@@ -1,30 +1,16 @@
-"""The loop core's phases and which protocol calls each one allows, in one table.
+"""The loop core's phases: which protocol call each allows, and where each move leads.
 
-Like h11's ``_state.py``: the core's state is one ``Phase``; every protocol call
-is checked against ``ALLOWED`` by one guard (``refusal``), which words every
-refusal the same way: what was called, the phase, and what to call instead.
+Like h11's ``_state.py``, two tables and nothing else decide the core's state:
 
-====================  ======================  ===============================================
-phase                 allowed call            moves to
-====================  ======================  ===============================================
-ready                 ``begin_iteration``     awaiting a response
-awaiting a response   ``receive_response``    awaiting tool results (tool calls), finished (a
-                                              valid answer), awaiting async completions (a
-                                              valid answer while async calls run) or ready
-                                              (an answer to retry, or completions to deliver)
-awaiting tool         ``receive_results``     ready, finished (a ``return_direct`` tool's
-results                                       result) or failed (a tool raised a
-                                              ``LoopSignal``)
-awaiting async        ``settle_completions``  ready (completions to deliver with a further
-completions                                   turn), finished (none arrived) or itself (some
-                                              still within their deadline); the driver waits
-                                              on ``core.completions`` first
-finished              ``result``              finished
-failed                (none)                  failed: the run is over, ``core.error`` says why
-====================  ======================  ===============================================
+- ``ALLOWED``: the protocol calls each ``Phase`` accepts. One guard checks every call
+  against it and words every refusal the same way (``refusal``): what was called, the
+  phase, and what to call instead.
+- ``TRANSITIONS``: ``(phase, trigger) -> next phase``, where a ``Trigger`` is what the
+  core found while handling a call (tool calls, an answer, a failure...). The core's
+  ``_move`` reads it, and the core changes its phase nowhere else.
 
-Any exception out of a protocol call (an observer, a strategy, a limit) moves the
-core to ``failed`` and is kept in ``core.error``. A refused call changes nothing.
+docs/architecture.md ("Phases") describes every row; tests/loop/test_loop_phases.py
+checks that page's table against these two and drives the core through every move.
 """
 
 from __future__ import annotations
@@ -32,14 +18,28 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
+from harness._errors import HarnessError
 from harness._validation import format_names
 
-__all__ = ["ALLOWED", "Call", "Phase", "refusal"]
+__all__ = ["ALLOWED", "TRANSITIONS", "Call", "Phase", "Trigger", "no_move", "refusal"]
 
 Call = Literal[
     "begin_iteration", "receive_response", "receive_results", "settle_completions", "result"
 ]
 """The protocol calls a driver makes on the core."""
+
+Trigger = Literal[
+    "requested",
+    "tool_calls",
+    "answer",
+    "answer_retried",
+    "completions_running",
+    "completions_arrived",
+    "results",
+    "return_direct",
+    "error",
+]
+"""What moved the core: the second key of ``TRANSITIONS``."""
 
 
 class Phase(enum.Enum):
@@ -59,6 +59,10 @@ class Phase(enum.Enum):
     FAILED = "failed"
     """The run ended with an error, kept in ``core.error``; start a new run."""
 
+    # Members are singletons compared by identity, so identity hashing is equivalent;
+    # Enum's own __hash__ is a Python call (see harness/loop/_fast.py for what it buys).
+    __hash__ = object.__hash__
+
 
 ALLOWED: dict[Phase, tuple[Call, ...]] = {
     Phase.READY: ("begin_iteration",),
@@ -69,6 +73,35 @@ ALLOWED: dict[Phase, tuple[Call, ...]] = {
     Phase.FAILED: (),
 }
 """Which protocol calls each phase allows: the one table the core's guard reads."""
+
+TRANSITIONS: dict[tuple[Phase, Trigger], Phase] = {
+    (Phase.READY, "requested"): Phase.AWAITING_RESPONSE,
+    (Phase.READY, "error"): Phase.FAILED,
+    (Phase.AWAITING_RESPONSE, "tool_calls"): Phase.AWAITING_RESULTS,
+    (Phase.AWAITING_RESPONSE, "answer"): Phase.FINISHED,
+    (Phase.AWAITING_RESPONSE, "answer_retried"): Phase.READY,
+    (Phase.AWAITING_RESPONSE, "completions_running"): Phase.AWAITING_COMPLETIONS,
+    (Phase.AWAITING_RESPONSE, "completions_arrived"): Phase.READY,
+    (Phase.AWAITING_RESPONSE, "error"): Phase.FAILED,
+    (Phase.AWAITING_RESULTS, "results"): Phase.READY,
+    (Phase.AWAITING_RESULTS, "return_direct"): Phase.FINISHED,
+    (Phase.AWAITING_RESULTS, "error"): Phase.FAILED,
+    (Phase.AWAITING_COMPLETIONS, "completions_running"): Phase.AWAITING_COMPLETIONS,
+    (Phase.AWAITING_COMPLETIONS, "completions_arrived"): Phase.READY,
+    (Phase.AWAITING_COMPLETIONS, "answer"): Phase.FINISHED,
+    (Phase.AWAITING_COMPLETIONS, "error"): Phase.FAILED,
+    (Phase.FINISHED, "error"): Phase.FINISHED,
+    (Phase.FAILED, "error"): Phase.FAILED,
+}
+"""Where each trigger moves the core from each phase; a pair not listed is a bug in the core."""
+
+
+def no_move(phase: Phase, trigger: Trigger) -> HarnessError:
+    """The error for a move ``TRANSITIONS`` does not have: a bug in the core."""
+    return HarnessError(
+        f"internal error in the loop core: no move from {phase.value!r} on {trigger!r} "
+        "in harness.loop._phases.TRANSITIONS; please report it"
+    )
 
 
 def refusal(call: Call, phase: Phase, detail: str = "") -> str:

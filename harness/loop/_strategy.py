@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError
-from harness._frozen import fast_init
 from harness.loop._events import Event
 from harness.loop._model import ModelCapabilities, Usage
 from harness.messages import Message, ToolCall
@@ -52,7 +51,6 @@ class ToolsetChange:
         return not (self.add or self.remove or self.replace or self.events or self.result_note)
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class InjectionContext:
     """The read-only view a strategy gets."""
@@ -94,7 +92,8 @@ class InjectionStrategy:
 
     @property
     def name(self) -> str:
-        """The name recorded in the trace."""
+        """The name recorded in the trace: by default the class name; the harness's own
+        strategies use short lowercase names (docs/pytest-plugin.md#strategy-names)."""
         return type(self).__name__
 
     def on_tool_result(
@@ -118,6 +117,11 @@ class DeclaredChanges(InjectionStrategy):
     returning the change (or ``None``), for tools whose change depends on what is offered.
     """
 
+    @property
+    def name(self) -> str:
+        """``declared`` in the trace (a facade's own changes say ``unfolding``)."""
+        return "declared"
+
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
         result = context.result
         if result is None or result.change is None or result.is_error:
@@ -135,7 +139,7 @@ class DeclaredChanges(InjectionStrategy):
         return change
 
     def _nothing_for(self, result: ToolResult) -> bool:
-        """True when ``on_tool_result`` returns ``None`` for ``result`` (see ``result_filter``)."""
+        """True when ``on_tool_result`` returns ``None`` for ``result`` (harness/loop/_fast.py)."""
         return result.change is None or result.is_error
 
 
@@ -171,22 +175,6 @@ def hook_strategies(strategy: InjectionStrategy, hook: str) -> tuple[InjectionSt
     ):
         return tuple(leaf for inner in strategy.strategies for leaf in hook_strategies(inner, hook))
     return (strategy,) if uses_hook(strategy, hook) else ()
-
-
-def result_filter(strategy: InjectionStrategy) -> Callable[[ToolResult], bool] | None:
-    """The strategy's own cheap test that its ``on_tool_result`` has nothing to do for a
-    result (it would return ``None`` without reading anything else), or ``None``.
-
-    The loop skips building the ``InjectionContext`` when every result hook says so
-    (most results of most runs). A class offers the test as a private ``_nothing_for``
-    method defined next to its ``on_tool_result``: a subclass that overrides the hook
-    gets no test from its base, so its hook is always called.
-    """
-    for klass in type(strategy).__mro__:
-        if "on_tool_result" in klass.__dict__:
-            test = klass.__dict__.get("_nothing_for")
-            return test.__get__(strategy) if test is not None else None
-    return None  # pragma: no cover - InjectionStrategy defines the hook
 
 
 def _collect(

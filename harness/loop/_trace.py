@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness._frozen import fast_init
 from harness._secrets import scrub_text
 from harness.loop._events import Event
 from harness.loop._model import Usage
@@ -14,7 +14,17 @@ from harness.loop._model import Usage
 __all__ = ["CallRecord", "ChangeRecord", "CompletionRecord", "IterationRecord", "Trace"]
 
 
-@fast_init
+def parse_arguments(arguments: str) -> dict[str, Any] | None:
+    """A call's raw ``arguments`` as a dict, or ``None`` when they are not a JSON object."""
+    if not arguments or arguments.isspace():
+        return {}
+    try:
+        parsed = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
     """One tool call and its result."""
@@ -44,6 +54,13 @@ class CallRecord:
     children: tuple[Any, ...] = dataclasses.field(default=(), repr=False, compare=False)
     """Traces of the nested runs this call made (a handoff to an agent or subagent tool);
     the same objects are in ``Trace.children``, in call order."""
+
+    @property
+    def args(self) -> dict[str, Any] | None:
+        """The arguments as the tool read them: a dict (``{}`` for blank arguments, as
+        ``Tool.prepare`` reads them), or ``None`` when they are not a JSON object
+        (malformed, a list, nested too deeply). ``arguments`` keeps the raw text."""
+        return parse_arguments(self.arguments)
 
     @property
     def is_handoff(self) -> bool:
@@ -156,7 +173,6 @@ class ChangeRecord:
         }
 
 
-@fast_init
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class IterationRecord:
     """One model request and everything that followed it."""

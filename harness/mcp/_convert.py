@@ -11,15 +11,22 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
+from harness._secrets import hidden_values, scrub_message
 from harness.tools import Tool, ToolResult, is_valid_name, make_name, serialize_for_model
+from harness.tools._jsonschema import schema_problems
 
-__all__ = ["Listed", "NamePolicy", "Skipped", "model_name", "to_result", "to_tool"]
+__all__ = [
+    "Listed",
+    "NamePolicy",
+    "Skipped",
+    "model_name",
+    "to_result",
+    "to_tool",
+    "without_collisions",
+]
 
 NamePolicy = Literal["keep", "prefix"]
 """``keep``: the model sees the server's tool names (a collision across servers is an
@@ -43,6 +50,33 @@ class Listed:
     skipped: tuple[Skipped, ...]
     signature: Mapping[str, Any]
     """Per model-visible name: what the model sees (to spot changed definitions)."""
+    incomplete: str | None = None
+    """Why the listing stopped before the server's last page (``None``: it is complete)."""
+
+
+def without_collisions(tools: list[Tool]) -> tuple[list[Tool], list[Skipped]]:
+    """Keep the first tool of each model-visible name; the later ones are left out,
+    naming the server's tools that collide (two ``dup`` entries, or ``a.b`` and ``a b``
+    under ``names="prefix"``)."""
+    kept: dict[str, Tool] = {}
+    skipped = []
+    for tool in tools:
+        first = kept.get(tool.name)
+        if first is None:
+            kept[tool.name] = tool
+            continue
+        original = str(tool.metadata.get("mcp_tool"))
+        skipped.append(
+            Skipped(
+                tool=original,
+                problem=(
+                    f"its model-visible name {tool.name!r} is taken by the server's tool "
+                    f"{first.metadata.get('mcp_tool')!r} listed before it; only the first is "
+                    "offered. Rename one on the server (or filter= one out)"
+                ),
+            )
+        )
+    return list(kept.values()), skipped
 
 
 def model_name(server: str, tool: str, policy: NamePolicy) -> str:
@@ -57,10 +91,9 @@ def schema_problem(schema: Any) -> str | None:
     """Why ``schema`` cannot be a tool's input schema, or ``None``."""
     if not isinstance(schema, Mapping):
         return f"the input schema is not a JSON object: {schema!r}"
-    try:
-        Draft202012Validator.check_schema(dict(schema))
-    except SchemaError as exc:
-        return f"the input schema is not a valid JSON Schema: {exc.message}"
+    problems = schema_problems(schema, subject="the input schema")
+    if problems:
+        return "; ".join(problems)
     if schema.get("type") != "object":
         return f"the input schema must have type 'object' at the root, got {schema.get('type')!r}"
     return None
@@ -88,7 +121,7 @@ def to_tool(
         return Skipped(tool=original, problem=f"{problem}; the tool is not offered")
     description = listed.description or getattr(listed, "title", None) or original
     annotations = listed.annotations.model_dump(exclude_none=True) if listed.annotations else {}
-    tool = Tool.from_schema(
+    return Tool.from_schema(
         name,
         description,
         dict(listed.input_schema),
@@ -100,7 +133,6 @@ def to_tool(
             "mcp_output_schema": listed.output_schema,
         },
     )
-    return tool
 
 
 def _size(data: str) -> str:
@@ -129,16 +161,24 @@ def _summary(block: Any) -> str:
     return f"[{kind or type(block).__name__} content]"
 
 
-def to_result(server: str, tool: str, result: Any) -> ToolResult:
-    """The harness result of an MCP ``CallToolResult`` for ``tool`` on ``server``."""
+def to_result(server: str, tool: str, result: Any, *, hidden: Iterable[Any] = ()) -> ToolResult:
+    """The harness result of an MCP ``CallToolResult`` for ``tool`` on ``server``.
+
+    An error's text is scrubbed like a tool's exception message: known secrets and the
+    ``hidden`` values (the call's context values), in any quoted or escaped form, and
+    credentials in URLs, become ``[hidden]``.
+    """
     parts = [_summary(block) for block in result.content]
     text = "\n".join(parts)
     structured = result.structured_content
     if result.is_error:
         message = text or (serialize_for_model(structured) if structured is not None else "")
         return ToolResult.error(
-            f"MCP tool {tool!r} on server {server!r} reported an error: "
-            f"{message or '(no details)'}",
+            scrub_message(
+                f"MCP tool {tool!r} on server {server!r} reported an error: "
+                f"{message or '(no details)'}",
+                hidden_values(hidden),
+            ),
             kind="mcp_error",
         )
     if structured is not None:

@@ -40,7 +40,8 @@ class McpConnectError(McpError):
 
 
 class McpTimeout(McpError):
-    """The server did not answer the handshake within ``init_timeout`` seconds."""
+    """The server did not answer the handshake within ``init_timeout`` seconds, or a call
+    within ``call_timeout`` seconds."""
 
 
 class McpToolError(McpError):
@@ -51,3 +52,8 @@ class McpToolError(McpError):
 class McpCallError(McpError):
     """A call failed at the protocol level: the server crashed or closed the connection
     mid-call, or answered with an MCP error instead of a result."""
+
+
+for _cls in (McpError, McpConnectError, McpTimeout, McpToolError, McpCallError):
+    _cls.__module__ = "harness.mcp"  # the public package, in tracebacks and reprs
+del _cls

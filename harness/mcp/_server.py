@@ -18,8 +18,16 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
 
 from harness._errors import UsageError
-from harness._validation import choice_problem
-from harness.mcp._convert import Listed, NamePolicy, Skipped, to_result, to_tool
+from harness._extras import require
+from harness._validation import choice_problem, int_problem, seconds_problem
+from harness.mcp._convert import (
+    Listed,
+    NamePolicy,
+    Skipped,
+    to_result,
+    to_tool,
+    without_collisions,
+)
 from harness.mcp._errors import McpCallError, McpConnectError, McpTimeout, McpToolError
 from harness.mcp._meta import MetaConverter, meta_for, pass_through
 from harness.mcp._thread import LoopThread
@@ -31,20 +39,17 @@ ToolFilter = Callable[[Tool], bool]
 """Keeps a listed tool when it returns true (``tool.metadata['mcp_tool']`` is the
 server's name for it)."""
 
-_INSTALL = "pip install 'tool-loop-harness[mcp]'"
-_PAGE_CAP = 100
+DEFAULT_CALL_TIMEOUT = 60.0
+"""Seconds a ``tools/call`` may take unless ``McpServer(call_timeout=...)`` says otherwise."""
+DEFAULT_MAX_PAGES = 1000
+"""Pages of ``tools/list`` read at most unless ``McpServer(max_pages=...)`` says otherwise."""
 _SETTLE_CHECKPOINTS = 8
 _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
 
 
 def require_mcp() -> None:
     """Import the ``mcp`` SDK or raise an ``ImportError`` naming the extra to install."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"MCP support needs the official MCP SDK (the 'mcp' package): {_INSTALL}"
-        ) from exc
+    require("mcp", "MCP support (the official MCP SDK)")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -153,6 +158,11 @@ class McpServer:
         meta: the call context -> ``_meta`` converter (default ``pass_through()``).
         filter: keep only the listed tools for which it returns true.
         init_timeout: seconds the handshake and first listing may take.
+        call_timeout: seconds one ``tools/call`` may take (default 60; ``None``: no limit
+            but the loop's ``tool_timeout``); past it the call is cancelled and the model
+            reads an error result (``McpTimeout``).
+        max_pages: pages of ``tools/list`` read at most (default 1000); a listing cut
+            there, or by a cursor the server repeats, is reported by a ``StrategyWarning``.
         mode: the SDK's connect mode (``auto``, ``legacy`` or a protocol version).
     """
 
@@ -165,6 +175,8 @@ class McpServer:
         meta: MetaConverter | None = None,
         filter: ToolFilter | None = None,
         init_timeout: float = 10.0,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        max_pages: int = DEFAULT_MAX_PAGES,
         mode: str = "auto",
     ) -> None:
         problems = []
@@ -177,10 +189,15 @@ class McpServer:
             problems.append(f"meta must be a converter function, got {meta!r}")
         if filter is not None and not callable(filter):
             problems.append(f"filter must be a function (Tool) -> bool, got {filter!r}")
-        if isinstance(init_timeout, bool) or not (
-            isinstance(init_timeout, (int, float)) and init_timeout > 0
+        for problem in (
+            seconds_problem(init_timeout, name="init_timeout", positive=True),
+            seconds_problem(call_timeout, name="call_timeout", positive=True, optional=True),
         ):
-            problems.append(f"init_timeout must be a number of seconds > 0, got {init_timeout!r}")
+            if problem is not None:
+                problems.append(problem)
+        pages_problem = int_problem(max_pages, name="max_pages", minimum=1)
+        if pages_problem is not None:
+            problems.append(pages_problem)
         if target is None:
             problems.append("target is missing")
         if problems:
@@ -191,6 +208,8 @@ class McpServer:
         self.meta: MetaConverter = meta or pass_through()
         self.filter = filter
         self.init_timeout = float(init_timeout)
+        self.call_timeout = None if call_timeout is None else float(call_timeout)
+        self.max_pages = max_pages
         self.mode = mode
         self._lock = threading.RLock()
         self._generation_lock = threading.Lock()
@@ -335,7 +354,7 @@ class McpServer:
         assert session is not None
         generation = self.generation
         try:
-            raw = self._run(_list_all, session.client, timeout=self.init_timeout)
+            raw = self._run(_list_all, session.client, self.max_pages, timeout=self.init_timeout)
         except FutureTimeout:
             raise McpTimeout(
                 self.name, f"tools/list did not answer within {self.init_timeout:g}s"
@@ -348,17 +367,23 @@ class McpServer:
         self._listed_generation = generation
         return self._listed
 
-    def _convert(self, raw: Sequence[Any]) -> Listed:
+    def _convert(self, raw: _Pages) -> Listed:
         tools: list[Tool] = []
         skipped: list[Skipped] = []
-        for entry in raw:
+        for entry in raw.tools:
             made = to_tool(self.name, entry, self.names, self._handler_for(str(entry.name)))
             if isinstance(made, Skipped):
                 skipped.append(made)
             elif self.filter is None or self.filter(made):
                 tools.append(made)
+        tools, collisions = without_collisions(tools)
         signature = {t.name: (t.description, t.parameters) for t in tools}
-        return Listed(tools=tuple(tools), skipped=tuple(skipped), signature=signature)
+        return Listed(
+            tools=tuple(tools),
+            skipped=(*skipped, *collisions),
+            signature=signature,
+            incomplete=raw.incomplete,
+        )
 
     def listing(self) -> Listed:
         """The current listing: connects on first use, lists again after a change."""
@@ -378,6 +403,11 @@ class McpServer:
     def skipped(self) -> tuple[Skipped, ...]:
         """Tools of the last listing that cannot be offered, with the reason."""
         return self._listed.skipped if self._listed is not None else ()
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the last listing stopped before the server's last page (``None``: complete)."""
+        return self._listed.incomplete if self._listed is not None else None
 
     @property
     def listed_generation(self) -> int:
@@ -427,10 +457,18 @@ class McpServer:
         thread = self._thread
         if session is None or thread is None:  # closed concurrently
             raise McpCallError(self.name, "the session was closed", tool=tool)
-        meta = meta_for(self.meta, context if context is not None else CallContext())
+        context = context if context is not None else CallContext()
+        meta = meta_for(self.meta, context)
         future = thread.submit(_call, session.client, tool, dict(arguments), meta)
         try:
-            result = await asyncio.wrap_future(future)
+            result = await asyncio.wait_for(asyncio.wrap_future(future), self.call_timeout)
+        except asyncio.TimeoutError:  # wait_for cancelled the call on the session's loop
+            raise McpTimeout(
+                self.name,
+                f"tools/call did not answer within {self.call_timeout:g}s (call_timeout); "
+                "the call was cancelled. Is the server stuck?",
+                tool=tool,
+            ) from None
         except Exception as exc:
             if _is_closed(exc) or session.hold.done():
                 with self._lock:
@@ -445,7 +483,7 @@ class McpServer:
             raise McpCallError(self.name, f"the call failed ({_describe(exc)})", tool=tool) from exc
         # let notifications the server sent before its answer (list changes) be handled
         await asyncio.wrap_future(thread.submit(_settle))
-        return to_result(self.name, tool, result)
+        return to_result(self.name, tool, result, hidden=context.values())
 
     def call(
         self, tool: str, arguments: Mapping[str, Any], context: CallContext | None = None
@@ -454,16 +492,36 @@ class McpServer:
         return asyncio.run(self.acall(tool, arguments, context))
 
 
-async def _list_all(client: Any) -> list[Any]:
+@dataclasses.dataclass(frozen=True)
+class _Pages:
+    """What ``tools/list`` gave over its pages, and why it stopped early (if it did)."""
+
+    tools: list[Any]
+    incomplete: str | None = None
+
+
+async def _list_all(client: Any, max_pages: int) -> _Pages:
     tools: list[Any] = []
+    seen: set[str] = set()
     cursor: str | None = None
-    for _ in range(_PAGE_CAP):
+    for number in range(1, max_pages + 1):
         page = await client.list_tools(cursor=cursor, cache_mode="refresh")
         tools.extend(page.tools)
         cursor = page.next_cursor
         if cursor is None:
-            break
-    return tools
+            return _Pages(tools)
+        if cursor in seen:
+            return _Pages(
+                tools,
+                f"the server sent the cursor {cursor[:40]!r} again after {number} page(s); "
+                f"listing stopped there with {len(tools)} tool(s)",
+            )
+        seen.add(cursor)
+    return _Pages(
+        tools,
+        f"the listing stopped after {max_pages} pages (max_pages) with {len(tools)} tool(s); "
+        "the server has more: raise McpServer(max_pages=...)",
+    )
 
 
 async def _settle() -> None:

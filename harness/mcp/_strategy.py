@@ -56,7 +56,7 @@ def _event(info: Connected, iteration: int) -> McpConnected:
 
 
 def _warnings(server: McpServer, iteration: int, strategy: str) -> list[Event]:
-    return [
+    events: list[Event] = [
         StrategyWarning(
             iteration=iteration,
             strategy=strategy,
@@ -64,6 +64,15 @@ def _warnings(server: McpServer, iteration: int, strategy: str) -> list[Event]:
         )
         for s in server.skipped
     ]
+    if server.incomplete is not None:
+        events.append(
+            StrategyWarning(
+                iteration=iteration,
+                strategy=strategy,
+                message=f"MCP server {server.name!r}: {server.incomplete}",
+            )
+        )
+    return events
 
 
 def _same(a: Tool, b: Tool) -> bool:

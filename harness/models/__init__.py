@@ -10,7 +10,7 @@ import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
 
-if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
+if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
     from harness._errors import (
         StaticToolsChanged as StaticToolsChanged,
     )
@@ -24,17 +24,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     )
     from harness.loop._model import (
         ToolHistoryRule as ToolHistoryRule,
-    )
-    from harness.models._anthropic._codec import (
-        message_body as message_body,
-        message_events as message_events,
-        messages_params as messages_params,
-        request_from_body as request_from_body,
-        response_from_body as response_from_body,
-        response_from_events as response_from_events,
-        response_from_message as response_from_message,
-        response_from_sse as response_from_sse,
-        thinking_blocks as thinking_blocks,
     )
     from harness.models._anthropic._model import (
         ANTHROPIC_CAPABILITIES as ANTHROPIC_CAPABILITIES,
@@ -53,9 +42,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.models._openai._chat import (
         OPENAI_CHAT_CAPABILITIES as OPENAI_CHAT_CAPABILITIES,
         OpenAIChatModel as OpenAIChatModel,
-        chat_params as chat_params,
-        chat_response_from_chunks as chat_response_from_chunks,
-        chat_response_from_completion as chat_response_from_completion,
     )
     from harness.models._openai._common import (
         map_openai_error as map_openai_error,
@@ -63,10 +49,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
     from harness.models._openai._responses import (
         OPENAI_RESPONSES_CAPABILITIES as OPENAI_RESPONSES_CAPABILITIES,
         OpenAIResponsesModel as OpenAIResponsesModel,
-        reasoning_items as reasoning_items,
-        responses_params as responses_params,
-        responses_response_from_events as responses_response_from_events,
-        responses_response_from_response as responses_response_from_response,
     )
     from harness.models._personas._base import (
         ArgumentOverrides as ArgumentOverrides,
@@ -143,94 +125,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         fake_openai_client as fake_openai_client,
     )
 
-_LAZY: dict[str, str] = {
-    "StaticToolsChanged": "harness._errors",
-    "Model": "harness.loop",
-    "ModelCapabilities": "harness.loop",
-    "ModelRequest": "harness.loop",
-    "ModelResponse": "harness.loop",
-    "ModelSettings": "harness.loop",
-    "Usage": "harness.loop",
-    "ToolHistoryRule": "harness.loop._model",
-    "message_body": "harness.models._anthropic._codec",
-    "message_events": "harness.models._anthropic._codec",
-    "messages_params": "harness.models._anthropic._codec",
-    "request_from_body": "harness.models._anthropic._codec",
-    "response_from_body": "harness.models._anthropic._codec",
-    "response_from_events": "harness.models._anthropic._codec",
-    "response_from_message": "harness.models._anthropic._codec",
-    "response_from_sse": "harness.models._anthropic._codec",
-    "thinking_blocks": "harness.models._anthropic._codec",
-    "ANTHROPIC_CAPABILITIES": "harness.models._anthropic._model",
-    "AnthropicModel": "harness.models._anthropic._model",
-    "map_anthropic_error": "harness.models._anthropic._model",
-    "CallbackModel": "harness.models._callback",
-    "CallbackResult": "harness.models._callback",
-    "CapabilitiesOverride": "harness.models._capabilities",
-    "StaticToolsModel": "harness.models._capabilities",
-    "with_capabilities": "harness.models._capabilities",
-    "OPENAI_CHAT_CAPABILITIES": "harness.models._openai._chat",
-    "OpenAIChatModel": "harness.models._openai._chat",
-    "chat_params": "harness.models._openai._chat",
-    "chat_response_from_chunks": "harness.models._openai._chat",
-    "chat_response_from_completion": "harness.models._openai._chat",
-    "map_openai_error": "harness.models._openai._common",
-    "OPENAI_RESPONSES_CAPABILITIES": "harness.models._openai._responses",
-    "OpenAIResponsesModel": "harness.models._openai._responses",
-    "reasoning_items": "harness.models._openai._responses",
-    "responses_params": "harness.models._openai._responses",
-    "responses_response_from_events": "harness.models._openai._responses",
-    "responses_response_from_response": "harness.models._openai._responses",
-    "ArgumentOverrides": "harness.models._personas._base",
-    "Persona": "harness.models._personas._base",
-    "Plan": "harness.models._personas._base",
-    "Explorer": "harness.models._personas._explorer",
-    "DEFAULT_HINTS": "harness.models._personas._goal",
-    "GoalDirected": "harness.models._personas._goal",
-    "Decision": "harness.models._personas._record",
-    "ReplayModel": "harness.models._personas._record",
-    "RunState": "harness.models._personas._state",
-    "WeakBehavior": "harness.models._personas._weak",
-    "ScriptedModel": "harness.models._scripted._model",
-    "CallsStep": "harness.models._scripted._steps",
-    "CallStep": "harness.models._scripted._steps",
-    "ErrorKind": "harness.models._scripted._steps",
-    "ExpectMessage": "harness.models._scripted._steps",
-    "ExpectOffered": "harness.models._scripted._steps",
-    "OutputStep": "harness.models._scripted._steps",
-    "RaiseStep": "harness.models._scripted._steps",
-    "RefuseStep": "harness.models._scripted._steps",
-    "ReplyStep": "harness.models._scripted._steps",
-    "Step": "harness.models._scripted._steps",
-    "call": "harness.models._scripted._steps",
-    "calls": "harness.models._scripted._steps",
-    "expect_message": "harness.models._scripted._steps",
-    "expect_offered": "harness.models._scripted._steps",
-    "output": "harness.models._scripted._steps",
-    "raise_error": "harness.models._scripted._steps",
-    "refuse": "harness.models._scripted._steps",
-    "reply": "harness.models._scripted._steps",
-    "step_from_data": "harness.models._scripted._steps_data",
-    "steps_from_data": "harness.models._scripted._steps_data",
-    "ToolHistoryError": "harness.models._tool_history",
-    "ToolHistoryPolicy": "harness.models._tool_history",
-    "apply_tool_history": "harness.models._tool_history",
-    "missing_tools": "harness.models._tool_history",
-    "FAKE_ANTHROPIC_BASE_URL": "harness.models._wire._anthropic_client",
-    "fake_anthropic_client": "harness.models._wire._anthropic_client",
-    "fake_async_anthropic_client": "harness.models._wire._anthropic_client",
-    "RecordedRequest": "harness.models._wire._app",
-    "WireApp": "harness.models._wire._app",
-    "WireReply": "harness.models._wire._app",
-    "WireServer": "harness.models._wire._server",
-    "FAKE_BASE_URL": "harness.models._wire._transport",
-    "OpenAIWireTransport": "harness.models._wire._transport",
-    "fake_async_openai_client": "harness.models._wire._transport",
-    "fake_openai_client": "harness.models._wire._transport",
-}
 
-__all__ = [*sorted(_LAZY)]
-"""The public API: every name of ``_LAZY``."""
-
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""

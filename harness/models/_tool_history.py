@@ -21,10 +21,11 @@ tools (an exclusive facade) breaks those rules. An adapter applies one policy:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from harness._errors import UsageError
+from harness.formats import ToolChoice, ToolDefinition
 from harness.loop import ModelRequest
 from harness.loop._model import ToolHistoryRule
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
@@ -49,6 +50,8 @@ REMOVED_MARKER = "[no longer available: do not call] "
 class ToolHistoryError(UsageError):
     """A strategy removed tools the conversation used, and the provider would reject that."""
 
+    __module__ = "harness.models"  # the public package, in tracebacks and reprs
+
 
 def check_policy(policy: Any) -> ToolHistoryPolicy:
     """``policy`` if valid, else ``UsageError`` naming the choices."""
@@ -62,16 +65,13 @@ class ToolMemory:
     """The tool definitions offered during a run, by name (to declare removed ones again)."""
 
     def __init__(self) -> None:
-        self._definitions: dict[str, Mapping[str, Any]] = {}
+        self._definitions: dict[str, ToolDefinition] = {}
 
-    def remember(self, tools: Sequence[Mapping[str, Any]]) -> None:
+    def remember(self, tools: Sequence[ToolDefinition]) -> None:
         for tool in tools:
-            function = tool.get("function", tool)
-            name = function.get("name")
-            if isinstance(name, str):
-                self._definitions[name] = tool
+            self._definitions[tool.name] = tool
 
-    def get(self, name: str) -> Mapping[str, Any] | None:
+    def get(self, name: str) -> ToolDefinition | None:
         return self._definitions.get(name)
 
     def clear(self) -> None:
@@ -102,24 +102,21 @@ def missing_tools(request: ModelRequest, rule: ToolHistoryRule) -> list[str]:
     return [name for name in used if name not in offered]
 
 
-def _stub(name: str, known: Mapping[str, Any] | None) -> dict[str, Any]:
-    function = dict((known or {}).get("function", known or {}))
-    description = str(function.get("description") or "")
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": REMOVED_MARKER + description,
-            "parameters": function.get("parameters") or {"type": "object", "properties": {}},
-        },
-    }
+def _stub(name: str, known: ToolDefinition | None) -> ToolDefinition:
+    if known is None:
+        return ToolDefinition(name=name, description=REMOVED_MARKER)
+    return dataclasses.replace(
+        known, name=name, description=REMOVED_MARKER + (known.description or "")
+    )
 
 
 def _redeclare(request: ModelRequest, missing: list[str], memory: ToolMemory) -> ModelRequest:
     tools = [*request.tools, *(_stub(name, memory.get(name)) for name in missing)]
     settings = request.settings
     if not request.tools:  # nothing was offered: keep it that way for the model
-        settings = dataclasses.replace(settings, tool_choice="none", parallel_tool_calls=None)
+        settings = dataclasses.replace(
+            settings, tool_choice=ToolChoice.none(), parallel_tool_calls=None
+        )
     return dataclasses.replace(
         request, tools=tools, tool_names=(*request.tool_names, *missing), settings=settings
     )

@@ -1,7 +1,16 @@
 """Scenario files: loading, running, the compact injection timeline, agent factories,
-properties of whole runs and injection coverage."""
+properties of whole runs, injection coverage, and comparisons (one task, several
+injection designs, what each costs: ``run_comparison``)."""
 
 from harness.scenarios._agent import AGENT_KEYS, Agent, AgentFactory, build_agent, run_agent
+from harness.scenarios._compare import (
+    ComparisonResult,
+    ComparisonSpec,
+    VariantResult,
+    is_comparison,
+    load_comparison,
+    run_comparison,
+)
 from harness.scenarios._coverage import InjectionCoverage, name_pattern
 from harness.scenarios._invariants import (
     INVARIANTS,
@@ -41,6 +50,8 @@ __all__ = [
     "Agent",
     "AgentFactory",
     "AgentRun",
+    "ComparisonResult",
+    "ComparisonSpec",
     "CompletionExpect",
     "Divergence",
     "ExpectSpec",
@@ -53,6 +64,7 @@ __all__ = [
     "ScenarioSpec",
     "TimelineRow",
     "TimelineStep",
+    "VariantResult",
     "Violation",
     "build_agent",
     "check_invariants",
@@ -61,11 +73,14 @@ __all__ = [
     "discover_scenarios",
     "format_timeline",
     "format_violations",
+    "is_comparison",
+    "load_comparison",
     "load_scenario",
     "name_pattern",
     "register_strategy",
     "resolve_import",
     "run_agent",
+    "run_comparison",
     "run_scenario",
     "timeline_rows",
 ]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from harness._errors import HarnessError, MaxIterationsExceeded
+from harness.formats import ToolDefinition
 from harness.loop import ChangeRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import is_valid_name
@@ -67,13 +67,13 @@ def check_invariants(
     error: BaseException | None = None,
     max_iterations: int | None = None,
     secrets: Iterable[str] = (),
-    definitions: Iterable[Mapping[str, Any]] = (),
+    definitions: Iterable[ToolDefinition] = (),
 ) -> list[Violation]:
     """Every broken invariant of one run (empty when the run is sound).
 
     ``error`` is the exception the run ended with, if any; ``max_iterations`` the
     limit it ran under; ``secrets`` values that must never reach the model;
-    ``definitions`` the tool definitions the model was sent (OpenAI ``tools`` entries).
+    ``definitions`` the tool definitions the model was sent (``ModelRequest.tools``).
     """
     found: list[Violation] = []
     found += _check_history(messages)
@@ -355,13 +355,13 @@ def _check_secrets(
     trace: Trace,
     messages: Sequence[Message],
     secrets: Iterable[str],
-    definitions: Iterable[Mapping[str, Any]],
+    definitions: Iterable[ToolDefinition],
 ) -> list[Violation]:
     values = sorted({s for s in secrets if isinstance(s, str) and len(s) >= _MIN_SECRET})
     if not values:
         return []
     dumped = [message.model_dump_json() for message in messages]
-    definitions = list(definitions)
+    shown = [(definition.name, definition.to_data()) for definition in definitions]
     # Fast path: one text of everything the model saw (definitions in one dump); only
     # when a secret is in it are the places looked at one by one, to say where.
     everything = "\n".join(
@@ -369,7 +369,7 @@ def _check_secrets(
             *dumped,
             *(" ".join(it.offered) for it in trace.iterations),
             *(record.content for it in trace.iterations for record in it.calls),
-            json.dumps(definitions, default=str),
+            json.dumps([data for _, data in shown], default=str),
         ]
     )
     if not any(s in everything for s in values):
@@ -381,9 +381,8 @@ def _check_secrets(
         places.append((f"iteration {it.index} offered names", " ".join(it.offered)))
         for record in it.calls:
             places.append((f"iteration {it.index} result of {record.name!r}", record.content))
-    for definition in definitions:
-        name = definition.get("function", {}).get("name", "?")
-        places.append((f"definition of {name!r}", json.dumps(definition, default=str)))
+    for name, data in shown:
+        places.append((f"definition of {name!r}", json.dumps(data, default=str)))
     out = []
     for where, text in places:
         leaked = [f"{s[:2]}…" for s in values if s in text]

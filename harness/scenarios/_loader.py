@@ -12,9 +12,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness.formats.openai_chat import messages_from_dicts
 from harness.injection import EntityDiscovery, ToolChaining
 from harness.loop import InjectionStrategy, LoopOptions, Model
-from harness.messages import Message, messages_from_openai
+from harness.loop._options import options_from
+from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
@@ -243,9 +245,8 @@ class Scenario:
         except TypeError as exc:
             raise ScenarioError(f"{self._where()}bad options {self.spec.options}: {exc}") from None
         except UsageError as exc:
-            if "context_objects" not in str(exc):
-                raise
-            raise ScenarioError(f"{self._where()}bad context_objects: {exc}") from None
+            what = "context_objects" if "context_objects" in str(exc) else "options"
+            raise ScenarioError(f"{self._where()}bad {what}: {exc}") from None
 
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""
@@ -274,7 +275,7 @@ class Scenario:
     def build_prompt(self) -> str | list[Message]:
         """The prompt text or the starting history."""
         if self.spec.messages is not None:
-            return messages_from_openai(self.spec.messages)
+            return messages_from_dicts(self.spec.messages)
         if self.spec.prompt is None:
             raise ScenarioError(f"{self._where()}give either prompt or messages")
         return self.spec.prompt
@@ -322,6 +323,11 @@ def load_scenario(path: str | Path) -> Scenario:
             f"scenario file {str(file)!r} must hold a mapping, got {type(data).__name__}"
         )
     data.setdefault("name", file.stem)
+    if "variants" in data:
+        raise ScenarioError(
+            f"{str(file)!r} is a comparison file (it has 'variants'): run it with "
+            "'harness compare FILE'"
+        )
     try:
         spec = ScenarioSpec.model_validate(data)
     except ValidationError as exc:
@@ -330,16 +336,39 @@ def load_scenario(path: str | Path) -> Scenario:
             for e in exc.errors(include_url=False)
         )
         raise ScenarioError(f"scenario file {str(file)!r} is invalid: {problems}") from None
+    _check_options(spec.options, f"scenario file {str(file)!r}")
     return Scenario(spec=spec, path=file)
 
 
+def _check_options(options: Mapping[str, Any], where: str) -> None:
+    """``options:`` must make valid ``LoopOptions`` (checked at load: a bad value is a
+    broken file, exit 2, not a failed run)."""
+    try:
+        options_from({k: v for k, v in options.items() if k not in ("context", "context_objects")})
+    except UsageError as exc:
+        raise ScenarioError(f"{where}: options: {exc}") from None
+
+
+def _is_comparison(path: Path) -> bool:
+    from harness.scenarios._compare import is_comparison
+
+    return is_comparison(path)
+
+
 def discover_scenarios(paths: Iterable[str | Path]) -> list[Path]:
-    """Scenario files under ``paths`` (files as given, folders searched for *.yaml/*.yml)."""
+    """Scenario files under ``paths`` (files as given, folders searched for *.yaml/*.yml;
+    comparison files, run with ``harness compare``, are left out)."""
     found: list[Path] = []
     for entry in paths:
         path = Path(entry)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")))
+        if path.is_dir():  # comparison files (``harness compare``) are not scenarios
+            found.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.suffix in (".yaml", ".yml") and not _is_comparison(p)
+                )
+            )
         elif path.exists():
             found.append(path)
         else:

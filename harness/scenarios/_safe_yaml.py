@@ -2,7 +2,9 @@
 
 A 1 KB file of nested aliases (the "billion laughs") expands to a billion values once
 something walks it; 20,000 nested brackets exhaust the parser's recursion. Both, and a
-file that is not UTF-8, become a ``ScenarioError`` naming the file and the limit.
+file that is not UTF-8, become a ``ScenarioError`` naming the file and the limit. A key
+given twice in one mapping (YAML keeps the last one silently) is refused too, naming
+the key and both lines.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def _check(root: yaml.Node, name: str) -> None:
             for item in node.value:
                 total += size(item, depth + 1)
         elif isinstance(node, yaml.MappingNode):
+            _check_keys(node, name)
             for k, v in node.value:
                 total += size(k, depth + 1) + size(v, depth + 1)
         on_path.discard(key)
@@ -105,3 +108,21 @@ def _check(root: yaml.Node, name: str) -> None:
         return total
 
     size(root, 0)
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _check_keys(node: yaml.MappingNode, name: str) -> None:
+    """Refuse a mapping that gives one key twice, naming the key and both lines."""
+    seen: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+            continue
+        first = seen.setdefault((key.tag, key.value), key)
+        if first is not key:
+            raise ScenarioError(
+                f"{name} gives the key {key.value!r} twice in one mapping (lines "
+                f"{first.start_mark.line + 1} and {key.start_mark.line + 1}); YAML would "
+                "keep only the last one: remove or rename one"
+            )

@@ -12,7 +12,7 @@ import typing
 
 from harness._lazy import lazy_exports as _lazy_exports
 
-if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/test_public_api.py)
+if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
     from harness._errors import (
         CassetteError as CassetteError,
         NetworkRefused as NetworkRefused,
@@ -48,29 +48,6 @@ if typing.TYPE_CHECKING:  # the same names as _LAZY, for type checkers (tests/te
         TimelineSnapshotExtension as TimelineSnapshotExtension,
     )
 
-_LAZY: dict[str, str] = {
-    "CassetteError": "harness._errors",
-    "NetworkRefused": "harness._errors",
-    "SECRET_HEADERS": "harness.testing._cassette",
-    "Scrubber": "harness.testing._cassette",
-    "open_cassette": "harness.testing._cassette",
-    "scrub_request": "harness.testing._cassette",
-    "scrub_response": "harness.testing._cassette",
-    "HarnessConfig": "harness.testing._config",
-    "Settings": "harness.testing._config",
-    "cassette_path": "harness.testing._config",
-    "resolve_settings": "harness.testing._config",
-    "deny_network": "harness.testing._network",
-    "is_loopback": "harness.testing._network",
-    "HarnessRunner": "harness.testing._runner",
-    "McpFakes": "harness.testing._mcp",
-    "TimelineSnapshot": "harness.testing._snapshot",
-    "snapshot_text": "harness.testing._snapshot",
-    "TimelineSnapshotExtension": "harness.testing._syrupy",
-}
 
-__all__ = [*sorted(_LAZY)]
-"""The public API: every name of ``_LAZY``."""
-
-
-__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""

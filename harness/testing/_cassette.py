@@ -7,13 +7,15 @@ scrubbing arrives as ``filter_headers``/``filter_query_parameters``/
 ``filter_post_data_parameters`` (pytest-recording's names). What is scrubbed by
 default is in ``harness.testing._scrub``.
 
-Files are checked before vcrpy reads them (a malformed one is a ``CassetteError``
-naming the file and the interaction), and written under a file lock that merges
-what other pytest-xdist workers wrote to the same cassette meanwhile.
+Files are read once, by the one cassette loader (``harness.cassettes._load``: bounded,
+checked; a malformed or hostile one is a ``CassetteError`` naming the file and the
+interaction), which hands vcrpy the parsed records; they are written under a file lock
+that merges what other pytest-xdist workers wrote to the same cassette meanwhile.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,6 +24,7 @@ from typing import Any
 
 from harness._errors import CassetteError, UsageError
 from harness._secrets import known_secrets
+from harness.cassettes._load import cassette_data, parse_cassette, read_cassette_file
 from harness.testing._files import atomic_write
 from harness.testing._scrub import CassetteScrubber, scrub_structure
 
@@ -70,65 +73,25 @@ def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     return CassetteScrubber.build().response(response)
 
 
-# -- checked loading -------------------------------------------------------------------------
-
-
-def _problem(path: Path, index: int | None, text: str) -> CassetteError:
-    where = f" interaction {index}:" if index is not None else ""
-    return CassetteError(
-        f"cassette {str(path)!r} is not a usable vcrpy cassette:{where} {text}. Fix the file, "
-        "or delete it and record it again (--harness-record-mode=once)",
-        path=str(path),
-        index=index,
-    )
+# -- checked loading: the one cassette loader, and what each record mode does with a bad file --
 
 
 def check_cassette_data(path: Path, data: Any) -> list[Any]:
-    """The interactions of a parsed cassette; ``CassetteError`` for a wrong shape."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("interactions"), list):
-        got = type(data).__name__ if not isinstance(data, Mapping) else "no 'interactions' list"
-        raise _problem(path, None, f"expected a mapping with an 'interactions' list, got {got}")
-    for index, interaction in enumerate(data["interactions"]):
-        if not isinstance(interaction, Mapping):
-            raise _problem(path, index, f"expected a mapping, got {type(interaction).__name__}")
-        request, response = interaction.get("request"), interaction.get("response")
-        if not isinstance(request, Mapping):
-            raise _problem(path, index, "no 'request' mapping")
-        for key in ("method", "uri"):
-            if not isinstance(request.get(key), str):
-                raise _problem(path, index, f"request has no '{key}' string")
-        if "body" not in request and "parsed_body" not in request:
-            raise _problem(path, index, "request has no 'body'")
-        if not isinstance(request.get("headers", {}), Mapping):
-            raise _problem(path, index, "request 'headers' is not a mapping")
-        if not isinstance(response, Mapping):
-            raise _problem(path, index, "no 'response' mapping")
-        status = response.get("status")
-        if not (isinstance(status, Mapping) and isinstance(status.get("code"), int)):
-            raise _problem(path, index, "response has no 'status' mapping with an integer 'code'")
-        body = response.get("body")
-        if body is None and "parsed_body" not in response:
-            raise _problem(path, index, "response has no 'body'")
-        if body is not None and not (isinstance(body, Mapping) and "string" in body):
-            raise _problem(path, index, "response 'body' is not a mapping with a 'string'")
-        if not isinstance(response.get("headers", {}), Mapping):
-            raise _problem(path, index, "response 'headers' is not a mapping")
-    return list(data["interactions"])
+    """The interactions of a parsed cassette, as vcrpy reads them; ``CassetteError`` for a
+    wrong shape (the rules of the one loader, ``harness.cassettes._load``)."""
+    return list(cassette_data(data, name=str(path))["interactions"])
 
 
-def load_checked(path: Path, record_mode: str) -> list[Any] | None:
-    """The interactions stored at ``path`` (``None`` when there is no file), checked."""
+def load_checked(path: Path, record_mode: str) -> dict[str, Any] | None:
+    """The cassette stored at ``path``, checked and in vcrpy's stock shape; ``None`` when
+    there is no file, or in record mode ``all`` (which records everything again) when the
+    file is empty or unusable."""
     if not path.is_file():
         return None
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _problem(path, None, f"cannot be read as UTF-8 text ({exc})") from None
+    text = read_cassette_file(path)
     if not text.strip():
         if record_mode == "all":
-            return None  # 'all' records everything again anyway
+            return None
         raise CassetteError(
             f"cassette {str(path)!r} is empty; record mode {record_mode!r} would "
             + ("re-record it silently" if record_mode != "none" else "replay nothing")
@@ -136,26 +99,41 @@ def load_checked(path: Path, record_mode: str) -> list[Any] | None:
             path=str(path),
         )
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
+        return parse_cassette(text, name=str(path))
+    except CassetteError:
         if record_mode == "all":
             return None
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise _problem(path, None, f"invalid YAML{at} (truncated?): {exc}") from None
-    if record_mode == "all" and not isinstance(data, Mapping):
-        return None
-    return check_cassette_data(path, data)
+        raise
+
+
+class _Parsed:
+    """A vcrpy serializer that hands over a cassette already read by the one loader."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def deserialize(self, _text: str) -> dict[str, Any]:
+        return copy.deepcopy(self.data)  # vcrpy's records never share state with ours
 
 
 # -- saving: scrub once more, merge concurrent writers under a lock -----------------------------
 
 
 def _persister(
-    path: Path, scrubber: CassetteScrubber, loaded: list[Any] | None, *, merge: bool = True
+    path: Path,
+    scrubber: CassetteScrubber,
+    loaded: list[Any] | None,
+    *,
+    merge: bool = True,
+    metadata: Any = None,
 ) -> type[Any]:
-    """``merge=False`` (record mode ``rewrite``): the saved file holds only this recording."""
+    """vcrpy's persister for ``path``, whose ``loaded`` interactions (and ``metadata``) the
+    one loader read. ``merge=False`` (record mode ``rewrite``): the saved file holds only
+    this recording."""
     baseline = list(loaded or [])
+    stored: dict[str, Any] = {"interactions": baseline}
+    if metadata:
+        stored["metadata"] = metadata
 
     class CheckedPersister:
         """vcrpy persister: checked loading; locked, merged, scrubbed, atomic saving."""
@@ -164,15 +142,20 @@ def _persister(
         def load_cassette(cls, cassette_path: Any, serializer: Any) -> Any:
             from vcr.persisters.filesystem import (  # type: ignore[import-untyped]
                 CassetteNotFoundError,
-                FilesystemPersister,
             )
+            from vcr.serialize import deserialize  # type: ignore[import-untyped]
 
             if loaded is None:  # no file, or mode 'all' over an empty/junk one: record anew
                 raise CassetteNotFoundError()
-            try:
-                return FilesystemPersister.load_cassette(cassette_path, serializer)
+            try:  # the file was read once, by the one loader; vcrpy builds its records
+                return deserialize("", _Parsed(stored))
             except (TypeError, KeyError, AttributeError) as exc:
-                raise _problem(Path(cassette_path), None, f"{type(exc).__name__}: {exc}") from None
+                raise CassetteError(
+                    f"cassette {str(cassette_path)!r} is not a usable vcrpy cassette: vcrpy "
+                    f"cannot read it ({type(exc).__name__}: {exc}). Fix the file, or delete it "
+                    "and record it again (--harness-record-mode=once)",
+                    path=str(cassette_path),
+                ) from None
 
         @staticmethod
         def save_cassette(cassette_path: Any, cassette_dict: Any, serializer: Any) -> None:
@@ -223,7 +206,7 @@ def _merge(target: Path, ours: list[Any], baseline: list[Any]) -> list[Any]:
     """``ours`` plus the interactions another writer (an xdist worker) added to ``target``
     since this cassette loaded it; nothing is lost when two tests share a cassette."""
     try:
-        current = load_checked(target, "new_episodes") or []
+        current = (load_checked(target, "new_episodes") or {}).get("interactions", [])
     except CassetteError:
         return ours
     seen = {_key(i) for i in baseline} | {_key(i) for i in ours}
@@ -282,10 +265,11 @@ def open_cassette(
     from harness.cassettes import _vcr as hooks
 
     if record_mode == "none" and not path.is_file():
-        raise UsageError(
+        raise CassetteError(
             f"cassette {str(path)!r} does not exist and record mode is 'none' (replay only); "
             "record it once with --harness-record-mode=once (and --harness-network=allow for "
-            "a remote API), or fix the cassette name"
+            "a remote API), or fix the cassette name",
+            path=str(path),
         )
     rewrite = record_mode == "rewrite"
     loaded = None if rewrite else load_checked(path, record_mode)
@@ -305,7 +289,15 @@ def open_cassette(
             engine.response, [s.response for s in scrubbers if s.response is not None]
         ),
     )
-    recorder.register_persister(_persister(path, engine, loaded, merge=not rewrite))
+    recorder.register_persister(
+        _persister(
+            path,
+            engine,
+            None if loaded is None else loaded["interactions"],
+            merge=not rewrite,
+            metadata=None if loaded is None else loaded.get("metadata"),
+        )
+    )
     hooks.install(recorder)
     for name, matcher in (matchers or {}).items():
         recorder.register_matcher(name, matcher)
@@ -327,6 +319,6 @@ def open_cassette(
         except BaseException as exc:
             error = hooks.translate_error(exc, match_on=expanded)
             if error is not None:
-                raise error from exc
+                raise error.with_traceback(exc.__traceback__) from None  # not vcrpy's advice
             raise
         hooks.check_unused(cassette, unused, record_mode=record_mode)

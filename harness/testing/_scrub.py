@@ -6,9 +6,11 @@ URL userinfo (in the URI and in URL-valued headers such as ``Location``), creden
 JSON body fields and form fields. By value: every known secret (``harness._secrets``
 registry, ``OPENAI_API_KEY``/``ANTHROPIC_API_KEY`` from the environment, ``secrets=``
 given to ``open_cassette``, and every value a credential header/parameter/userinfo
-carried in this cassette) wherever it appears: URI, header values, request and
+carried in this cassette, and text shaped like a provider key or token: ``harness.
+_credentials.credential_shapes``) wherever it appears: URI, header values, request and
 response bodies (decoded first when gzip/deflate encoded), in any of its quoted or
-escaped forms.
+escaped forms. ``harness cassette check`` asks the same rules, so what this engine
+wrote always passes it.
 
 Declarative extras follow pytest-recording/vcrpy: ``filter_headers``,
 ``filter_query_parameters`` and ``filter_post_data_parameters`` are lists of names
@@ -27,6 +29,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from harness._credentials import credential_shapes
 from harness._errors import UsageError
 from harness._secrets import (
     ENV_SECRETS,
@@ -181,6 +184,7 @@ class CassetteScrubber:
     def _text(self, text: str) -> str:
         if text.startswith(_URL_PREFIXES):
             return self._url(text)
+        self._learn(credential_shapes(text))
         return scrub_text(text, self._known())
 
     def _url(self, url: str) -> str:
@@ -279,6 +283,7 @@ class CassetteScrubber:
                     text = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
         elif "x-www-form-urlencoded" in content_type.lower() and "=" in text:
             text = self._form(text)
+        self._learn(credential_shapes(text))
         scrubbed = scrub_text(text, self._known())
         result = scrubbed.encode("utf-8", "surrogatepass")
         return result if isinstance(body, bytes) else scrubbed

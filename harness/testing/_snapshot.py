@@ -1,14 +1,20 @@
 """Timeline snapshots: a run's compact timeline kept as text and compared on later runs.
 
-``harness_snapshot(result)`` keeps the text in ``__snapshots__/<module>/<test>.timeline``
+``harness_snapshot(result)`` keeps the text in ``__timelines__/<module>/<test>.timeline``
 next to the test file (written when missing); ``harness_snapshot(result, '''...''')``
 compares with an inline string. ``--harness-update-snapshots`` rewrites snapshots that
 differ, inline ones by editing the test's source at the end of the session.
+
+The folder is not syrupy's ``__snapshots__``: syrupy scans that folder next to every
+test file and reports any file it does not own as unused (pytest exits 1) and deletes
+it on ``--snapshot-update``. A file an earlier version wrote there is still read, and
+moved to ``__timelines__`` when its test runs.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 import re
@@ -26,6 +32,10 @@ from harness.testing._files import atomic_write
 __all__ = ["TimelineSnapshot", "apply_inline_updates", "normalize", "snapshot_text"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
+FOLDER = "__timelines__"
+"""Where ``harness_snapshot`` keeps its files, next to the test file."""
+LEGACY_FOLDER = "__snapshots__"
+"""Where earlier versions kept them (syrupy's folder): read, then moved to ``FOLDER``."""
 
 
 def snapshot_text(subject: Any) -> str:
@@ -78,20 +88,33 @@ class TimelineSnapshot:
             name = self.test_name if self._count == 1 else f"{self.test_name}.{self._count}"
         else:
             name = f"{self.test_name}-{_UNSAFE.sub('_', name)}"
-        folder = self.test_path.parent / "__snapshots__" / self.test_path.stem
-        return folder / f"{name}.timeline"
+        return self.test_path.parent / FOLDER / self.test_path.stem / f"{name}.timeline"
+
+    def _migrate(self, path: Path) -> None:
+        """Move the file an earlier version wrote in syrupy's folder to ``path``."""
+        legacy = path.parents[2] / LEGACY_FOLDER / path.parent.name / path.name
+        if path.is_file() or not legacy.is_file():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        legacy.replace(path)
+        self.written.append(path)
+        with contextlib.suppress(OSError):  # the old folders, when nothing else is left
+            legacy.parent.rmdir()
+            legacy.parent.parent.rmdir()
 
     def __call__(
         self, subject: Any, expected: str | None = None, *, name: str | None = None
     ) -> None:
         """Compare ``subject``'s timeline with the snapshot; raise ``AssertionError`` on a
         difference (unless updating)."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         actual = snapshot_text(subject)
         _sink.record_trace(as_trace(subject))
         if expected is not None:
             self._inline(actual, expected)
             return
         path = self.path_for(name)
+        self._migrate(path)
         if not path.is_file():
             atomic_write(path, actual + "\n")
             self.written.append(path)
@@ -106,6 +129,7 @@ class TimelineSnapshot:
         raise AssertionError(_diff(stored, normalize(actual), str(path)))
 
     def _inline(self, actual: str, expected: str) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         if normalize(expected) == normalize(actual):
             return
         if not self.update:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-try:
-    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "TimelineSnapshotExtension needs syrupy: pip install 'tool-loop-harness[snapshots]'"
-    ) from exc
+from harness._extras import require
 
-from harness.testing._snapshot import snapshot_text
+require("syrupy", "TimelineSnapshotExtension")
+
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode  # noqa: E402
+
+from harness.testing._snapshot import snapshot_text  # noqa: E402
 
 __all__ = ["TimelineSnapshotExtension"]
 

@@ -8,13 +8,14 @@ value and forwards it to the loop's sink, so the tool layer stays free of loop l
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from harness._errors import CompletionError
 from harness._secrets import hidden_values, scrub_text
-from harness.tools._result import ToolResult
+from harness.tools._result import ToolResult, unserializable_result
 
 __all__ = ["Completion", "CompletionSink", "completion_result"]
 
@@ -33,9 +34,10 @@ def completion_result(value: Any, *, call_id: str, tool_name: str) -> ToolResult
     """``value`` as the finished result of an async call, or a ``CompletionError``.
 
     A ``ToolResult`` is kept as is; any other value becomes ``ToolResult.ok(value)``,
-    like a tool's return value. Refused: another async result, a toolset change (the
-    toolset belongs to the turn that made the call), an exception (use ``fail``), and
-    an awaitable (await it first).
+    like a tool's return value (one that cannot become JSON, an error result of kind
+    ``unserializable``: the call is answered either way). Refused: another async
+    result, a toolset change (the toolset belongs to the turn that made the call), an
+    exception (use ``fail``), and an awaitable (await it first).
     """
     where = f"the completion of call {call_id!r} (tool {tool_name!r})"
     if isinstance(value, ToolResult):
@@ -71,7 +73,18 @@ def completion_result(value: Any, *, call_id: str, tool_name: str) -> ToolResult
             call_id=call_id,
             tool_name=tool_name,
         )
-    return ToolResult.ok(value)
+    try:
+        return ToolResult.ok(value)
+    except Exception as exc:  # not JSON (undecodable bytes, an iterator): still delivered
+        return unserializable_result(tool_name, value, exc, verb="reported back")
+
+
+def _text_of(error: BaseException) -> str:
+    """``str(error)``, or a note when its ``__str__`` raises (the failure is still reported)."""
+    try:
+        return str(error)
+    except Exception as exc:
+        return f"(its message could not be read: {type(exc).__name__} while formatting it)"
 
 
 class Completion:
@@ -100,12 +113,16 @@ class Completion:
     def __call__(self, result: Any) -> None:
         """Report the finished result: queued for the model's next turn."""
         checked = completion_result(result, call_id=self.call_id, tool_name=self.tool_name)
+        scrubbed = scrub_text(checked.content)  # registered secrets, presets included
+        if scrubbed != checked.content:
+            checked = dataclasses.replace(checked, content=scrubbed)
         self._sink.complete(self.call_id, self.tool_name, checked)
 
     def fail(self, error: str | BaseException) -> None:
         """Report that the background work failed: the model reads an error result."""
         if isinstance(error, BaseException):
-            message = f"{type(error).__name__}: {error}".rstrip(": ")
+            text = _text_of(error)  # kept whole: a trailing ':' may end a secret
+            message = f"{type(error).__name__}: {text}" if text else type(error).__name__
             result = ToolResult.error(
                 scrub_text(
                     f"Tool {self.tool_name!r} failed in the background: {message}", self._hidden

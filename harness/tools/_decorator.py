@@ -213,6 +213,18 @@ def tool_methods(cls: type) -> list[tuple[str, ToolSpec]]:
     return list(found.items())
 
 
-def tools_of(instance: Any) -> list[Tool]:
-    """Tools for every ``@llm_tool`` method of ``instance``, bound to it."""
+def tools_of(instance: Any, *, flat: bool = False) -> list[Tool]:
+    """The tools ``instance`` offers, as ``as_tool`` would take it.
+
+    An object that is one tool (a ``@facade_class`` instance, or any kind a
+    ``register_tool_converter`` converter knows) gives that one tool, seed 003's
+    ``Tool.fromInstance``; any other object a tool for each of its ``@llm_tool`` methods,
+    bound to it. ``flat=True`` gives the methods in every case (what a facade offers once
+    unfolded).
+    """
+    if not flat:
+        for convert in _CONVERTERS:  # e.g. a @facade_class object is its one facade tool
+            made = convert(instance)
+            if made is not None:
+                return [made]
     return [as_tool(getattr(instance, attr)) for attr, _ in tool_methods(type(instance))]

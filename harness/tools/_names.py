@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import re
 import unicodedata
@@ -17,6 +18,7 @@ __all__ = [
     "match_names",
     "readable_part",
     "sanitize_part",
+    "snake_case",
     "validate_name",
 ]
 
@@ -35,6 +37,13 @@ def validate_name(name: str) -> str:
     if not is_valid_name(name):
         raise InvalidToolName(str(name))
     return name
+
+
+@functools.cache
+def snake_case(name: str) -> str:
+    """``EntityDiscovery`` -> ``entity_discovery``: how class names become the names a
+    trace records (strategies) or a facade is called."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def sanitize_part(text: str) -> str:

@@ -12,12 +12,13 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import docstring_parser
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, ValidationError, create_model
 
 from harness._errors import ToolDefinitionError
 from harness.tools._context import CallContext
 from harness.tools._inject import InjectedParam, injected_type
+from harness.tools._jsonschema import tool_validator
 
 __all__ = [
     "UNSET",
@@ -55,9 +56,9 @@ class ArgsSchema:
     with no default shown; an omitted one is ``UNSET`` in ``call_kwargs``."""
 
     @functools.cached_property
-    def validator(self) -> Draft202012Validator:
+    def validator(self) -> Validator:
         """A jsonschema validator for ``json_schema`` (built on first use)."""
-        return Draft202012Validator(self.json_schema)
+        return tool_validator(self.json_schema)
 
     def parse(self, raw: str) -> BaseModel:
         """Validate and convert the model's raw JSON arguments; raise ``ValidationError``.

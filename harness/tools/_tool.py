@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import inspect
@@ -10,18 +9,21 @@ import json
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
 from harness._secrets import hidden_values, register_secret, scrub_text
+from harness.formats._definitions import ToolDefinition
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
+from harness.tools._jsonschema import argument_errors, schema_problems, tool_validator
 from harness.tools._names import validate_name
 from harness.tools._objects import Emitter
-from harness.tools._result import ToolResult, serialize_for_model
+from harness.tools._patterns import PatternTimeout
+from harness.tools._private_loop import run_awaitable
+from harness.tools._result import ToolResult, serialize_for_model, unserializable_result
 from harness.tools._schema import UNSET, ArgsSchema, build_args_schema, clean_schema
 
 __all__ = ["PreparedCall", "Tool"]
@@ -61,10 +63,11 @@ class PreparedCall:
         return self.tool.error_result(exc, context=self.context)
 
     def run_sync(self) -> Any:
-        """Call the tool in this thread (an async tool runs on a private event loop)."""
+        """Call the tool in this thread (an async tool runs on a private event loop, which
+        keeps running the tasks it leaves behind: ``harness.tools._private_loop``)."""
         value = self.function(*self.args, **self.kwargs)
         if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
-            return asyncio.run(_await(value))
+            return run_awaitable(value)
         return value
 
     async def run_async(self) -> Any:
@@ -93,13 +96,9 @@ _NEVER_AWAITABLE = frozenset({str, int, float, bool, type(None), dict, list, tup
 """Exact types ``run_sync`` need not test with ``inspect.isawaitable``."""
 
 
-# built without type.__call__ on every call (harness._frozen)
+# built without type.__call__ on every call: what it buys, measured, in harness/loop/_fast.py
 _PreparedCall = maker(PreparedCall)
 _ToolResult = maker(ToolResult)
-
-
-async def _await(value: Any) -> Any:
-    return await value
 
 
 _SHOWN_INPUT = 200
@@ -129,29 +128,6 @@ def _format_pydantic_error(tool: str, exc: ValidationError) -> str:
         else:
             problems.append(f"argument {loc!r}: {err.get('msg')} (got {_shown(err.get('input'))})")
     return f"Tool {tool!r}: invalid arguments: " + "; ".join(problems) + "."
-
-
-_VALID_SCHEMAS: dict[str, None] = {}
-"""JSON texts of parameter schemas already checked against the metaschema (bounded)."""
-
-
-def _check_schema(parameters: Mapping[str, Any]) -> None:
-    """``Draft202012Validator.check_schema``, remembered for schemas seen before.
-
-    Checking against the metaschema takes milliseconds; facades and generated
-    universes build the same schemas over and over.
-    """
-    try:
-        key = json.dumps(parameters, sort_keys=True)
-    except (TypeError, ValueError):
-        key = None
-    if key is not None and key in _VALID_SCHEMAS:
-        return
-    Draft202012Validator.check_schema(dict(parameters))
-    if key is not None:
-        if len(_VALID_SCHEMAS) >= 2048:
-            _VALID_SCHEMAS.clear()
-        _VALID_SCHEMAS[key] = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -184,8 +160,9 @@ class Tool:
     """Hidden values bound at registration; never in schema, messages or repr."""
     takes_context: bool = dataclasses.field(default=False, repr=False)
     """Schema tools: whether the handler takes the ``CallContext`` as second argument."""
-    validator: Draft202012Validator | None = dataclasses.field(default=None, repr=False)
-    """Schema tools: the jsonschema validator for ``parameters``."""
+    validator: Validator | None = dataclasses.field(default=None, repr=False)
+    """Schema tools: the validator for ``parameters`` (``harness.tools._jsonschema``:
+    it never retrieves a reference and never hangs on a pattern)."""
     context_objects: ContextObjects = dataclasses.field(default=EMPTY, repr=False)
     """Typed context objects registered on the tool (the lowest-priority source)."""
 
@@ -254,12 +231,9 @@ class Tool:
             raise ToolDefinitionError(
                 f"tool {name!r}", [f"handler must be callable, got {handler!r}"]
             )
-        try:
-            _check_schema(parameters)
-        except SchemaError as exc:
-            raise ToolDefinitionError(
-                f"tool {name!r}", [f"parameters is not a valid JSON Schema: {exc.message}"]
-            ) from None
+        problems = schema_problems(parameters)
+        if problems:
+            raise ToolDefinitionError(f"tool {name!r}", problems)
         if parameters.get("type") != "object":
             raise ToolDefinitionError(
                 f"tool {name!r}",
@@ -277,7 +251,7 @@ class Tool:
             handler=handler,
             metadata=dict(metadata or {}),
             takes_context=len(positional) >= 2,
-            validator=Draft202012Validator(dict(parameters)),
+            validator=tool_validator(parameters),
         )
 
     @classmethod
@@ -396,19 +370,14 @@ class Tool:
             return self.description
         return "\n\n".join((self.description, *self.notes))
 
-    def definition(self) -> dict[str, Any]:
-        """The OpenAI ``tools`` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.full_description,
-                "parameters": self.parameters,
-            },
-        }
+    def definition(self) -> ToolDefinition:
+        """This tool as the model is offered it (each wire format encodes it its way)."""
+        return ToolDefinition(
+            name=self.name, description=self.full_description, parameters=self.parameters
+        )
 
     @functools.cached_property
-    def offered_definition(self) -> dict[str, Any]:
+    def offered_definition(self) -> ToolDefinition:
         """``definition()``, built once (tools are immutable): what toolsets offer.
 
         Shared by every toolset offering this tool: read it, never change it.
@@ -426,7 +395,8 @@ class Tool:
         """Validate and convert the model's raw ``arguments``.
 
         Returns the call to run, or an error ``ToolResult`` naming the tool, the
-        argument and the problem.
+        argument and the problem. JSON Schema patterns that need backtracking get the
+        loop's ``tool_timeout`` for this call's checks (5 seconds without one).
         """
         raw = arguments if arguments and not arguments.isspace() else "{}"
         if self.args_schema is not None:
@@ -486,8 +456,7 @@ class Tool:
     def _prepare_schema(self, raw: str, context: CallContext) -> PreparedCall | ToolResult:
         try:
             parsed = json.loads(raw)
-            validator = self.validator or Draft202012Validator(dict(self.parameters))
-            errors = sorted(validator.iter_errors(parsed), key=lambda e: list(e.absolute_path))
+            errors = argument_errors(self._validator(), parsed)
         except json.JSONDecodeError as exc:
             return ToolResult.error(
                 f"Tool {self.name!r}: the arguments are not valid JSON ({exc.msg} at "
@@ -496,9 +465,16 @@ class Tool:
             )
         except RecursionError:
             return ToolResult.error(
-                f"Tool {self.name!r}: the arguments are nested too deeply to read. "
+                f"Tool {self.name!r}: the arguments are nested too deeply to check. "
                 "Send a flatter JSON object matching the tool's parameters.",
                 kind="invalid_arguments",
+            )
+        except PatternTimeout as exc:
+            return ToolResult.error(
+                f"Tool {self.name!r}: the arguments could not be checked in time: {exc}. "
+                "The call was not run; send shorter or simpler values.",
+                kind="timeout",
+                exception=exc,
             )
         if errors:
             parts = []
@@ -512,6 +488,15 @@ class Tool:
         args: tuple[Any, ...] = (parsed, context) if self.takes_context else (parsed,)
         return PreparedCall(self, self.handler, args, {}, self.is_async, context)
 
+    def _validator(self) -> Validator:
+        """``validator``, or one built now for a ``Tool`` made without ``from_schema``."""
+        if self.validator is not None:
+            return self.validator
+        problems = schema_problems(self.parameters)
+        if problems:
+            raise ToolDefinitionError(f"tool {self.name!r}", problems)
+        return tool_validator(self.parameters)
+
     def to_result(self, value: Any) -> ToolResult:
         """Wrap a return value: ``ToolResult`` passes through; others are serialised.
 
@@ -523,16 +508,7 @@ class Tool:
         try:
             content = serialize_for_model(value)
         except Exception as exc:
-            return ToolResult(
-                content=(
-                    f"Tool {self.name!r} returned a {type(value).__name__} that cannot be "
-                    f"serialised to JSON ({type(exc).__name__}: {exc})."
-                ),
-                value=value,
-                is_error=True,
-                error_kind="unserializable",
-                exception=exc,
-            )
+            return unserializable_result(self.name, value, exc)
         return _ToolResult(content=content, value=value)
 
     def error_result(
@@ -547,6 +523,21 @@ class Tool:
         """
         message = f"Tool {self.name!r} failed: {type(exc).__name__}: {exc}"
         return ToolResult.error(self._scrub(message, context), kind="exception", exception=exc)
+
+    def hidden_from_model(self, result: ToolResult) -> ToolResult:
+        """``result`` as the model may read it: the tool's preset values (by the rule of
+        ``error_result``: 4 characters or more) and every registered secret hidden from
+        its ``content``. ``value``, the Python object strategies get, is kept as it is.
+
+        Plain call-context values are not hidden here (a tool may echo a request id or
+        a user name on purpose); wrap one in ``Secret`` to hide it. ``error_result``
+        hides them too: an exception's message is not written for the model.
+        """
+        content = result.content
+        if not content:
+            return result
+        scrubbed = self._scrub(content, None)
+        return result if scrubbed == content else dataclasses.replace(result, content=scrubbed)
 
     def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:
         values = [*self.presets.values.values(), *(context.values() if context else ())]

@@ -1,4 +1,4 @@
-"""An ordered toolset with O(1) lookup and cached provider definitions."""
+"""An ordered toolset with O(1) lookup and cached tool definitions."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from harness._errors import DuplicateToolName, UsageError
+from harness.formats._definitions import ToolDefinition
 from harness.tools._decorator import as_tool
 from harness.tools._inject import ContextObjects
 from harness.tools._tool import Tool
@@ -21,9 +22,23 @@ class Toolset:
     ``names`` and ``definitions()`` are cached and rebuilt only after a change, so
     offering 10,000 tools on every request costs nothing extra per request.
     Copies share the tools until one of them changes (copy on write).
+
+    Safe to share between threads (seed 002's concurrent registry): changes and cache
+    rebuilds hold the toolset's lock, and every read that walks the tools (iteration,
+    ``names``, ``definitions()``, ``copy()``) walks a snapshot taken under it, so a
+    reader sees the toolset before or after a change, never half-way.
     """
 
-    __slots__ = ("_context", "_definitions", "_names", "_shared", "_tools", "version")
+    __slots__ = (
+        "_context",
+        "_definitions",
+        "_lock",
+        "_names",
+        "_shared",
+        "_tools",
+        "_values",
+        "version",
+    )
 
     _TEMPLATES: ClassVar[list[tuple[tuple[Any, ...], Toolset]]] = []
     _TEMPLATES_LOCK: ClassVar[threading.Lock] = threading.Lock()
@@ -35,10 +50,12 @@ class Toolset:
         self._context: ContextObjects | None = (
             ContextObjects(context, source="toolset") if context else None
         )
+        self._lock = threading.Lock()
         self._tools: dict[str, Tool] = {}
         self._shared = False
+        self._values: tuple[Tool, ...] | None = None
         self._names: tuple[str, ...] | None = None
-        self._definitions: tuple[dict[str, Any], ...] | None = None
+        self._definitions: tuple[ToolDefinition, ...] | None = None
         self.version = 0
         """Incremented on every change; equal versions mean equal contents."""
         for tool in tools:
@@ -78,16 +95,19 @@ class Toolset:
     def provide(self, *objects: object) -> None:
         """Register typed context objects on the toolset (an object of a class already
         registered here replaces it); see docs/context-injection.md."""
-        current = self._context or ContextObjects((), source="toolset")
-        self._context = current.merged(objects)
+        with self._lock:
+            current = self._context or ContextObjects((), source="toolset")
+            self._context = current.merged(objects)
 
     def _own(self) -> None:
-        """Before a change: stop sharing the tools with copies."""
+        """Before a change (under the lock): stop sharing the tools with copies."""
         if self._shared:
             self._tools = dict(self._tools)
             self._shared = False
 
     def _changed(self) -> None:
+        """After a change (under the lock): drop the caches."""
+        self._values = None
         self._names = None
         self._definitions = None
         self.version += 1
@@ -95,42 +115,48 @@ class Toolset:
     def add(self, tool: Tool | Callable[..., Any]) -> Tool:
         """Add a tool; a different tool with the same name raises ``DuplicateToolName``."""
         tool = as_tool(tool)
-        existing = self._tools.get(tool.name)
-        if existing is not None:
-            if existing is tool:
-                return tool
-            raise DuplicateToolName(tool.name)
-        self._own()
-        self._tools[tool.name] = tool
-        self._changed()
+        with self._lock:
+            existing = self._tools.get(tool.name)
+            if existing is not None:
+                if existing is tool:
+                    return tool
+                raise DuplicateToolName(tool.name)
+            self._own()
+            self._tools[tool.name] = tool
+            self._changed()
         return tool
 
     def remove(self, name: str) -> Tool:
         """Remove and return the tool called ``name``."""
-        if name in self._tools:
-            self._own()
-        try:
-            tool = self._tools.pop(name)
-        except KeyError:
+        with self._lock:
+            tool = self._pop(name)
+        if tool is None:
             raise UsageError(
-                f"cannot remove {name!r}: no such tool in the toolset; tools: {list(self._tools)}"
-            ) from None
-        self._changed()
+                f"cannot remove {name!r}: no such tool in the toolset; tools: {list(self.names)}"
+            )
         return tool
 
     def discard(self, name: str) -> Tool | None:
         """Remove the tool called ``name`` if present."""
+        with self._lock:
+            return self._pop(name)
+
+    def _pop(self, name: str) -> Tool | None:
         if name not in self._tools:
             return None
-        return self.remove(name)
+        self._own()
+        tool = self._tools.pop(name)
+        self._changed()
+        return tool
 
     def replace(self, tool: Tool) -> Tool | None:
         """Put ``tool`` in place of the tool with its name (or add it); return the old one."""
-        old = self._tools.get(tool.name)
-        if old is not tool:
-            self._own()
-            self._tools[tool.name] = tool
-            self._changed()
+        with self._lock:
+            old = self._tools.get(tool.name)
+            if old is not tool:
+                self._own()
+                self._tools[tool.name] = tool
+                self._changed()
         return old
 
     def get(self, name: str) -> Tool | None:
@@ -147,23 +173,43 @@ class Toolset:
         return name in self._tools
 
     def __iter__(self) -> Iterator[Tool]:
-        return iter(self._tools.values())
+        return iter(self._snapshot())
 
     def __len__(self) -> int:
         return len(self._tools)
 
+    def _snapshot(self) -> tuple[Tool, ...]:
+        """The tools in order (cached until the next change)."""
+        values = self._values
+        if values is None:
+            with self._lock:
+                if self._values is None:
+                    self._values = tuple(self._tools.values())
+                values = self._values
+        return values
+
     @property
     def names(self) -> tuple[str, ...]:
         """Tool names in order (cached until the next change)."""
-        if self._names is None:
-            self._names = tuple(self._tools)
-        return self._names
+        names = self._names
+        if names is None:
+            with self._lock:
+                if self._names is None:
+                    self._names = tuple(self._tools)
+                names = self._names
+        return names
 
-    def definitions(self) -> tuple[dict[str, Any], ...]:
+    def definitions(self) -> tuple[ToolDefinition, ...]:
         """The OpenAI ``tools`` list (cached until the next change)."""
-        if self._definitions is None:
-            self._definitions = tuple(tool.offered_definition for tool in self._tools.values())
-        return self._definitions
+        definitions = self._definitions
+        if definitions is None:
+            with self._lock:
+                if self._definitions is None:
+                    self._definitions = tuple(
+                        tool.offered_definition for tool in self._tools.values()
+                    )
+                definitions = self._definitions
+        return definitions
 
     def view(self) -> Mapping[str, Tool]:
         """A read-only live mapping of the tools by name (no copy)."""
@@ -172,15 +218,18 @@ class Toolset:
     def copy(self) -> Toolset:
         """An independent toolset with the same tools (shared until either changes)."""
         clone = Toolset()
-        clone._context = self._context  # immutable: shared
-        clone._tools = self._tools
-        clone._shared = self._shared = True
-        clone._names = self._names  # caches are immutable tuples: share them until a change
-        clone._definitions = self._definitions
+        with self._lock:
+            clone._context = self._context  # immutable: shared
+            clone._tools = self._tools
+            clone._shared = self._shared = True
+            # caches are immutable tuples: share them until a change
+            clone._values = self._values
+            clone._names = self._names
+            clone._definitions = self._definitions
         return clone
 
     def __repr__(self) -> str:
-        return f"Toolset({len(self._tools)} tools: {list(self._tools)[:10]})"
+        return f"Toolset({len(self)} tools: {list(self.names[:10])})"
 
 
 class _ToolsView(Mapping[str, Tool]):
@@ -198,10 +247,10 @@ class _ToolsView(Mapping[str, Tool]):
         return name in self._toolset._tools
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._toolset._tools)
+        return iter(self._toolset.names)
 
     def __len__(self) -> int:
         return len(self._toolset._tools)
 
     def __repr__(self) -> str:
-        return f"<tools view: {list(self._toolset._tools)[:10]}>"
+        return f"<tools view: {list(self._toolset.names[:10])}>"

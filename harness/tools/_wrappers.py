@@ -131,11 +131,14 @@ class DelegatingTool(Tool):
         return PreparedCall(self, run_sync, (), {}, False, context)
 
 
-ONE_SHOT_ADVICE = (
-    "ALREADY LOADED: this tool already ran in this loop. "
-    "Use the result of the first call instead of calling it again."
-)
-"""The default answer of a one-shot tool called again in the same loop."""
+def already_loaded(tool_name: str, advice: str | None = None) -> str:
+    """What a one-shot tool answers when called again in the same loop: seed 003's
+    ``ALREADY LOADED`` text naming the tool, then ``advice`` when there is one."""
+    head = (
+        f"ALREADY LOADED. The body of {tool_name!r} was returned earlier in this turn "
+        "\N{EM DASH} read it in that earlier result. Do not call this tool again."
+    )
+    return f"{head} {advice}" if advice else head
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -144,11 +147,11 @@ class OneShotTool(DelegatingTool):
 
     The loop is ``CallContext.loop_id`` (set by the loop, or a ``loop_id`` context
     value); a call with no loop id passes through, every time. A call that fails does
-    not count. A repeated call's result is exactly ``advice``.
+    not count. A repeated call's result is ``already_loaded(name, advice)``.
     """
 
-    advice: str = ONE_SHOT_ADVICE
-    """The whole answer to a repeated call in the same loop, sent as is."""
+    advice: str | None = None
+    """Said after the ``ALREADY LOADED`` text (what to do instead); ``None``: nothing."""
     _loops: set[str] = dataclasses.field(default_factory=set, init=False, repr=False)
     _lock: threading.Lock = dataclasses.field(
         default_factory=threading.Lock, init=False, repr=False
@@ -162,7 +165,7 @@ class OneShotTool(DelegatingTool):
             if loop not in self._loops:
                 self._loops.add(loop)  # claimed now, so parallel calls run it only once
                 return None
-        return ToolResult(content=self.advice, value=None)
+        return ToolResult(content=already_loaded(self.name, self.advice), value=None)
 
     def after(self, result: ToolResult, context: CallContext) -> ToolResult:
         if result.is_error and context.loop_id:
@@ -201,8 +204,8 @@ def one_shot(tool: Tool | Callable[..., Any], *, advice: str | None = None) -> O
         return OneShotTool.wrap(tool)
     if not isinstance(advice, str) or not advice.strip():
         raise UsageError(
-            f"one_shot advice must be a non-empty text (the whole answer to a repeated "
-            f"call), got {advice!r}"
+            f"one_shot advice must be a non-empty text (said to a repeated call after "
+            f"'ALREADY LOADED ...'), got {advice!r}"
         )
     return OneShotTool.wrap(tool, advice=advice)
 

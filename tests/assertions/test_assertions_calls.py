@@ -112,7 +112,7 @@ def test_never_called(shop_trace: Trace) -> None:
         lambda: called_unordered(),
         lambda: never_called(),
         lambda: called_in_order(""),
-        lambda: called_exactly(3),
+        lambda: called_exactly(3),  # type: ignore[arg-type]
         lambda: call_to(""),
     ],
 )

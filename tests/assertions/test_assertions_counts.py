@@ -46,7 +46,7 @@ def test_events_by_type_name_and_fields(shop_trace: Trace) -> None:
         (lambda: has_iterations(2, at_least=1), "not both"),
         (lambda: has_restarts(-1), "count >= 0"),
         (lambda: has_injections(at_most=True), "count >= 0"),
-        (lambda: has_events(int), "an Event class or its name"),
+        (lambda: has_events(int), "an Event class or its name"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_counts(build: object, message: str) -> None:

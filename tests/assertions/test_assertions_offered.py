@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from harness import UsageError
@@ -73,14 +75,50 @@ def test_injected_by_name_iteration_call_and_strategy(shop_trace: Trace) -> None
 def test_injected_failure_explains_what_was_injected(shop_trace: Trace) -> None:
     verdict = injected("cart_*", strategy="Other").check(shop_trace)
     assert verdict.problem == (
-        "'cart_*' was not injected; injected: ['cart_add', 'cart_show'], "
-        "of which matching the filters: []"
+        "'cart_*' was not injected as asked: it was injected at iteration 1 by 'Shop' "
+        "after a call of 'search', not by 'Other'"
     )
     nothing = injected(at=3).check(shop_trace)
-    assert nothing.problem == "'a tool' was not injected; nothing injected at iteration 3"
+    assert nothing.problem == (
+        "no tool was injected as asked: tools were injected at iteration 1 by 'Shop' after a "
+        "call of 'search', not at iteration 3"
+    )
     assert "no iteration 7" in str(injected("x", at=7).check(shop_trace).problem)
     with pytest.raises(UsageError, match="1-based iteration"):
         injected("x", at=0)
+
+
+@pytest.mark.parametrize(
+    ("expectation", "problem"),
+    [
+        (
+            injected("cart_add", strategy="shop"),
+            "'cart_add' was not injected as asked: it was injected at iteration 1 by 'Shop' "
+            "after a call of 'search', not by 'shop'",
+        ),
+        (
+            injected("cart_show", at=2),
+            "'cart_show' was not injected as asked: it was injected at iteration 1 by 'Shop' "
+            "after a call of 'search', not at iteration 2",
+        ),
+        (
+            injected("cart_*", after_call="checkout", strategy="Other"),
+            "'cart_*' was not injected as asked: it was injected at iteration 1 by 'Shop' "
+            "after a call of 'search', not after a call of 'checkout' and not by 'Other'",
+        ),
+        (
+            removed("cart_add", strategy="Shop"),
+            "'cart_add' was not removed as asked: it was removed at iteration 2 by 'Cleanup' "
+            "after a call of 'cart_add', not by 'Shop'",
+        ),
+    ],
+)
+def test_a_filter_that_does_not_match_is_named_with_the_recorded_value(
+    shop_trace: Trace, expectation: Any, problem: str
+) -> None:
+    """Not "'x' was not injected; injected: [..., 'x']": which filter failed, and what the
+    trace recorded instead."""
+    assert expectation.check(shop_trace).problem == problem
 
 
 def test_removed(shop_trace: Trace) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from harness import UsageError
@@ -89,7 +91,7 @@ def test_steps_past_the_end(seed_trace: Trace) -> None:
 
 
 def test_per_iteration_steps_reuse_check_timeline(seed_trace: Trace) -> None:
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"offered": 1, "calls": ["search_customer"], "injected": ["customer_*"] * 3},
         {"calls": ["customer_c123_get_average_spend"]},
         {"answer": True},

@@ -33,6 +33,23 @@ def test_benchmark_quick_run_reports_every_target(capsys: pytest.CaptureFixture[
     assert module.bare_loop(3, 10)() == "done"
 
 
+def test_the_guard_is_run_at_most_4x_the_bare_loop_at_1000() -> None:
+    module = _load()
+    assert module.TARGETS["run/bare N=1000"] == 4.0
+    within = {"run/bare N=1000": 4.0, "many/10 tools N=10": 1.5, "arun/run": 1.3}
+    assert module.missed(within) == []
+    assert module.missed({**within, "run/bare N=1000": 4.01}) == ["run/bare N=1000"]
+    assert module.missed({"run/bare N=10": 9.0}) == []  # only the measured targets count
+
+
+def test_check_exits_with_the_missed_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _load()
+    monkeypatch.setattr(module, "TARGETS", {"arun/run": 0.0, "many/10 tools N=10": 1e9})
+    with pytest.raises(SystemExit, match="missed: arun/run"):
+        module.main(["--quick", "--check"])
+    assert module.main(["--quick"])["arun/run"] > 0  # without --check it only reports
+
+
 def _broken(module: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     @llm_tool
     def add(a: int, b: int) -> int:

@@ -21,6 +21,7 @@ def _load() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_prints_a_table_with_every_system(capsys: pytest.CaptureFixture[str]) -> None:
     module = _load()
     results = module.main(["--quick"])

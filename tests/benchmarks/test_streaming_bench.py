@@ -21,11 +21,12 @@ def _load() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_quick_run_reports_every_case(capsys: pytest.CaptureFixture[str]) -> None:
     results = _load().main(["--quick"])
     out = capsys.readouterr().out
-    assert "10 kB argument" in out and "20 requests" in out
-    for label in ("10 kB argument", "20 requests"):
+    assert "10 kB argument" in out and "20 requests" in out and "20 parallel calls" in out
+    for label in ("10 kB argument", "20 requests", "20 parallel calls"):
         for api in ("chat", "responses"):
             assert results[f"{label} {api}"] > 0
             assert results[f"{label} {api} plain"] > 0

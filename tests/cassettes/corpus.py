@@ -1,14 +1,24 @@
-"""Where the real recorded cassettes are: ``$HARNESS_CORPUS`` (any folder of cassettes) or
-``../shared/corpus`` next to the repository. Tests iterate the folder; nothing names a file."""
+"""Where the real recordings are, for the tests that replay them.
+
+Two sources, iterated (no test names a file): the project's own copy of genuine
+recordings from other projects' test suites, ``cassettes/real/<provider>/`` (source,
+commit and licence of each file in ``cassettes/real/PROVENANCE.md``), so they run on a
+fresh clone; and any folder of more recordings, ``$HARNESS_CORPUS`` or
+``../shared/corpus`` next to the repository. A file in both is tested once (same
+bytes, by SHA-256; the project's copy is the one used).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "cassettes" / "real"
+"""The project's genuine recordings, one folder per provider format."""
 
 
 def corpus_dir() -> Path | None:
@@ -18,18 +28,38 @@ def corpus_dir() -> Path | None:
 
 
 CORPUS = corpus_dir()
-SKIP_REASON = "the recorded corpus (../shared/corpus or $HARNESS_CORPUS) is not available"
+SKIP_REASON = "no real recordings: cassettes/real is empty and $HARNESS_CORPUS is not set"
+
+
+COST = "cost"
+"""The sub-folder of a provider's real recordings kept for their prompt-cache usage
+figures (``tests/cost``): the replay tests leave them out (see PROVENANCE.md)."""
+
+
+def recordings(*folders: str) -> list[Path]:
+    """Every real recording (``cassettes/real`` first, then the external corpus), each
+    content once, only in the provider ``folders`` given (``"openai"``, ``"anthropic"``,
+    ``"pydantic_ai_variant"``), sorted by folder and name; not those of ``cost/``."""
+    by_digest: dict[str, Path] = {}
+    for root in (REAL, CORPUS):
+        if root is None or not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.yaml")):
+            parts = path.relative_to(root).parts
+            folder = parts[0]
+            if (folders and folder not in folders) or COST in parts[1:-1]:
+                continue
+            by_digest.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
+    return sorted(by_digest.values(), key=lambda p: (p.parent.name, p.name))
 
 
 def corpus_files() -> list[Path]:
-    """Every cassette under the corpus folder (all sub-folders), sorted."""
-    if CORPUS is None:
-        return []
-    return sorted(p for p in CORPUS.rglob("*.yaml") if p.is_file())
+    """Every real recording (see ``recordings``)."""
+    return recordings()
 
 
 def project_cassettes() -> list[Path]:
-    """The project's own real recordings (``cassettes/recorded``)."""
+    """The project's own recordings of its agents (``cassettes/recorded``)."""
     return sorted((ROOT / "cassettes" / "recorded").glob("*.yaml"))
 
 

@@ -191,6 +191,7 @@ def test_trace_show_and_scenario_of_the_recording(recorded: Path, tmp_path: Path
     target.write_text(yaml.safe_dump(scenario_data(recorded), sort_keys=False))
     outcome = run_scenario(load_scenario(target))
     assert outcome.passed, outcome.problem
+    assert outcome.trace is not None
     assert [c.name for c in outcome.trace.calls] == CALLS
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -107,6 +108,46 @@ def test_another_prompt_is_a_mismatch_naming_the_message(recorded: Path) -> None
     assert "Jane Doe" in message
 
 
+def test_a_mismatch_is_one_report_with_the_run_kept_and_no_unused_warning(
+    recorded: Path,
+) -> None:
+    """Not chained under vcrpy's exception (its advice names record modes the harness
+    refuses); the run's trace survives on the error; the interactions the refused
+    request left unplayed are not reported a second time (``unused="error"``)."""
+    with (
+        pytest.raises(CassetteMismatch) as info,
+        open_cassette(recorded, record_mode="none", unused="error"),
+        _client() as client,
+    ):
+        _run(client, prompt="What's Jane Doe's average spend?")
+    error = info.value
+    assert error.__cause__ is None and error.__suppress_context__
+    assert "new_episodes" not in str(error)
+
+
+def test_the_harness_error_keeps_the_run_of_an_error_in_the_chain(tmp_path: Path) -> None:
+    """When the refusal reached the loop as a provider error (the SDK wrapped it), the
+    run's trace and history it carries move to the harness's error."""
+    from vcr.cassette import Cassette  # type: ignore[import-untyped]
+    from vcr.errors import CannotOverwriteExistingCassetteException  # type: ignore[import-untyped]
+    from vcr.request import Request  # type: ignore[import-untyped]
+
+    from harness import ProviderError
+    from harness.cassettes import CassetteExhausted
+    from harness.cassettes._vcr import translate_error
+
+    refused = CannotOverwriteExistingCassetteException(
+        cassette=Cassette(str(tmp_path / "empty.yaml")),
+        failed_request=Request("POST", "http://127.0.0.1:9/v1/chat/completions", b"{}", {}),
+    )
+    wrapped = ProviderError("Connection error.")
+    wrapped.__cause__ = refused
+    wrapped.attach_run(trace="the trace", messages=["a message"])
+    error = translate_error(wrapped)
+    assert isinstance(error, CassetteExhausted)
+    assert (error.trace, error.messages) == ("the trace", ["a message"])
+
+
 def test_an_injection_regression_names_the_tools(recorded: Path) -> None:
     """Without the discovery strategy, request 2 offers fewer tools than recorded."""
     with (
@@ -189,7 +230,7 @@ def test_unused_interactions_error_or_warn(recorded: Path) -> None:
             first_turn_only()
 
 
-def _first_request():  # type: ignore[no-untyped-def]
+def _first_request() -> Any:
     from harness.loop import ModelRequest, ModelSettings
     from harness.messages import SystemMessage, UserMessage
     from harness.tools import as_tool
@@ -197,16 +238,7 @@ def _first_request():  # type: ignore[no-untyped-def]
     tool = as_tool(search_customer)
     return ModelRequest(
         messages=[SystemMessage(content="You are a CRM assistant."), UserMessage(content=PROMPT)],
-        tools=[
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": dict(tool.parameters),
-                },
-            }
-        ],
+        tools=[tool.definition()],
         tool_names=(tool.name,),
         settings=ModelSettings(),
         iteration=1,

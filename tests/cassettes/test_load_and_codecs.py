@@ -18,7 +18,7 @@ from harness.cassettes import (
     load_cassette,
     register_codec,
 )
-from harness.cassettes._codecs import _CODECS
+from harness.formats._codec import _CODECS
 from harness.loop import ModelRequest, ModelResponse, run
 from harness.messages import AssistantMessage, UserMessage
 
@@ -34,7 +34,7 @@ def _write(tmp_path: Path, text: str) -> Path:
     [
         ("interactions: [\n", "is not valid YAML"),
         ("just text\n", "expected a mapping with an 'interactions' list"),
-        ("interactions: [3]\n", "interaction 0 is int, expected a mapping"),
+        ("interactions: [3]\n", "interaction 1 is int, expected a mapping"),
         ("interactions: [{request: {}}]\n", "needs both 'request' and 'response'"),
         ("interactions: [{request: {}, response: {}}]\n", "needs a 'method' and a 'uri'"),
         (

@@ -132,13 +132,13 @@ def _agents_run(client: openai.AsyncOpenAI) -> str:
     agents.set_tracing_disabled(True)  # the SDK would export traces to api.openai.com
     found = {"customer": False}
 
-    @agents.function_tool
+    @agents.function_tool  # type: ignore[untyped-decorator]  # an optional peer, imported as Any
     def search_customer(name: str) -> str:
         """Find a customer id by name."""
         found["customer"] = True
         return "c-123"
 
-    @agents.function_tool(is_enabled=lambda ctx, agent: found["customer"])
+    @agents.function_tool(is_enabled=lambda ctx, agent: found["customer"])  # type: ignore[untyped-decorator]
     def get_average_spend(customer_id: str) -> float:
         """The customer's average order value."""
         return 42.0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from harness.cassettes import OfferedTool, ParsedRequest, trace_from_requests
+from harness.cassettes import ParsedRequest, trace_from_requests
+from harness.formats import ToolDefinition
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
 NAMES = [f"tool_{i}" for i in range(6)]
@@ -17,7 +18,7 @@ def _conversation(offers: list[list[str]]) -> list[ParsedRequest]:
     messages: list = [UserMessage(content="go")]  # type: ignore[type-arg]
     requests = []
     for k, names in enumerate(offers):
-        tools = tuple(OfferedTool(name=n, parameters={"type": "object"}) for n in names)
+        tools = tuple(ToolDefinition(name=n, parameters={"type": "object"}) for n in names)
         requests.append(ParsedRequest(model="m", messages=tuple(messages), tools=tools))
         if k + 1 < len(offers):
             call = ToolCall(id=f"c{k}", name=names[0] if names else "none", arguments="{}")

@@ -36,7 +36,20 @@ def test_the_docs_have_examples() -> None:
     assert {"README.md", "docs/quickstart.md", "docs/scenarios.md"} <= pages
 
 
-@pytest.mark.parametrize("page", _pages_with_code(), ids=lambda p: p.relative_to(ROOT).as_posix())
+SLOW_PAGES = {"docs/fuzzing.md"}
+"""Pages whose examples take seconds (a fuzzing campaign): marked ``slow``."""
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.slow)
+        if p.relative_to(ROOT).as_posix() in SLOW_PAGES
+        else p
+        for p in _pages_with_code()
+    ],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT))

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from harness import RunResult, llm_tool
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
-from harness.tools import as_tool
+from harness.tools import Tool, as_tool
 
 
 class Inbox:
@@ -140,12 +140,32 @@ def records_errors(run: Any) -> None:
         SEEN.append(run)
 
 
+LEAKED_KEY = "sk-live-0f9e8d7c6b5a4321"
+
+
+class _LeakAfterLookup(InjectionStrategy):
+    """After the first lookup, offers a tool whose description quotes the preset key."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if context.call is None or context.call.name != "lookup" or "escalate" in context.tools:
+            return None
+        tool = Tool.from_schema(
+            "escalate",
+            f"Escalate an order (auth: {LEAKED_KEY}).",  # the planted leak
+            {"type": "object", "properties": {}},
+            lambda arguments: "escalated",
+        )
+        return ToolsetChange(add=(tool,), reason="a lookup happened")
+
+
 def leaky() -> dict[str, Any]:
-    """A preset secret that one tool returns (the built-in secrets invariant catches it)."""
+    """A preset secret that reaches the model: after a lookup, a strategy offers a tool
+    whose description quotes it (tool results are scrubbed; descriptions are the user's
+    text). The built-in secrets invariant catches it."""
 
     def lookup(order_id: str, api_key: str) -> str:
         """Look an order up."""
-        return f"order {order_id} via {api_key}"
+        return f"order {order_id} found"
 
-    tool = as_tool(llm_tool(lookup)).with_presets(api_key="sk-live-0f9e8d7c6b5a4321")
-    return {"prompt": "Where is order 17?", "tools": [tool]}
+    tool = as_tool(llm_tool(lookup)).with_presets(api_key=LEAKED_KEY)
+    return {"prompt": "Where is order 17?", "tools": [tool], "strategies": [_LeakAfterLookup()]}

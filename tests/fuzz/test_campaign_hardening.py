@@ -134,12 +134,12 @@ def test_async_calls_are_not_waited_for_when_the_model_answers(tmp_path: Path) -
     from planted import async_tool
 
     from harness.fuzz import FuzzScenario, run_fuzz_scenario
-    from harness.fuzz._decisions import Decision
-    from harness.fuzz._universe import ToolSpec, UniverseSpec
+    from harness.fuzz._decisions import FuzzDecision
+    from harness.fuzz._universe import FuzzToolSpec, UniverseSpec
 
     scenario = FuzzScenario(
-        universe=UniverseSpec(tools=[ToolSpec(name="ping", description="Ping.")]),
-        decisions=[Decision(kind="call", index=0), Decision(kind="call", index=1)],
+        universe=UniverseSpec(tools=[FuzzToolSpec(name="ping", description="Ping.")]),
+        decisions=[FuzzDecision(kind="call", index=0), FuzzDecision(kind="call", index=1)],
     )
     outcome = run_fuzz_scenario(scenario, strategies=async_tool)
     assert outcome.trace is not None and outcome.ok, outcome.violations

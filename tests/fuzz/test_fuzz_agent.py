@@ -170,7 +170,7 @@ def test_a_property_raising_something_else_than_assertion_error_is_a_usage_error
         ({"seed": -2}, "seed must be an int >= 0"),
         ({"workers": 0}, "workers must be an int >= 1"),
         ({"guidance": "magic"}, "guidance must be one of"),
-        ({"profile": "weekly"}, "must be one of ['dev', 'ci', 'nightly']"),
+        ({"profile": "weekly"}, "must be one of 'dev', 'ci', 'nightly'"),
         ({"properties": "planted_agents:pinned_notes_stay"}, "properties must be a list"),
     ],
 )

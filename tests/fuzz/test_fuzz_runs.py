@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -11,11 +12,11 @@ from harness.fuzz import (
     PROFILE_PREFIX,
     SECRET,
     UNIVERSE_KINDS,
-    Decision,
+    FuzzDecision,
     FuzzScenario,
+    FuzzToolSpec,
     ParamSpec,
     SectionSpec,
-    ToolSpec,
     UniverseSpec,
     check_determinism,
     check_restart_equivalence,
@@ -47,19 +48,19 @@ def test_our_strategies_keep_every_invariant(kind: str) -> None:
     assert seen["runs"] >= 10
 
 
-def _scenario(decisions: list[Decision], **universe: object) -> FuzzScenario:
+def _scenario(decisions: list[FuzzDecision], **universe: Any) -> FuzzScenario:
     return FuzzScenario(universe=UniverseSpec(**universe), decisions=decisions)
 
 
 def test_faults_become_error_results_and_the_secret_stays_hidden() -> None:
     tools = [
-        ToolSpec(name="crash", fault="raise"),
-        ToolSpec(name="slow", fault="timeout"),
-        ToolSpec(name="huge", fault="huge"),
-        ToolSpec(name="weird", fault="unserializable"),
-        ToolSpec(name="keyed", fault="context", params=[ParamSpec(name="q")]),
+        FuzzToolSpec(name="crash", fault="raise"),
+        FuzzToolSpec(name="slow", fault="timeout"),
+        FuzzToolSpec(name="huge", fault="huge"),
+        FuzzToolSpec(name="weird", fault="unserializable"),
+        FuzzToolSpec(name="keyed", fault="context", params=[ParamSpec(name="q")]),
     ]
-    moves = [Decision(kind="parallel", index=0, more=(1, 2, 3, 4))]
+    moves = [FuzzDecision(kind="parallel", index=0, more=(1, 2, 3, 4))]
     outcome = run_fuzz_scenario(_scenario(moves, kind="tools", tools=tools))
     assert outcome.ok, format_violations(outcome.violations)
     calls = {c.name: c for c in outcome.trace.calls}  # type: ignore[union-attr]
@@ -72,12 +73,12 @@ def test_faults_become_error_results_and_the_secret_stays_hidden() -> None:
 
 def test_provider_errors_and_limits_end_runs_with_typed_errors() -> None:
     error = run_fuzz_scenario(
-        _scenario([Decision(kind="provider_error", status=429)], tools=[ToolSpec(name="t")])
+        _scenario([FuzzDecision(kind="provider_error", status=429)], tools=[FuzzToolSpec(name="t")])
     )
     assert type(error.error).__name__ == "RateLimited" and error.ok
     looping = FuzzScenario(
-        universe=UniverseSpec(tools=[ToolSpec(name="t")]),
-        decisions=[Decision()] * 5,
+        universe=UniverseSpec(tools=[FuzzToolSpec(name="t")]),
+        decisions=[FuzzDecision()] * 5,
         max_iterations=3,
     )
     limited = run_fuzz_scenario(looping)
@@ -99,7 +100,7 @@ class Nondeterministic(InjectionStrategy):
 
 
 def test_determinism_is_checked() -> None:
-    scenario = _scenario([Decision()], tools=[ToolSpec(name="t")])
+    scenario = _scenario([FuzzDecision()], tools=[FuzzToolSpec(name="t")])
     assert check_determinism(scenario) == []
     (violation,) = check_determinism(scenario, strategies=lambda: [Nondeterministic()])
     assert violation.invariant == "determinism"
@@ -115,12 +116,14 @@ def test_dynamic_and_restart_paths_end_equal() -> None:
         SectionSpec(
             key="orders",
             text="Orders.",
-            tools=[ToolSpec(name="refund")],
-            children=[SectionSpec(key="more", text="More.", tools=[ToolSpec(name="audit")])],
+            tools=[FuzzToolSpec(name="refund")],
+            children=[SectionSpec(key="more", text="More.", tools=[FuzzToolSpec(name="audit")])],
         )
     ]
     scenario = _scenario(
-        [Decision(index=0, args="valid"), Decision(index=0)], kind="sections", sections=sections
+        [FuzzDecision(index=0, args="valid"), FuzzDecision(index=0)],
+        kind="sections",
+        sections=sections,
     )
     outcome = run_fuzz_scenario(scenario)
     assert outcome.ok and outcome.result is not None

@@ -146,6 +146,133 @@ def test_a_value_that_cannot_be_serialised_is_named_by_its_type() -> None:
     assert safe_value_text("x", Unprintable()) == "<Unprintable object (not serialisable)>"
 
 
+def test_the_five_tools_of_seed_003_are_offered_in_order() -> None:
+    assert [t.name for t in blackboard_tools()] == [
+        "blackboard_list",
+        "blackboard_read",
+        "blackboard_last",
+        "blackboard_describe",
+        "blackboard_count",
+    ]
+
+
+def test_last_reads_the_entry_added_last_with_its_key() -> None:
+    state = {**STATE, "second": Customer(id="c-2", name="Bo")}
+    result = _call("blackboard_last", state)
+    assert result.content == '\'second\' (Customer):\n{"id":"c-2","name":"Bo"}'
+    assert result.value is state["second"]
+    of_type = _call("blackboard_last", state, type="basemodel")
+    assert of_type.content.startswith("'order' (Order):") and of_type.value is state["order"]
+
+
+def test_last_on_an_empty_blackboard_or_a_missing_type_is_an_error_result() -> None:
+    empty = _call("blackboard_last", {"harness.x": 1})
+    assert (empty.error_kind, empty.content) == ("empty", "The blackboard is empty.")
+    missing = _call("blackboard_last", dict(STATE), type="Custmer")
+    assert missing.error_kind == "unknown_type" and "did you mean 'Customer'?" in missing.content
+
+
+class Invoice(BaseModel):
+    """A bill sent to a customer."""
+
+    number: str
+    lines: list[str]
+    api_key: str
+
+
+class Plain:
+    def __init__(self) -> None:
+        self.region = "eu"
+        self.count = 3
+        self._private = "never listed"
+
+
+def test_describe_gives_the_shape_never_the_values() -> None:
+    state = {
+        "customer": Customer(id="c-1", name="Ann"),
+        "invoice": Invoice(number="n-1", lines=["a"], api_key="sk-live-0123456789abcdef"),
+        "plain": Plain(),
+        "notes": ["a", "b", "c"],
+    }
+    described = {key: _call("blackboard_describe", state, key=key).value for key in state}
+    assert described["customer"] == {
+        "key": "customer",
+        "type": "Customer",
+        "bases": [],
+        "fields": {"id": "str", "name": "str"},
+    }
+    assert described["invoice"] == {
+        "key": "invoice",
+        "type": "Invoice",
+        "bases": ["BaseModel"],
+        "doc": "A bill sent to a customer.",
+        "fields": {"number": "str", "lines": "list[str]", "api_key": "str"},
+    }
+    assert described["plain"]["fields"] == {"region": "str", "count": "int"}
+    assert described["notes"] == {"key": "notes", "type": "list", "bases": [], "length": 3}
+    text = json.dumps(described)
+    assert "sk-live" not in text and "Ann" not in text and "never listed" not in text
+    missing = _call("blackboard_describe", state, key="invoices")
+    assert missing.error_kind == "unknown_key" and "Did you mean 'invoice'" in missing.content
+
+
+def test_count_in_all_by_type_and_of_one_type_or_a_base() -> None:
+    state = {**STATE, "second": Customer(id="c-2", name="Bo")}
+    assert _call("blackboard_count", state).value == {
+        "total": 4,
+        "by_type": {"Customer": 2, "Order": 1, "list": 1},
+    }
+    assert _call("blackboard_count", state, type="customer").value == {
+        "type": "customer",
+        "count": 2,
+    }
+    assert _call("blackboard_count", state, type="BaseModel").value["count"] == 1
+    assert _call("blackboard_count", {}).value == {"total": 0, "by_type": {}}
+    missing = _call("blackboard_count", state, type="Invoice")
+    assert missing.error_kind == "unknown_type"
+
+
+def _with_formatter(name: str, state: dict[str, Any], formatter: Any, **arguments: Any) -> str:
+    tools = {t.name: t for t in blackboard_tools(formatter=formatter, max_chars=40)}
+    context = CallContext(state=state, run_id="r1", tool_name=name)
+    prepared = tools[name].prepare(json.dumps(arguments), context)
+    assert not isinstance(prepared, ToolResult), prepared
+    return tools[name].to_result(prepared.run_sync()).content
+
+
+@pytest.mark.filterwarnings("ignore::harness.ShortSecretWarning")
+def test_a_custom_formatter_writes_what_the_model_reads_still_scrubbed() -> None:
+    secret = Secret("sk-formatter-0123456789")
+
+    def formatter(key: str, value: Any) -> str | None:
+        if isinstance(value, Customer):
+            return f"Customer {value.name} ({value.id}), key {secret}"
+        return None  # the default JSON for everything else
+
+    state = {"customer": Customer(id="c-1", name="Ann"), "order": Order(id="o-1", total=2.0)}
+    read = _with_formatter("blackboard_read", state, formatter, key="customer")
+    assert read == "Customer Ann (c-1), key [hidden]"
+    assert _with_formatter("blackboard_read", state, formatter, key="order") == (
+        '{"id":"o-1","total":2.0}'
+    )
+    last = _with_formatter("blackboard_last", state, formatter, type="Customer")
+    assert last == "'customer' (Customer):\nCustomer Ann (c-1), key [hidden]"
+    listed = json.loads(_with_formatter("blackboard_list", state, formatter))
+    assert listed[0]["preview"] == "Customer Ann (c-1), key [hidden]"
+    long = _with_formatter("blackboard_read", {"c": Customer("c", "x" * 80)}, formatter, key="c")
+    assert long.endswith("... [truncated: 107 characters in all]")
+    # a credential-named entry is hidden before any formatter sees it
+    hidden = _with_formatter(
+        "blackboard_read", {"api_key": "k"}, lambda k, v: "leak", key="api_key"
+    )
+    assert hidden == "[hidden]"
+
+
+def test_a_formatter_that_is_not_callable_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"formatter must be a function \(key, value\)"):
+        blackboard_tools(formatter="json")  # type: ignore[arg-type]
+
+
 def test_unfold_offers_one_facade_and_max_chars_is_checked() -> None:
     (tool,) = blackboard_tools(unfold=True)
     assert tool.name == "blackboard" and is_facade(tool)

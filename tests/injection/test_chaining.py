@@ -98,7 +98,7 @@ def test_placeholders_offered_at_once_and_answer_not_available() -> None:
     assert change.strategy == "chaining" and change.after_call is None
     assert change.added == ("doc_title", "doc_words")
     assert "registered types Doc" in change.reason
-    schema = model.requests[0].tools[2]["function"]["parameters"]
+    schema = model.requests[0].tools[2].parameters
     assert "factor" in schema["properties"]
 
 

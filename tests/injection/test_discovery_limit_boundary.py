@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import EntityDiscovery, ScriptedModel, call, llm_tool, reply, run, tool_provider
+from harness import EntityDiscovery, ScriptedModel, call, calls, llm_tool, reply, run, tool_provider
 from harness.loop import LimitReached
 
 
@@ -54,4 +54,39 @@ def test_the_limit_reached_exactly_is_allowed(limit: int, injected: int, limited
 def test_zero_allows_no_injection() -> None:
     names, limits = _run(0)
     assert names == []
-    assert [event.value for event in limits] == [0, 0]
+    (limit,) = limits  # one event for the limit, naming both providers it stopped
+    assert limit.value == 0
+    assert limit.message.startswith("max_injected_tools=0 stopped 2 providers in this iteration")
+    assert "Account 'a1'" in limit.message and "Account 'a2'" in limit.message
+
+
+@llm_tool
+def all_accounts(count: int) -> list[Account]:
+    """Many accounts."""
+    return [Account(f"a{i}") for i in range(count)]
+
+
+def test_100k_entities_give_one_event_per_limit_and_iteration() -> None:
+    """It was one ``LimitReached`` per entity the limit stopped (9,744 for 100,000)."""
+    model = ScriptedModel(
+        [
+            calls(call("all_accounts", count=100_000), call("all_accounts", count=300)),
+            call("all_accounts", count=300),
+            reply("done"),
+        ]
+    )
+    result = run(model, "go", tools=[all_accounts], strategies=[EntityDiscovery()])
+    limits = [e for e in result.trace.events if isinstance(e, LimitReached)]
+    assert [(e.iteration, e.limit) for e in limits] == [
+        (1, "max_walk"),
+        (1, "max_injected_tools"),
+        (2, "max_injected_tools"),
+    ]
+    walk, first, second = limits
+    assert "more than max_walk=10000 objects" in walk.message
+    assert first.message.startswith("max_injected_tools=256 stopped 9871 providers")
+    assert first.message.endswith("and 9868 more")
+    assert second.message.startswith(
+        "max_injected_tools=256 stopped 172 providers"
+    )  # a0-a127 known
+    assert len(result.trace.injected) == 256

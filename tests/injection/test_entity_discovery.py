@@ -287,7 +287,7 @@ def test_collision_skip_is_the_default_with_a_warning() -> None:
     _, result = _collision_run("skip")
     warnings = [e for e in _events(result) if isinstance(e, StrategyWarning)]
     assert len(warnings) == 1
-    assert warnings[0].strategy == "EntityDiscovery"
+    assert warnings[0].strategy == "discovery"
     assert warnings[0].message == (
         "skipped Customer 'c-123' returned by 'fresh_copy': another Customer with id 'c-123' "
         "was already discovered"
@@ -523,7 +523,7 @@ def test_injected_events_name_the_strategy_and_cause() -> None:
     model = ScriptedModel([call("search_customer", name="John Smith"), reply("x")])
     result = run(model, "go", tools=[search_customer], strategies=[EntityDiscovery()])
     injected = next(e for e in _events(result) if isinstance(e, ToolsInjected))
-    assert (injected.strategy, injected.after_call) == ("EntityDiscovery", "search_customer")
+    assert (injected.strategy, injected.after_call) == ("discovery", "search_customer")
 
 
 @pytest.mark.parametrize(

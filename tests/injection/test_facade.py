@@ -121,7 +121,7 @@ def test_notes_appear_once_in_the_context_tool_not_in_children() -> None:
     assert "- read_file [read]: Read a file." in context_call.content
     assert "- file_size: Size of a file." in context_call.content
     request = model.requests[1]
-    descriptions = {d["function"]["name"]: d["function"]["description"] for d in request.tools}
+    descriptions = {d.name: d.description for d in request.tools}
     assert "Paths are relative." in descriptions["files_context"]
     assert all("Paths are relative." not in descriptions[n] for n in ("read_file", "write_file"))
 

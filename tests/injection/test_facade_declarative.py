@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from harness import FacadeError, ScriptedModel, UsageError, call, llm_tool, reply, run
-from harness.injection import FacadeClassSpec, facade_class, facade_of, facade_spec
+from harness.injection import FacadeClassSpec, facade_class, facade_of, facade_spec, is_facade
+from harness.tools import as_tool, tools_of
 
 
 @facade_class(
@@ -223,3 +224,24 @@ def test_cycle_between_decorated_classes_is_detected() -> None:
     Inner.back = Outer  # type: ignore[attr-defined]
     with pytest.raises(FacadeError, match=r"cycle in nested facade classes: .*Outer -> .*Inner"):
         facade_of(Outer)
+
+
+def test_tools_of_a_facade_class_instance_is_its_one_facade_tool() -> None:
+    """Seed 003's ``Tool.fromInstance``: one function for both kinds of object."""
+    (tool,) = tools_of(FileTools())
+    assert tool.name == "files" and is_facade(tool)
+    assert tool.definition() == as_tool(FileTools()).definition()  # what as_tool gives
+    model = ScriptedModel([call("files", kind="read"), call("read", path="a"), reply("ok")])
+    result = run(model, "go", tools=tools_of(FileTools()))
+    assert result.trace.calls[1].content == "read a"
+
+
+def test_tools_of_a_plain_object_and_flat_give_the_bound_methods() -> None:
+    class Pinger:
+        @llm_tool
+        def ping(self) -> str:
+            """Ping."""
+            return "pong"
+
+    assert [t.name for t in tools_of(Pinger())] == ["ping"]
+    assert [t.name for t in tools_of(FileTools(), flat=True)] == ["read", "write", "size"]

@@ -20,7 +20,7 @@ from harness import (
     run,
     unlock,
 )
-from harness.injection import called, called_all, called_any, in_state, produced, when
+from harness.injection import called_all, called_any, in_state, produced, was_called, when
 
 
 @dataclasses.dataclass
@@ -260,7 +260,7 @@ def test_bad_input_at_construction(build: Any, message: str) -> None:
 
 
 def test_condition_descriptions() -> None:
-    assert called("a").describe() == "a was called"
+    assert was_called("a").describe() == "a was called"
     assert called_any("a", "b").describe() == "a or b was called"
     assert called_all("a", "b").describe() == "a and b were called"
     assert produced(Report).describe() == "a Report was produced"

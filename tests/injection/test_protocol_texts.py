@@ -218,7 +218,7 @@ def test_tool_start_completion_errors_and_injections_are_logged_with_timings(
     assert "completed in" in text and " ms (1 attempt(s))" in text
     assert "tool 'fail_with_secret'" in text and "failed in" in text
     assert "exception, RuntimeError" in text
-    assert "SectionDisclosure injected lookup_order" in text
+    assert "sections injected lookup_order" in text
     assert "sk-live-1234567890" not in text  # arguments and messages are never logged
     assert {r.name for r in caplog.records} <= {"harness.loop", "harness.tools"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from harness import (
     StrategyWarning,
     UnreachableStateWarning,
     UsageError,
+    arun,
     call,
     calls,
     llm_tool,
@@ -118,24 +120,154 @@ def test_a_bad_resume_value_names_the_valid_states() -> None:
     assert info.value.trace is not None
 
 
-def test_parallel_calls_after_a_transition_warn_instead_of_transitioning_twice() -> None:
+def test_a_second_call_the_first_one_takes_out_of_the_state_is_not_run() -> None:
     class S(enum.Enum):
         A = 1
         B = 2
 
+    runs: list[str] = []
+
     @llm_tool
     def go() -> str:
         """Go to B."""
+        runs.append("go")
         return "ok"
 
     machine = StateMachine(S, initial=S.A, tools={S.A: [go]}, transitions={"go": S.B})
     result = run(
         ScriptedModel([calls(call("go"), call("go")), reply("x")]), "go", strategies=[machine]
     )
+    assert runs == ["go"]  # the second call never ran
     assert _transitions(result) == [(None, "A", None), ("A", "B", "go")]
-    (warning,) = result.trace.events_of(StrategyWarning)
-    assert "no transition" in warning.message  # type: ignore[attr-defined]
+    assert result.trace.events_of(StrategyWarning) == []
+    second = result.trace.calls[1]
+    assert second.error_kind == "state_changed"
+    assert second.content == (
+        "Tool 'go' was not run: 'go', called before it in this turn, may move "
+        "state_machine:s to state B, where 'go' is not offered. Call it again in your next "
+        "turn if it is still offered."
+    )
     assert _offered(result) == [("go",), ()]
+
+
+class Checkout(enum.Enum):
+    CART = "cart"
+    PAYMENT = "payment"
+    PAID = "paid"
+
+
+class Shop:
+    """A world the machine must agree with: what really happened."""
+
+    def __init__(self) -> None:
+        self.authorized = False
+        self.log: list[str] = []
+
+    @llm_tool
+    def back_to_cart(self) -> str:
+        """Go back to the cart."""
+        self.log.append("back_to_cart")
+        return "back in the cart"
+
+    @llm_tool
+    def authorize_payment(self) -> str:
+        """Authorise the payment."""
+        self.log.append("authorize_payment")
+        self.authorized = True
+        return "authorised"
+
+    @llm_tool
+    def edit_cart(self) -> str:
+        """Change the cart."""
+        self.log.append("edit_cart")
+        return "edited"
+
+    @llm_tool
+    def status(self) -> str:
+        """Where the checkout is."""
+        self.log.append("status")
+        return "ok"
+
+    def machine(self) -> StateMachine:
+        return StateMachine(
+            Checkout,
+            initial=Checkout.PAYMENT,
+            tools={
+                Checkout.CART: [self.edit_cart],
+                Checkout.PAYMENT: [self.back_to_cart, self.authorize_payment],
+                Checkout.PAID: [],
+            },
+            global_tools=[self.status],
+            transitions={
+                "back_to_cart": Checkout.CART,
+                "authorize_payment": Checkout.PAID,
+                "edit_cart": Checkout.PAYMENT,
+            },
+            name="checkout",
+        )
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("first", "second", "state"),
+    [
+        ("back_to_cart", "authorize_payment", Checkout.CART),
+        ("authorize_payment", "back_to_cart", Checkout.PAID),
+    ],
+)
+def test_two_calls_in_one_turn_leave_the_machine_and_the_world_agreeing(
+    driver: str, first: str, second: str, state: Checkout
+) -> None:
+    """The issue's case: in PAYMENT, back_to_cart and authorize_payment in one turn."""
+    shop = Shop()
+    machine = shop.machine()
+    model = ScriptedModel([calls(call(first), call(second), call("status")), reply("x")])
+    if driver == "sync":
+        result = run(model, "pay", strategies=[machine])
+    else:
+        result = asyncio.run(arun(model, "pay", strategies=[machine]))
+    assert shop.log == [first, "status"]  # the refused call never ran; a global tool did
+    assert shop.authorized is (first == "authorize_payment")
+    assert machine.current(result.state) is state
+    refused = result.trace.calls[1]
+    assert refused.error_kind == "state_changed" and refused.name == second
+    assert f"{first!r}, called before it in this turn, may move checkout to state" in (
+        refused.content
+    )
+    assert result.trace.events_of(StrategyWarning) == []
+
+
+def test_a_later_call_offered_in_every_possible_state_runs() -> None:
+    """add_to_cart is offered in BROWSING and in CART: twice in a turn, both run."""
+    model = ScriptedModel(
+        [
+            calls(call("add_to_cart", {"sku": "coffee"}), call("add_to_cart", {"sku": "coffee"})),
+            reply("x"),
+        ]
+    )
+    result = run(model, "buy", strategies=[order_machine()])
+    assert [c.is_error for c in result.trace.calls] == [False, False]
+    assert _transitions(result) == [(None, "BROWSING", None), ("BROWSING", "CART", "add_to_cart")]
+
+
+def test_a_transition_function_may_lead_anywhere_so_later_state_tools_wait() -> None:
+    machine = StateMachine(
+        Light,
+        initial=Light.RED,
+        tools={Light.RED: [switch], Light.GREEN: [switch]},
+        global_tools=[look],
+        transitions={"switch": lambda value: value},
+    )
+    model = ScriptedModel(
+        [
+            calls(call("switch", {"to": "green"}), call("look"), call("switch", {"to": "red"})),
+            reply("x"),
+        ]
+    )
+    result = run(model, "go", strategies=[machine])
+    first, looked, again = result.trace.calls
+    assert not first.is_error and not looked.is_error  # a global tool is offered everywhere
+    assert again.error_kind == "state_changed" and "to state BROKEN" in again.content
 
 
 class Light(enum.Enum):

@@ -116,7 +116,7 @@ def test_copies_keep_the_wrapper_and_update_the_inner_tool() -> None:
     wrapped = Shout.wrap(greet).with_name("salute").with_description("Salute.")
     assert isinstance(wrapped, Shout)
     assert wrapped.unwrap().name == "salute"
-    assert wrapped.definition()["function"]["description"] == "Salute."
+    assert wrapped.definition().description == "Salute."
     preset = Shout.wrap(greet).with_presets(name="Bobby Tables")
     assert isinstance(preset, Shout)
     assert "name" not in preset.parameters["properties"]
@@ -144,13 +144,17 @@ def test_one_shot_runs_once_per_loop_with_advice() -> None:
         runs.append("x")
         return "the guide"
 
-    tool = one_shot(load_guide, advice="ALREADY LOADED: use the guide above.")
+    tool = one_shot(load_guide, advice="Use the guide above.")
     for _ in range(2):  # two runs = two loops: each runs it once
         model = ScriptedModel([call("load_guide"), call("load_guide"), reply("ok")])
         result = run(model, "go", tools=[tool])
         first, second = result.trace.calls
         assert first.content == "the guide"
-        assert second.content == "ALREADY LOADED: use the guide above."  # exactly the advice
+        assert second.content == (  # seed 003's text, then the advice
+            "ALREADY LOADED. The body of 'load_guide' was returned earlier in this turn "
+            "\N{EM DASH} read it in that earlier result. Do not call this tool again. "
+            "Use the guide above."
+        )
         assert not second.is_error
         assert [r.tool_names for r in model.requests] == [("load_guide",)] * 3
     assert runs == ["x", "x"]
@@ -162,7 +166,7 @@ def test_one_shot_loop_identity_comes_from_the_context() -> None:
         model = ScriptedModel([call("greet", {"name": "a"}), reply("ok")])
         result = run(model, "go", tools=[tool], context={"loop_id": "shared"})
     assert result.trace.calls[0].content.startswith("ALREADY LOADED")
-    assert "Use the result of the first call" in result.trace.calls[0].content
+    assert "The body of 'greet' was returned earlier" in result.trace.calls[0].content
     assert tool.loaded_in("shared")
 
 
@@ -175,13 +179,21 @@ def test_one_shot_without_loop_id_passes_through() -> None:
     assert not tool.loaded_in("r1")
 
 
-def test_one_shot_default_advice_is_the_whole_answer() -> None:
+def test_one_shot_without_advice_answers_the_seed_text_naming_the_tool() -> None:
     model = ScriptedModel([call("greet", {"name": "a"}), call("greet", {"name": "a"}), reply("ok")])
     result = run(model, "go", tools=[one_shot(greet)])
     assert result.trace.calls[1].content == (
-        "ALREADY LOADED: this tool already ran in this loop. "
-        "Use the result of the first call instead of calling it again."
+        "ALREADY LOADED. The body of 'greet' was returned earlier in this turn "
+        "\N{EM DASH} read it in that earlier result. Do not call this tool again."
     )
+
+
+def test_one_shot_names_the_tool_as_the_model_sees_it() -> None:
+    renamed = one_shot(as_tool(greet, name="say_hello"), advice="Say hello yourself.")
+    model = ScriptedModel([call("say_hello", {"name": "a"})] * 2 + [reply("ok")])
+    second = run(model, "go", tools=[renamed]).trace.calls[1].content
+    assert second.startswith("ALREADY LOADED. The body of 'say_hello' was returned")
+    assert second.endswith("Do not call this tool again. Say hello yourself.")
 
 
 def test_one_shot_parallel_calls_run_once() -> None:

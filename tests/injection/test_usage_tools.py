@@ -78,8 +78,10 @@ def test_bad_price_tables_are_refused(prices: Any, message: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({}, "Budget needs max_tokens=, max_cost= or both"),
+        ({}, "Budget needs max_tokens=, max_cost=, max_actions= or several"),
         ({"max_tokens": 0}, "max_tokens must be an int >= 1"),
+        ({"max_actions": 0}, "max_actions must be an int >= 1, got 0"),
+        ({"max_actions": True}, "max_actions must be an int >= 1, got True"),
         ({"max_cost": -1.0}, "max_cost must be a number > 0"),
     ],
 )
@@ -131,6 +133,34 @@ def test_tools_report_the_live_usage_of_the_turns_so_far() -> None:
         "remaining_cost": 0.0,
         "exceeded": True,
     }
+
+
+def test_an_action_budget_counts_the_iterations_with_the_remaining_capacity() -> None:
+    model = _model(call("budget_status"), call("noop"), call("budget_status"), reply("ok"))
+    strategy = UsageIntrospection(budget=Budget(max_actions=3), unfold=False)
+
+    def noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    result = run(model, "go", tools=[noop], strategies=[strategy])
+    first, third = (json.loads(c.content) for c in result.trace.calls[::2])
+    assert first == {
+        "max_actions": 3,
+        "used_actions": 1,
+        "remaining_actions": 2,
+        "exceeded": False,
+    }
+    assert third == {"max_actions": 3, "used_actions": 3, "remaining_actions": 0, "exceeded": False}
+    over = run(
+        _model(call("noop"), call("noop"), call("budget_status"), reply("ok")),
+        "go",
+        tools=[noop],
+        strategies=[UsageIntrospection(budget=Budget(max_actions=2, max_tokens=10), unfold=False)],
+    )
+    status = json.loads(over.trace.calls[2].content)
+    assert (status["used_actions"], status["remaining_actions"]) == (3, 0)
+    assert status["exceeded"] is True and status["remaining_tokens"] == 10
 
 
 def test_without_prices_or_budget_the_tools_say_so() -> None:

@@ -551,7 +551,7 @@ def test_loop_options_validate_the_policy_and_deadline() -> None:
     with pytest.raises(UsageError) as err:
         LoopOptions(pending_completions="later", completion_deadline=-1)  # type: ignore[arg-type]
     assert "pending_completions" in str(err.value) and "'wait'" in str(err.value)
-    assert "completion_deadline must be a number >= 0" in str(err.value)
+    assert "completion_deadline must be a number of seconds >= 0" in str(err.value)
     assert LoopOptions(completion_deadline=0).completion_deadline == 0
 
 
@@ -650,6 +650,28 @@ def test_an_observer_failing_on_a_lost_completion_does_not_hide_the_runs_error(
     )
 
 
+def test_every_call_lost_to_a_failure_is_recorded_even_when_an_observer_breaks() -> None:
+    jobs = Jobs()
+    seen: list[str] = []
+
+    def fragile(event: Event) -> None:
+        if isinstance(event, CompletionLost):
+            seen.append(event.call_id)
+            raise RuntimeError("observer broke")
+
+    model = ScriptedModel(
+        [calls(call("start", job="a"), call("start", job="b")), raise_error("server_error")]
+    )
+    with pytest.raises(ProviderError) as err:
+        drive("sync", model, "go", tools=jobs.tools(), observers=[fragile])
+    records = err.value.trace.completions
+    assert [(r.call_id, r.status, r.reason) for r in records] == [
+        ("call_1", "lost", "run_failed"),
+        ("call_2", "lost", "run_failed"),
+    ]
+    assert seen == ["call_1", "call_2"]  # each call announced once, the second one too
+
+
 def test_a_completion_shows_its_call_but_not_the_context_values() -> None:
     jobs = Jobs()
 
@@ -727,6 +749,35 @@ def test_a_background_failure_hides_context_values_of_four_characters_or_more() 
     result = run_sync(model, [job], fail_after_call, context={"short": "abc", "four": "abcd"})
     [record] = result.trace.completions
     assert record.content == "codes abc and [hidden] refused"
+
+
+@pytest.mark.parametrize("message", ["refused 0000000:", "refused", ""])
+def test_a_background_failure_keeps_the_exception_text_whole(message: str) -> None:
+    """The message is shown whole before it is scrubbed: trimming a trailing ':' (meant
+    for an empty message) cut a secret ending in ':' short of its hidden form."""
+    started: list[Completion] = []
+
+    @llm_tool
+    def job(ctx: CallContext) -> ToolResult:
+        """Start a job."""
+        started.append(ctx.completion)
+        return ToolResult.started()
+
+    def fail_after_call(event: Event) -> None:
+        if event.kind == "ToolCalled" and started:
+            started[0].fail(RuntimeError(message))
+
+    model = ScriptedModel([call("job"), reply("ok")])
+    result = run_sync(
+        model, [job], fail_after_call, context={"key": "0000000:"}, pending_completions="wait"
+    )
+    [record] = result.trace.completions
+    expected = (
+        "RuntimeError: refused [hidden]"
+        if ":" in message
+        else (f"RuntimeError: {message}" if message else "RuntimeError")
+    )
+    assert record.content == f"Tool 'job' failed in the background: {expected}"
 
 
 def run_sync(model: Any, tools: list[Any], observer: Any, **options: Any) -> Any:

@@ -196,5 +196,5 @@ def test_a_tool_declaring_a_bad_change_is_a_strategy_error() -> None:
 
     tool = Tool.from_schema("declares", "d", {"type": "object"}, declares)
     model = ScriptedModel([call("declares"), reply("x")], require_exhausted=False)
-    with pytest.raises(StrategyError, match=r"DeclaredChanges.*ToolResult.change must be"):
+    with pytest.raises(StrategyError, match=r"strategy .declared. .*ToolResult.change must be"):
         run(model, "go", tools=[tool])

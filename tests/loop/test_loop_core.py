@@ -50,7 +50,7 @@ def test_offered_tools_per_request_and_injection_visible_from_next_request() -> 
         ("add", "echo", "extra"),
     ]
     assert [r.iteration for r in model.requests] == [1, 2, 3]
-    assert [d["function"]["name"] for d in model.requests[1].tools] == ["add", "echo", "extra"]
+    assert [d.name for d in model.requests[1].tools] == ["add", "echo", "extra"]
     assert [it.offered for it in result.trace] == [r.tool_names for r in model.requests]
     assert result.trace.iterations[0].injected == ("extra",)
     assert result.tools_injected == ["extra"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from loop_helpers import Recorder, assert_history_well_formed
 
+from harness._errors import UsageError
 from harness.loop import LoopOptions, RetryableToolError, RunResult, ToolFailed, arun, run
 from harness.models import ScriptedModel, call, calls, reply
 from harness.tools import llm_tool
@@ -168,6 +169,36 @@ def test_retry_delay_doubles_and_stops() -> None:
     assert [options.retry_delay(n, err) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, None]
     assert options.retry_delay(1, ValueError()) is None
     assert LoopOptions().retry_delay(1, err) is None  # no retries by default
+
+
+def test_retry_delay_grows_by_the_configured_multiplier() -> None:
+    err = RetryableToolError()
+    tripled = LoopOptions(tool_retries=3, retry_backoff=0.5, retry_multiplier=3)
+    assert [tripled.retry_delay(n, err) for n in (1, 2, 3)] == [0.5, 1.5, 4.5]
+    constant = LoopOptions(tool_retries=3, retry_backoff=0.25, retry_multiplier=1)
+    assert [constant.retry_delay(n, err) for n in (1, 2, 3)] == [0.25, 0.25, 0.25]
+
+
+@pytest.mark.parametrize("bad", [0.5, 0, -2, "2", True, float("nan"), float("inf")])
+def test_a_retry_multiplier_below_one_or_not_a_number_is_refused(bad: object) -> None:
+    with pytest.raises(UsageError, match=r"retry_multiplier must be a finite number >= 1 .*got "):
+        LoopOptions(retry_multiplier=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_drivers_wait_by_the_multiplier(driver: str) -> None:
+    flaky = Flaky(failures=2)
+    result = _drive(
+        driver,
+        [call("flaky"), reply("ok")],
+        [flaky.tool()],
+        tool_retries=2,
+        retry_backoff=0.01,
+        retry_multiplier=6,
+    )
+    assert result.trace.calls[0].attempts == 3
+    gaps = [b - a for a, b in zip(flaky.times, flaky.times[1:], strict=False)]
+    assert gaps[1] >= 0.055  # 0.01, then 0.06 (doubling would wait 0.02)
 
 
 @pytest.mark.parametrize("driver", DRIVERS)

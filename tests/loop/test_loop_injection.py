@@ -51,8 +51,11 @@ CHAT = ChatContext(channel="slack", chat_id="C-loop-chat-0042")
 def test_run_objects_are_injected_and_the_chat_id_stays_hidden() -> None:
     model = ScriptedModel([call("where"), reply("ok")])
     result = run(model, "go", tools=[where], context_objects=[CHAT, Store("run-store")])
-    assert result.trace.calls[0].content == "slack/run-store"
-    assert model.requests[0].tools[0]["function"]["parameters"]["properties"] == {}
+    # a context object's string attributes are secrets: even a successful result hides
+    # them (ChatContext declares only its ids, so the channel shows)
+    assert result.trace.calls[0].content == "slack/[hidden]"
+    assert result.trace.calls[0].value == "slack/run-store"
+    assert model.requests[0].tools[0].parameters["properties"] == {}
     assert "C-loop-chat-0042" not in repr(result.trace.to_dict())
 
 
@@ -61,7 +64,8 @@ def test_arun_injects_too() -> None:
     result = asyncio.run(
         arun(model, "go", tools=[where], context_objects=[CHAT, Store("async-store")])
     )
-    assert result.trace.calls[0].content == "slack/async-store"
+    assert result.trace.calls[0].value == "slack/async-store"
+    assert result.trace.calls[0].content == "slack/[hidden]"
 
 
 def test_call_beats_run_beats_toolset_beats_tool() -> None:

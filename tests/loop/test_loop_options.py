@@ -28,10 +28,25 @@ from harness.tools import CallContext, llm_tool
         ("max_iterations", 0, "max_iterations must be an int >= 1, got 0"),
         ("max_iterations", "5", "max_iterations must be an int >= 1, got '5'"),
         ("max_iterations", True, "max_iterations must be an int >= 1, got True"),
-        ("tool_timeout", 0, "tool_timeout must be a number > 0 (seconds) or None, got 0"),
-        ("tool_timeout", "1s", "tool_timeout must be a number > 0 (seconds) or None, got '1s'"),
+        (
+            "tool_timeout",
+            0,
+            "tool_timeout must be a number of seconds > 0 or None, finite and at most 604800 "
+            "(a week), got 0",
+        ),
+        (
+            "tool_timeout",
+            "1s",
+            "tool_timeout must be a number of seconds > 0 or None, finite and at most 604800 "
+            "(a week), got '1s'",
+        ),
         ("tool_retries", -1, "tool_retries must be an int >= 0, got -1"),
-        ("retry_backoff", -0.5, "retry_backoff must be a number >= 0, got -0.5"),
+        (
+            "retry_backoff",
+            -0.5,
+            "retry_backoff must be a number of seconds >= 0, finite and at most 604800 "
+            "(a week), got -0.5",
+        ),
         ("retry_on", ValueError, "retry_on must be a tuple of exception classes"),
         ("retry_on", (int,), "retry_on must be a tuple of exception classes"),
         (
@@ -244,9 +259,9 @@ def test_call_context_reaches_tools_call_level_wins_and_never_leaks() -> None:
     assert SEEN[0] == {"values": {"user": "alice", "api_key": secret}, "tool": "whoami", "id": "c1"}
     assert SEEN[1]["values"] == {"user": "u-c2", "api_key": secret, "token": secret}
     assert [c.content for c in result.trace.calls] == ["user alice", "user u-c2"]
-    assert "ctx" not in json.dumps(model.requests[0].tools)
+    assert "ctx" not in json.dumps([t.to_data() for t in model.requests[0].tools])
     everything = json.dumps(result.trace.to_dict()) + repr(result.messages) + repr(result.trace)
-    everything += json.dumps([dict(t) for r in model.requests for t in r.tools])
+    everything += json.dumps([t.to_data() for r in model.requests for t in r.tools])
     assert secret not in everything
 
 

@@ -15,7 +15,7 @@ from harness.loop import (
     ToolsetChange,
     run,
 )
-from harness.loop._strategy import result_filter
+from harness.loop._fast import result_filter
 from harness.models import ScriptedModel, call, reply
 from harness.tools import ToolResult
 

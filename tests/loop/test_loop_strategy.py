@@ -72,7 +72,7 @@ def test_chain_runs_strategies_in_order_and_labels_changes() -> None:
     changes = result.trace.changes
     assert [(c.strategy, c.added) for c in changes] == [
         ("first", ("extra",)),
-        ("Adds", ("extra2",)),
+        ("Adds", ("extra2",)),  # a strategy of yours without a name: its class name
     ]
 
 
@@ -82,6 +82,16 @@ def test_default_strategy_puts_declared_changes_first_once() -> None:
     assert isinstance(chain, StrategyChain)
     assert [type(s) for s in chain.strategies] == [DeclaredChanges, Counter]
     assert [type(s) for s in default_strategy(None).strategies] == [DeclaredChanges]  # type: ignore[attr-defined]
+    assert [type(s) for s in default_strategy([]).strategies] == [DeclaredChanges]  # type: ignore[attr-defined]
+
+
+def test_an_empty_strategy_list_still_applies_declared_changes() -> None:
+    """The documented decision: ``strategies=[]`` means no strategy of yours; changes a
+    tool declares in its own result (a facade unfolding) still apply."""
+    change = ToolsetChange(add=(as_tool(extra),), reason="declared")
+    model = ScriptedModel([call("unfold"), reply("ok")])
+    result = run(model, "go", tools=[_declaring(change)], strategies=[])
+    assert result.tools_injected == ["extra"]
 
 
 def _declaring(change: Any, *, error: bool = False) -> Tool:
@@ -100,7 +110,7 @@ def test_a_tool_can_declare_its_own_change() -> None:
     assert model.requests[1].tool_names == ("extra",)
     record = result.trace.changes[0]
     assert (record.strategy, record.added, record.removed) == (
-        "DeclaredChanges",
+        "declared",
         ("extra",),
         ("unfold",),
     )

@@ -115,7 +115,7 @@ def test_events_are_delivered_in_order() -> None:
     assert (discovered.provider, discovered.instance_id, discovered.depth) == ("Ticket", "t-1", 1)
     assert discovered.tool_names == ("ticket_t1_close",)
     injected = [e for e in events if isinstance(e, ToolsInjected)]
-    assert injected[0].strategy == "EntityDiscovery" and injected[0].after_call == "open_ticket"
+    assert injected[0].strategy == "discovery" and injected[0].after_call == "open_ticket"
     assert injected[1].tool_names == ("extra",) and injected[1].reason == "closed"
     removed = next(e for e in events if isinstance(e, ToolsRemoved))
     assert (removed.tool_names, removed.strategy, removed.iteration) == (("echo",), "SwapEcho", 2)
@@ -176,3 +176,27 @@ def test_nested_traces_serialise() -> None:
     child = Trace(initial_tools=("a",))
     parent = Trace(children=[child])
     assert parent.to_dict()["children"][0]["initial_tools"] == ["a"]
+
+
+def test_call_records_offer_the_parsed_arguments_and_none_when_malformed() -> None:
+    @llm_tool
+    def add(a: int, b: int = 0) -> int:
+        """Add."""
+        return a + b
+
+    model = ScriptedModel(
+        [
+            calls(
+                call("add", {"a": 1, "b": 2}, id="ok"),
+                call("add", '{"a": 1,', id="broken"),
+                call("add", "[1, 2]", id="list"),
+                call("add", "[" * 5000, id="deep"),
+                call("add", "  ", id="blank"),
+            ),
+            reply("done"),
+        ],
+    )
+    result = run(model, "go", tools=[add])
+    args = {c.id: c.args for c in result.trace.calls}
+    assert args == {"ok": {"a": 1, "b": 2}, "broken": None, "list": None, "deep": None, "blank": {}}
+    assert result.trace.calls[1].arguments == '{"a": 1,'  # the raw text is kept

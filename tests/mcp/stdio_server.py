@@ -29,6 +29,13 @@ def echo_meta(ctx: Context) -> str:
 
 
 @server.tool()
+def hang() -> str:
+    """Never answer (the process stays alive): a call hung mid-way."""
+    time.sleep(3600)
+    return "too late"
+
+
+@server.tool()
 def crash() -> str:
     """Kill the server process in the middle of the call."""
     os._exit(3)

@@ -34,7 +34,8 @@ def test_calls_are_recorded_and_reset_restores_the_script() -> None:
     with McpServer("s", fake) as server:
         assert server.call("a", {"x": 1}).content == "A"
     assert fake.tool_names == ("b",)
-    assert (fake.last_call.tool, dict(fake.last_call.arguments)) == ("a", {"x": 1})  # type: ignore[union-attr]
+    assert fake.last_call is not None
+    assert (fake.last_call.tool, dict(fake.last_call.arguments)) == ("a", {"x": 1})
     fake.reset()
     assert fake.tool_names == ("a",)
     assert fake.calls == []

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness import ScriptedModel, call, reply, run
+from harness._credentials import is_credential_name
 from harness._errors import UsageError
 from harness.mcp import (
     FakeMcpServer,
@@ -43,9 +44,10 @@ def _received(meta: MetaConverter | None, mode: str = "auto") -> tuple[dict[str,
     return dict(fake.calls[0].meta), content
 
 
-def test_pass_through_is_the_default(mode: str) -> None:
-    got, _ = _received(None, mode)
-    assert got == CONTEXT
+def test_pass_through_is_the_default_and_keeps_credentials_home(mode: str) -> None:
+    got, content = _received(None, mode)
+    assert got == {"user_id": "u-17", "tenant": "acme"}  # api_key: a credential name
+    assert SECRET not in content
 
 
 def test_no_meta_sends_nothing() -> None:
@@ -116,6 +118,13 @@ def test_deny_list_output_never_holds_a_denied_key(
     values: Mapping[str, Any], denied: set[str]
 ) -> None:
     got = meta_for(deny_keys(*denied), CallContext(values)) or {}
-    assert not set(got) & denied
-    reserved = {k for k in values if k.startswith("io.modelcontextprotocol/")}
-    assert set(got) == set(values) - denied - reserved
+    lowered = {k.lower() for k in denied}
+    assert not {k.lower() for k in got} & lowered
+    kept = {
+        k
+        for k in values
+        if k.lower() not in lowered
+        and not is_credential_name(k)
+        and not k.startswith("io.modelcontextprotocol/")
+    }
+    assert set(got) == kept

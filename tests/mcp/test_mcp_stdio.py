@@ -14,7 +14,7 @@ from harness.mcp import McpCallError, McpServer, McpTools, allow_keys
 def test_stdio_server_tools_run_in_both_drivers() -> None:
     with McpServer("calc", STDIO, meta=allow_keys("user")) as server:
         names = [t.name for t in server.tools()]
-        assert names == ["add", "echo_meta", "crash", "crash_once"]
+        assert names == ["add", "echo_meta", "hang", "crash", "crash_once"]
         assert server.required_tool_by_name("add").parameters["required"] == ["a", "b"]
         model = ScriptedModel([call("add", {"a": 1, "b": 2}), call("echo_meta"), reply("x")])
         result = run(

@@ -1,4 +1,5 @@
-"""The Anthropic Messages codec: neutral <-> request and response bodies, streamed and not."""
+"""The Anthropic Messages format (``harness.formats.anthropic_messages``): neutral <->
+request and response bodies, streamed and not."""
 
 from __future__ import annotations
 
@@ -6,23 +7,48 @@ import json
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from wire_helpers import KINDS, TIME, TOOLS, WEATHER, model_request, usage
+from wire_helpers import DEFINITIONS, KINDS, TIME, TOOLS, WEATHER, model_request, usage
 
 from harness._errors import ProviderError
-from harness.loop import ModelResponse, ModelSettings, Usage
-from harness.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
-from harness.models import (
-    message_body,
-    message_events,
-    messages_params,
-    request_from_body,
+from harness.formats import IdSource, ToolChoice, WireRequest
+from harness.formats._json import SSEEvent, sse, sse_data
+from harness.formats.anthropic_messages import (
+    message_key,
+    read_request as request_from_body,
+    request_body as messages_params,
+    response_body,
+    response_events,
+    response_from_body as response_from_message,
     response_from_events,
-    response_from_message,
     response_from_sse,
     thinking_blocks,
+    tool_choice_param as choice_param,
 )
-from harness.models._anthropic._codec import message_key, sse_events, tool_choice_param
-from harness.models._wire._common import sse
+from harness.loop import ModelResponse, ModelSettings, Usage
+from harness.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+
+
+def _wire(model: str) -> WireRequest:
+    return WireRequest(model=model, request=model_request())
+
+
+def message_body(response: ModelResponse, *, model: str) -> dict[str, object]:
+    """The fake's JSON for ``response``."""
+    return response_body(_wire(model), response, IdSource())
+
+
+def message_events(response: ModelResponse, *, model: str, chunk_chars: int = 8) -> list[SSEEvent]:
+    """The fake's events for ``response``."""
+    return response_events(_wire(model), response, IdSource(), chunk_chars=chunk_chars)
+
+
+def tool_choice_param(settings: ModelSettings) -> object:
+    return choice_param(settings.tool_choice, parallel_tool_calls=settings.parallel_tool_calls)
+
+
+def sse_events(text: str) -> list[object]:
+    return sse_data(text)
+
 
 HISTORY = [
     SystemMessage(content="Be brief."),
@@ -131,8 +157,8 @@ def test_request_body_reads_back_to_the_neutral_request() -> None:
     back = request_from_body(messages_params(request, model="m"))
     assert list(back.messages) == HISTORY
     assert back.tool_names == ("get_weather", "get_time")
-    assert [t["function"] for t in back.tools] == [t["function"] for t in TOOLS]
-    assert back.settings.tool_choice == "get_time"
+    assert list(back.tools) == DEFINITIONS
+    assert back.settings.tool_choice == ToolChoice.tool("get_time")
     assert back.settings.parallel_tool_calls is False
     assert back.settings.extra == {}
     assert back.iteration == 2
@@ -272,8 +298,8 @@ RESPONSES.pop("content_filter")  # an empty filtered answer has no Anthropic for
 @pytest.mark.parametrize("kind", sorted(RESPONSES))
 def test_rendered_json_and_sse_read_back_to_the_same_response(kind: str) -> None:
     response = RESPONSES[kind]
-    body = message_body(response, model="claude-x", message_id="msg_1")
-    events = message_events(response, model="claude-x", message_id="msg_1", chunk_chars=3)
+    body = message_body(response, model="claude-x")
+    events = message_events(response, model="claude-x", chunk_chars=3)
     text = b"".join(sse(data, event=name) for name, data in events)
     expected = ModelResponse(
         message=response.message,
@@ -287,7 +313,7 @@ def test_rendered_json_and_sse_read_back_to_the_same_response(kind: str) -> None
 
 
 def test_sse_has_the_apis_event_order_with_a_ping_and_json_fragments() -> None:
-    events = message_events(KINDS["text_and_call"], model="m", message_id="msg_1", chunk_chars=4)
+    events = message_events(KINDS["text_and_call"], model="m", chunk_chars=4)
     names = [name for name, _ in events]
     assert names[:3] == ["message_start", "content_block_start", "ping"]
     assert names[-2:] == ["message_delta", "message_stop"]
@@ -367,8 +393,8 @@ def test_property_streamed_and_plain_responses_agree(
     response = ModelResponse(
         message=AssistantMessage(content=text, tool_calls=calls), usage=usage(4, 2)
     )
-    plain = response_from_message(message_body(response, model="m", message_id="x"))
-    events = message_events(response, model="m", message_id="x", chunk_chars=size)
+    plain = response_from_message(message_body(response, model="m"))
+    events = message_events(response, model="m", chunk_chars=size)
     assert response_from_events(data for _, data in events) == plain
     assert plain.message.content == (text or None)
     assert [json.loads(c.arguments) for c in plain.message.tool_calls] == args

@@ -1,4 +1,5 @@
-"""Real recorded Anthropic traffic (../shared/corpus/anthropic) loads, replays and parses.
+"""Real recorded Anthropic traffic (``cassettes/real/anthropic``, and the ``anthropic``
+folder of ``$HARNESS_CORPUS`` or ../shared/corpus) loads, replays and parses.
 
 Every recording in the folder (none is named here) is loaded with vcrpy and replayed by
 vcrpy's own matching behind an httpx2 mock transport: through the official SDK
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -21,28 +24,31 @@ import pytest
 from vcr import matchers
 from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
-from wire_helpers import corpus_dir
 
+from harness.formats.anthropic_messages import (
+    CODEC,
+    read_request as request_from_body,
+    response_from_body as response_from_message,
+    response_from_sse,
+    validate_body as validate_messages_body,
+)
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
     AnthropicModel,
-    request_from_body,
-    response_from_body,
-    response_from_message,
-    response_from_sse,
 )
 from harness.models._anthropic._model import sdk_call_kwargs
-from harness.models._wire._messages_validation import validate_messages_body
 
-CORPUS = corpus_dir()
-FOLDER = CORPUS / "anthropic" if CORPUS is not None else None
-FILES = sorted(p.name for p in FOLDER.glob("*.yaml")) if FOLDER and FOLDER.is_dir() else []
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
+from corpus import recordings
+
+PATHS = {p.name: p for p in recordings("anthropic")}
+FILES = sorted(PATHS)
 pytestmark = [
     pytest.mark.skipif(
         not FILES,
-        reason="no Anthropic recordings: ../shared/corpus/anthropic (or $HARNESS_CORPUS/anthropic) "
-        "is absent or empty",
+        reason="no Anthropic recordings: cassettes/real/anthropic is empty and there is no "
+        "$HARNESS_CORPUS/anthropic",
     ),
     # the recordings name retired models; the SDK warns about those on every call
     pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning"),
@@ -50,9 +56,8 @@ pytestmark = [
 
 
 def _load(name: str) -> Cassette:
-    assert FOLDER is not None
     return Cassette.load(
-        path=str(FOLDER / name), record_mode="none", match_on=(matchers.method, matchers.path)
+        path=str(PATHS[name]), record_mode="none", match_on=(matchers.method, matchers.path)
     )
 
 
@@ -79,7 +84,7 @@ def _direct(response: dict[str, Any]) -> ModelResponse:
     """The codec on the raw recorded body."""
     text = _decoded(response)
     content_type = _header(response["headers"], "content-type")
-    direct = response_from_body(text, content_type=content_type)
+    direct = CODEC.decode_response(200, {"content-type": content_type}, text)
     if content_type.startswith("text/event-stream"):
         assert response_from_sse(text) == direct
     else:
@@ -172,3 +177,20 @@ def test_known_facts_of_the_recordings() -> None:
     assert first.message.tool_calls[0].arguments == "{}"
     assert first.finish_reason == "tool_calls" and first.usage.input_tokens == 563
     assert second.finish_reason == "stop" and second.message.content
+
+
+def test_known_facts_of_the_project_recordings() -> None:
+    """cassettes/real/anthropic: two parallel tool_use blocks with empty input streamed after
+    text; a hand-written history (``call_1``) answered by a gzip body."""
+    name = "messages_stream_two_parallel_empty_tool_use_llm_anthropic.yaml"
+    if name not in FILES:
+        pytest.skip(f"{name} is not among the recordings")
+    first, second = (_direct(r) for r in _load(name).responses[:2])
+    assert [c.name for c in first.message.tool_calls] == ["pelican_name_generator"] * 2
+    assert [c.arguments for c in first.message.tool_calls] == ["{}", "{}"]
+    assert first.message.content and first.finish_reason == "tool_calls"
+    assert "Charles" in (second.message.content or "") and second.finish_reason == "stop"
+    history = _load("messages_tool_result_history_gzip_openllmetry.yaml")
+    (answer,) = (_direct(r) for r in history.responses)
+    assert [c.name for c in answer.message.tool_calls] == ["get_time"]
+    assert json.loads(answer.message.tool_calls[0].arguments) == {"timezone": "America/Los_Angeles"}

@@ -10,16 +10,19 @@ import pytest
 from wire_helpers import KINDS, Canned, model_request, usage
 
 from harness._errors import ProviderError, ProviderTimeout, RateLimited
+from harness.formats import ToolChoice
+from harness.formats.anthropic_messages import BLOCK_TYPES, NO_TOOLS_DEFINED
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
 from harness.models import (
     AnthropicModel,
     OpenAIWireTransport,
+    ScriptedModel,
     WireApp,
     WireServer,
     fake_anthropic_client,
+    reply,
 )
-from harness.models._wire._messages_validation import NO_TOOLS_DEFINED
 
 TOOL = {
     "name": "get_weather",
@@ -187,6 +190,54 @@ def test_request_validation_messages(app: WireApp, data: dict[str, Any], message
     assert error_of(app, data) == message
 
 
+@pytest.mark.parametrize(
+    ("blocks", "message"),
+    [
+        (
+            [{"type": "bogus", "text": "x"}],
+            "messages.0.content.0: Input tag 'bogus' found using 'type' does not match any of "
+            "the expected tags: 'text', 'image', ",
+        ),
+        ([{"text": "no type"}], "messages.0.content.0.type: Field required"),
+        (["just text"], "messages.0.content.0: Input should be a valid dictionary or object"),
+        (
+            [{"type": "text", "text": "ok"}, {"type": "tool_reference_x"}],
+            "messages.0.content.1: Input tag 'tool_reference_x' found using 'type'",
+        ),
+    ],
+)
+def test_a_content_block_of_an_unknown_type_is_refused_like_the_api(
+    app: WireApp, blocks: list[Any], message: str
+) -> None:
+    status, answer = post(app, body([{"role": "user", "content": blocks}]))
+    assert status == 400 and answer["type"] == "error"
+    assert answer["error"]["type"] == "invalid_request_error"
+    assert answer["error"]["message"].startswith(message)
+
+
+def test_every_known_block_type_passes_the_type_check(app: WireApp) -> None:
+    for kind in BLOCK_TYPES:
+        if kind in ("tool_use", "tool_result"):
+            continue  # their own rules apply (pairing, roles)
+        role = "assistant" if kind in ("thinking", "redacted_thinking") else "user"
+        messages = [{"role": "user", "content": "x"}] if role == "assistant" else []
+        block = {"type": kind, "text": "t", "thinking": "t", "signature": "s", "data": "d"}
+        answer = post(app, body([*messages, {"role": role, "content": [block]}]))
+        assert "Input tag" not in json.dumps(answer[1]), kind
+
+
+def test_the_sdk_sees_the_unknown_block_refusal_as_a_bad_request() -> None:
+    client = fake_anthropic_client(ScriptedModel([reply("never")]))
+    with pytest.raises(anthropic.BadRequestError) as info:
+        client.messages.create(
+            model="claude-x",
+            max_tokens=10,
+            messages=[{"role": "user", "content": [{"type": "bogus"}]}],  # type: ignore[list-item]
+        )
+    assert info.value.status_code == 400
+    assert "Input tag 'bogus'" in str(info.value)
+
+
 def test_server_tools_count_as_declared_tools(app: WireApp) -> None:
     search = {"type": "web_search_20250305", "name": "web_search"}
     assert post(app, body(TOOL_TURNS, tools=[search, TOOL]))[0] == 200
@@ -225,7 +276,7 @@ def test_served_model_sees_the_neutral_request(app: WireApp) -> None:
     assert answer["usage"]["input_tokens"] == 12 and answer["usage"]["output_tokens"] == 9
     seen = canned.requests[0]
     assert seen.tool_names == ("get_weather",)
-    assert seen.settings.tool_choice == "required"
+    assert seen.settings.tool_choice == ToolChoice.required()
     assert seen.settings.extra == {"temperature": 0.2}
     assert isinstance(seen.messages[-1], ToolMessage) and seen.iteration == 2
 

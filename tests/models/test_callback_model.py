@@ -10,6 +10,7 @@ import pytest
 
 import harness
 from harness import AssistantMessage, ModelResponse, ToolCall, Usage, UsageError, llm_tool
+from harness.formats import ToolChoice
 from harness.loop import ModelCapabilities, ModelRequest
 from harness.models import CallbackModel
 
@@ -43,7 +44,7 @@ def test_request_exposes_history_tool_definitions_and_settings() -> None:
         seen.append(
             (
                 [m.role for m in request.messages],
-                [t["function"]["name"] for t in request.tools],
+                [t.name for t in request.tools],
                 request.settings.tool_choice,
                 request.settings.extra,
             )
@@ -58,7 +59,7 @@ def test_request_exposes_history_tool_definitions_and_settings() -> None:
         tool_choice="auto",
         model_settings={"temperature": 0},
     )
-    assert seen == [(["system", "user"], ["add"], "auto", {"temperature": 0})]
+    assert seen == [(["system", "user"], ["add"], ToolChoice.auto(), {"temperature": 0})]
 
 
 def test_full_model_response_is_passed_through() -> None:

@@ -1,4 +1,5 @@
-"""Real recorded OpenAI traffic (../shared/corpus) parses like the SDK parses it.
+"""Real recorded OpenAI traffic (``cassettes/real``, and ``$HARNESS_CORPUS`` or
+../shared/corpus) parses like the SDK parses it.
 
 For every recorded response, our parsing functions applied to the raw body give
 the same harness ``ModelResponse`` as the adapter gives when the real SDK reads
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,36 +21,42 @@ import openai
 import pytest
 import yaml
 from openai._streaming import SSEDecoder
-from wire_helpers import corpus_dir, model_request
+from wire_helpers import model_request
 
+from harness.formats.openai_chat import (
+    request_from_body as parse_chat_request,
+    response_from_body as chat_response_from_completion,
+    response_from_events as chat_response_from_chunks,
+)
+from harness.formats.openai_responses import (
+    request_from_body as parse_responses_request,
+    response_from_body as responses_response_from_response,
+    response_from_events as responses_response_from_events,
+)
 from harness.loop import ModelResponse
 from harness.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
-    chat_response_from_chunks,
-    chat_response_from_completion,
-    responses_response_from_events,
-    responses_response_from_response,
 )
-from harness.models._wire._chat import parse_chat_request
-from harness.models._wire._responses import parse_responses_request
 
-CORPUS = corpus_dir()
-pytestmark = pytest.mark.skipif(
-    CORPUS is None,
-    reason="the recorded corpus (../shared/corpus or $HARNESS_CORPUS) is not available",
-)
-FILES = sorted(
-    p.relative_to(CORPUS).as_posix()
-    for folder in ("openai", "pydantic_ai_variant")
-    for p in (CORPUS / folder if CORPUS else Path("/nonexistent")).glob("*.yaml")
-)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
+from corpus import SKIP_REASON, ids, recordings
+
+PATHS = recordings("openai", "pydantic_ai_variant")
+FILES = ids(PATHS)
+pytestmark = pytest.mark.skipif(not PATHS, reason=SKIP_REASON)
 
 
 def _interactions(name: str) -> list[dict[str, Any]]:
-    assert CORPUS is not None
-    data = yaml.load((CORPUS / name).read_text(encoding="utf-8"), Loader=yaml.Loader)
+    path = PATHS[FILES.index(name)]
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.Loader)
     return data["interactions"]  # type: ignore[no-any-return]
+
+
+def _status(response: dict[str, Any]) -> int:
+    if "status_code" in response:  # vcrpy 4's httpx stubs
+        return int(response["status_code"])
+    return int(response["status"]["code"])
 
 
 def _headers(raw: dict[str, Any]) -> dict[str, str]:
@@ -62,6 +70,8 @@ def _headers(raw: dict[str, Any]) -> dict[str, str]:
 def _body(part: dict[str, Any]) -> bytes:
     if "parsed_body" in part:
         return json.dumps(part["parsed_body"]).encode()
+    if "content" in part and "body" not in part:  # vcrpy 4's httpx stubs: stored decoded
+        return str(part["content"]).encode()
     body = part.get("body")
     data = body.get("string", b"") if isinstance(body, dict) else body or b""
     return data if isinstance(data, bytes) else str(data).encode()
@@ -69,7 +79,8 @@ def _body(part: dict[str, Any]) -> bytes:
 
 def _decoded(response: dict[str, Any]) -> bytes:
     raw = _body(response)
-    if _headers(response.get("headers", {})).get("content-encoding") == "gzip":
+    encoded = _headers(response.get("headers", {})).get("content-encoding") == "gzip"
+    if encoded and "content" not in response:
         return gzip.decompress(raw)
     return raw
 
@@ -99,9 +110,11 @@ def _replaying_client(response: dict[str, Any]) -> openai.OpenAI:
     headers.pop("content-length", None)  # some recordings were reformatted
     headers.pop("transfer-encoding", None)
     raw = _body(response)
+    if "content" in response:  # stored decoded under the original Content-Encoding
+        headers.pop("content-encoding", None)
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(response["status"]["code"], headers=headers, content=raw)
+        return httpx2.Response(_status(response), headers=headers, content=raw)
 
     return openai.OpenAI(
         base_url="https://api.openai.com/v1",
@@ -154,19 +167,45 @@ def test_recorded_requests_pass_the_fake_servers_validation(name: str) -> None:
         assert len(wire.request.tool_names) == len(body.get("tools", []))
 
 
-def test_known_facts_of_the_recordings() -> None:
-    stream = _interactions("openai/chat_stream_tool_call_then_result.yaml")
+def _facts_of(name: str) -> list[dict[str, Any]]:
+    if name not in FILES:
+        pytest.skip(f"{name} is not among the recordings (it is in the shared corpus)")
+    return _interactions(name)
+
+
+def test_known_facts_of_the_shared_recordings() -> None:
+    stream = _facts_of("openai/chat_stream_tool_call_then_result.yaml")
     first = _direct(stream[0]["request"]["uri"], stream[0]["response"])
     assert [c.name for c in first.message.tool_calls] == ["multiply"]
     assert json.loads(first.message.tool_calls[0].arguments) == {"a": 1231, "b": 2331}
     assert first.finish_reason == "tool_calls"
     assert first.usage.total_tokens > 0  # from the usage-only last chunk
-    parallel = _interactions("openai/chat_parallel_tool_calls_with_results.yaml")
+    parallel = _facts_of("openai/chat_parallel_tool_calls_with_results.yaml")
     calls = _direct(parallel[0]["request"]["uri"], parallel[0]["response"]).message.tool_calls
     assert len(calls) == 2
-    gz = _interactions("openai/responses_function_call_roundtrip_gzip.yaml")
+    gz = _facts_of("openai/responses_function_call_roundtrip_gzip.yaml")
     tool_turn = _direct(gz[0]["request"]["uri"], gz[0]["response"])
     assert tool_turn.finish_reason == "tool_calls"
     assert tool_turn.message.tool_calls[0].name == "multiply"
     answer = _direct(gz[1]["request"]["uri"], gz[1]["response"])
     assert answer.finish_reason == "stop" and answer.message.content
+
+
+def test_known_facts_of_the_project_recordings() -> None:
+    """The recordings shipped in cassettes/real: the decoded content of vcrpy 4's httpx
+    variant, multi-member gzip bodies, a Responses function call."""
+    student = _facts_of("openai/chat_tool_call_httpx_content_variant_ddtrace.yaml")
+    (call,) = _direct(student[0]["request"]["uri"], student[0]["response"]).message.tool_calls
+    assert call.name == "extract_student_info"
+    assert json.loads(call.arguments)["clubs"] == ["Chess Club", "South Asian Student Association"]
+    thrice = _facts_of("openai/chat_tool_result_replayed_thrice_gzip_openllmetry.yaml")
+    answers = [_direct(i["request"]["uri"], i["response"]) for i in thrice]
+    assert len(answers) == 3 and all(a.finish_reason == "stop" for a in answers)
+    assert all("70" in (a.message.content or "") for a in answers)
+    weather = _facts_of("openai/responses_function_call_gzip_ddtrace.yaml")
+    turn = _direct(weather[0]["request"]["uri"], weather[0]["response"])
+    assert [c.name for c in turn.message.tool_calls] == ["get_current_weather"]
+    assert json.loads(turn.message.tool_calls[0].arguments) == {
+        "location": "Boston, MA",
+        "unit": "celsius",
+    }

@@ -1,15 +1,18 @@
-"""Locating the recorded corpus needs no corpus: these run whether or not it is present.
+"""Locating the external corpus needs no corpus: these run whether or not it is present.
 
-``tests/models/test_corpus_fidelity.py`` and the other corpus tests skip as a whole
-when the corpus is absent; the lookup they rely on is tested here, unskipped.
+The real-recording tests read ``cassettes/real`` and this folder (see
+``tests/cassettes/corpus.py``); the lookup of the folder is tested here, unskipped.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from wire_helpers import corpus_dir
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
+from corpus import corpus_dir
 
 
 def test_corpus_location_can_come_from_the_environment(

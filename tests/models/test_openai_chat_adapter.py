@@ -12,15 +12,17 @@ import pytest
 from wire_helpers import KINDS, TOOLS, Canned, model_request
 
 from harness import ProviderError, RateLimited, UsageError
+from harness.formats.openai_chat import (
+    request_body as chat_params,
+    response_from_body as chat_response_from_completion,
+    response_from_events as chat_response_from_chunks,
+)
 from harness.loop import ModelCapabilities, ModelSettings
 from harness.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from harness.models import (
     OPENAI_CHAT_CAPABILITIES,
     OpenAIChatModel,
     OpenAIWireTransport,
-    chat_params,
-    chat_response_from_chunks,
-    chat_response_from_completion,
     fake_async_openai_client,
     fake_openai_client,
     map_openai_error,
@@ -228,7 +230,6 @@ def test_tool_choice_is_only_sent_with_tools() -> None:
 
 def test_streams_that_repeat_the_call_id_and_name_in_every_delta_accumulate_once() -> None:
     """llama.cpp's server repeats ``id`` and ``function.name`` in each tool-call delta."""
-    from harness.models import chat_response_from_chunks
 
     def chunk(delta: dict, finish: str | None = None) -> dict:  # type: ignore[type-arg]
         return {

@@ -153,6 +153,6 @@ def test_the_served_model_sees_the_injected_tools_as_definitions() -> None:
     served = ScriptedModel(steps())
     run_sync(SYNC["chat"](served))
     last = served.requests[-1]
-    spend = next(t for t in last.tools if t["function"]["name"].endswith("get_average_spend"))
-    assert spend["function"]["description"].startswith("Average order total")
+    spend = next(t for t in last.tools if t.name.endswith("get_average_spend"))
+    assert spend.description.startswith("Average order total")
     assert served.requests[0].tool_names == ("search_customer",)

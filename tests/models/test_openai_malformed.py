@@ -12,14 +12,16 @@ import pytest
 from wire_helpers import model_request
 
 from harness import ProviderError
+from harness.formats.openai_chat import (
+    response_from_body as chat_response_from_completion,
+    response_from_events as chat_response_from_chunks,
+)
+from harness.formats.openai_responses import response_from_body as responses_response_from_response
 from harness.loop import run
 from harness.messages import UserMessage
 from harness.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
-    chat_response_from_chunks,
-    chat_response_from_completion,
-    responses_response_from_response,
 )
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}

@@ -12,6 +12,12 @@ import pytest
 from wire_helpers import KINDS, RESPONSES_TOOLS, Canned, model_request
 
 from harness import ProviderError, UsageError
+from harness.formats.openai_responses import (
+    reasoning_items,
+    request_body as responses_params,
+    response_from_body as responses_response_from_response,
+    response_from_events as responses_response_from_events,
+)
 from harness.loop import ModelSettings
 from harness.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from harness.models import (
@@ -20,10 +26,6 @@ from harness.models import (
     OpenAIWireTransport,
     fake_async_openai_client,
     fake_openai_client,
-    reasoning_items,
-    responses_params,
-    responses_response_from_events,
-    responses_response_from_response,
 )
 
 CALL = ToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}')
@@ -72,7 +74,10 @@ def test_params_send_the_full_input_each_turn() -> None:
     [
         ("auto", "auto"),
         ({"type": "function", "function": {"name": "f"}}, {"type": "function", "name": "f"}),
-        ({"type": "allowed_tools", "mode": "auto"}, {"type": "allowed_tools", "mode": "auto"}),
+        (
+            {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "f"}]},
+            {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "f"}]},
+        ),
     ],
 )
 def test_tool_choice_conversion(choice: Any, expected: Any) -> None:

@@ -25,7 +25,7 @@ def _schemas(result: harness.RunResult, persona: Persona) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for request in persona.requests:
         for definition in request.tools:
-            out[definition["function"]["name"]] = definition["function"]["parameters"]
+            out[definition.name] = definition.parameters
     return out
 
 

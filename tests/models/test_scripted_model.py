@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from harness import ScriptError
+from harness.formats import ToolChoice
 from harness.loop import LoopOptions, Model, ModelRequest, ModelSettings, arun, run
 from harness.messages import UserMessage
 from harness.models import (
@@ -213,9 +214,9 @@ def test_records_every_request_and_resets() -> None:
     assert len(model.requests) == 2
     first, second = model.requests
     assert first.tool_names == tuple(t.__name__ for t in TOOLS)
-    assert [d["function"]["name"] for d in first.tools] == list(first.tool_names)
+    assert [d.name for d in first.tools] == list(first.tool_names)
     assert len(first.messages) == 1 and len(second.messages) == 3
-    assert first.settings.tool_choice == "auto"
+    assert first.settings.tool_choice == ToolChoice.auto()
     model.reset()
     assert model.requests == [] and model.position == 0
     run(model, "go", tools=TOOLS)

@@ -106,7 +106,7 @@ def _check(result: RunResult, sub_served: ScriptedModel) -> None:
     assert system.content == "Research for the lead (its iteration 1)."
     dumped = json.dumps(result.trace.to_dict())
     assert SECRET not in dumped and SECRET not in repr(result.messages)
-    assert "api_token" not in json.dumps(sub_served.requests[0].tools)
+    assert "api_token" not in json.dumps([t.to_data() for t in sub_served.requests[0].tools])
 
 
 def _run(lead: Model, sub: Model) -> RunResult:

@@ -10,11 +10,17 @@ from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings, strategies as st
-from wire_helpers import TOOLS, WEATHER, model_request
+from wire_helpers import DEFINITIONS, TOOLS, WEATHER, model_request
 
 from fixtures.orders_fsm import Order
 from harness import run
 from harness._errors import ProviderError
+from harness.formats import ToolChoice
+from harness.formats.anthropic_messages import (
+    NO_TOOLS_DEFINED,
+    request_body as messages_params,
+    validate_body as validate_messages_body,
+)
 from harness.injection import StateMachine
 from harness.loop import Model, ModelSettings
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
@@ -30,9 +36,7 @@ from harness.models import (
     missing_tools,
     reply,
 )
-from harness.models._anthropic._codec import messages_params
 from harness.models._tool_history import REMOVED_MARKER, ToolMemory
-from harness.models._wire._messages_validation import NO_TOOLS_DEFINED, validate_messages_body
 from harness.scenarios import Scenario, load_scenario, run_scenario
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios"
@@ -58,22 +62,22 @@ def test_redeclare_keeps_the_definition_marks_it_and_forbids_calls_when_nothing_
     None
 ):
     memory = ToolMemory()
-    memory.remember(TOOLS)
+    memory.remember(DEFINITIONS)
     request = model_request(USED, tools=[], settings=ModelSettings(tool_choice="auto"))
     fixed = apply_tool_history(request, rule="tools_defined", policy="redeclare", memory=memory)
     assert fixed.tool_names == ("get_weather",)
-    function = fixed.tools[0]["function"]
-    assert function["description"] == REMOVED_MARKER + "Weather of a city."
-    assert function["parameters"] == TOOLS[0]["function"]["parameters"]
-    assert fixed.settings.tool_choice == "none"
+    function = fixed.tools[0]
+    assert function.description == REMOVED_MARKER + "Weather of a city."
+    assert function.parameters == TOOLS[0]["function"]["parameters"]
+    assert fixed.settings.tool_choice == ToolChoice.none()
     assert list(fixed.messages) == USED
     still = model_request(USED, tools=[TOOLS[1]], settings=ModelSettings(tool_choice="auto"))
     fixed = apply_tool_history(still, rule="tools_declared", policy="redeclare")
     assert fixed.tool_names == ("get_time", "get_weather")
     assert (
-        fixed.settings.tool_choice == "auto"
+        fixed.settings.tool_choice == ToolChoice.auto()
     )  # something is offered: calls are refused by the loop
-    assert fixed.tools[1]["function"]["parameters"] == {"type": "object", "properties": {}}
+    assert fixed.tools[1].parameters == {"type": "object", "properties": {}}
 
 
 def test_rewrite_turns_calls_to_missing_tools_into_text_after_the_kept_results() -> None:
@@ -272,7 +276,7 @@ def test_property_any_removal_is_made_acceptable(
     """Whatever a strategy removed, the policy yields a body the validating fake accepts."""
     request = model_request(history, tools=[t for t in TOOLS if t["function"]["name"] in kept])
     memory = ToolMemory()
-    memory.remember(TOOLS)
+    memory.remember(DEFINITIONS)
     fixed = apply_tool_history(request, rule=rule, policy=policy, memory=memory)  # type: ignore[arg-type]
     profile = "strict" if rule == "tools_declared" else "default"
     validate_messages_body(messages_params(fixed, model="m"), profile=profile)

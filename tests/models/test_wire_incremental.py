@@ -14,15 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from wire_helpers import KINDS, RESPONSES_TOOLS, TOOLS, Canned
 
+from harness.formats import WireError
+from harness.formats.openai_responses import (
+    RequestReader,
+    request_from_body as parse_responses_request,
+)
 from harness.models import FAKE_BASE_URL, OpenAIWireTransport
 from harness.models._wire._app import WireApp
 from harness.models._wire._decode import BodyDecoder
-from harness.models._wire._errors import WireError
-from harness.models._wire._responses import (
-    AcceptedInput,
-    parse_responses_request,
-    read_responses_request,
-)
 
 # -- decoding ---------------------------------------------------------------------------
 
@@ -152,41 +151,38 @@ def test_reading_responses_input_incrementally_is_reading_it_afresh(
     kinds: list[str], cuts: list[int], instructions: str | None
 ) -> None:
     items = [_ITEMS[kind](i) for i, kind in enumerate(kinds)]
-    accepted: AcceptedInput | None = None
+    reader = RequestReader()  # remembers the last accepted input; a refused one changes nothing
     for cut in sorted(cuts):  # each request repeats the previous input, with more items
         body: dict[str, Any] = {"model": "m", "input": items[:cut], "tools": RESPONSES_TOOLS}
         if instructions:
             body["instructions"] = instructions
-        outcome, remembered = _read_after(body, accepted)
-        assert outcome == _read_fresh(body)
-        accepted = remembered or accepted
+        assert _read_with(reader, body) == _read_fresh(body)
 
 
-def _read_after(
-    body: dict[str, Any], accepted: AcceptedInput | None
-) -> tuple[tuple[str, Any], AcceptedInput | None]:
+def _read_with(reader: RequestReader, body: dict[str, Any]) -> tuple[str, Any]:
     try:
-        wire, remembered = read_responses_request(body, accepted=accepted)
+        wire = reader.read(body)
     except WireError as exc:
-        return ("error", (exc.status, str(exc))), None
-    return ("ok", (list(wire.request.messages), wire.request.iteration)), remembered
+        return "error", (exc.status, str(exc))
+    return "ok", (list(wire.request.messages), wire.request.iteration)
 
 
 def test_an_output_answering_an_accepted_call_again_is_read_like_afresh() -> None:
     grown = [{"role": "user", "content": "hi"}, _call(1), _output(1)]
-    _, accepted = _read_after({"model": "m", "input": grown}, None)
-    assert accepted is not None
     for extra in ([_output(1)], [_call(1)], [_output(5)], [_call(2), _output(1)]):
+        reader = RequestReader()
+        assert _read_with(reader, {"model": "m", "input": grown})[0] == "ok"
         body = {"model": "m", "input": [*grown, *extra]}
-        assert _read_after(body, accepted)[0] == _read_fresh(body)
+        assert _read_with(reader, body) == _read_fresh(body)
 
 
 def test_a_call_split_across_requests_joins_the_assistant_turn() -> None:
     """After an assistant message, a new function_call item joins it: read afresh."""
     first = {"model": "m", "input": [{"role": "user", "content": "hi"}, _ITEMS["assistant"](1)]}
-    wire, accepted = read_responses_request(first)
+    reader = RequestReader()
+    reader.read(first)
     body = {**first, "input": [*first["input"], _call(2), _output(2)]}
-    wire, _ = read_responses_request(body, accepted=accepted)
+    wire = reader.read(body)
     assert wire.request.messages == parse_responses_request(body).request.messages
     assert wire.request.messages[1].tool_calls[0].id == "c2"  # joined to "a1"
 

@@ -13,6 +13,7 @@ from openai.types.responses import Response
 from wire_helpers import KINDS, RESPONSES_TOOLS, TOOLS, Canned, model_request
 
 from harness import ContextLengthExceeded, ProviderError, ProviderTimeout, RateLimited, UsageError
+from harness.formats import ToolChoice
 from harness.messages import AssistantMessage, ToolMessage, UserMessage
 from harness.models import (
     FAKE_BASE_URL,
@@ -139,7 +140,7 @@ def test_served_model_sees_history_tools_and_settings() -> None:
     assert seen.iteration == 2
     assert seen.messages[0].content == "Be brief."  # developer is a system message
     assert seen.messages[-1] == ToolMessage(tool_call_id="call_1", content="9C")
-    assert seen.settings.tool_choice == "required"
+    assert seen.settings.tool_choice == ToolChoice.required()
     assert seen.settings.parallel_tool_calls is False
     assert seen.settings.output_schema == {"type": "object"}
     assert seen.settings.output_name == "Out"
@@ -170,7 +171,7 @@ def test_responses_input_items_become_messages() -> None:
     assert assistant.content == "Checking."
     assert [c.name for c in assistant.tool_calls] == ["get_weather"]
     assert seen.messages[3] == ToolMessage(tool_call_id="c1", content="9C", name="get_weather")
-    assert seen.settings.tool_choice == {"type": "function", "function": {"name": "get_weather"}}
+    assert seen.settings.tool_choice == ToolChoice.tool("get_weather")
     assert seen.settings.output_name == "Out"
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from harness.formats import ToolDefinition
+from harness.formats.openai_chat import tool_from_param
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.messages import AssistantMessage, Message, ToolCall, UserMessage
 
@@ -101,28 +101,27 @@ TOOLS: list[dict[str, Any]] = [
     },
 ]
 
+"""``DEFINITIONS`` as Chat Completions sends them."""
+
+DEFINITIONS = [tool_from_param(t) for t in TOOLS]
+"""The neutral definitions a request carries."""
+
 RESPONSES_TOOLS = [{"type": "function", **t["function"]} for t in TOOLS]
 
 
 def model_request(
     messages: Sequence[Message] | None = None,
     *,
-    tools: Sequence[dict[str, Any]] = TOOLS,
+    tools: Sequence[ToolDefinition | dict[str, Any]] = DEFINITIONS,
     settings: ModelSettings | None = None,
     iteration: int = 1,
 ) -> ModelRequest:
-    """A request like the loop builds."""
+    """A request like the loop builds (Chat Completions tool dicts are read as definitions)."""
+    definitions = [t if isinstance(t, ToolDefinition) else tool_from_param(t) for t in tools]
     return ModelRequest(
         messages=list(messages or [UserMessage(content="What's the weather in Paris?")]),
-        tools=list(tools),
-        tool_names=tuple(t["function"]["name"] for t in tools),
+        tools=definitions,
+        tool_names=tuple(t.name for t in definitions),
         settings=settings or ModelSettings(),
         iteration=iteration,
     )
-
-
-def corpus_dir() -> Path | None:
-    """``../shared/corpus`` next to the repository, or ``$HARNESS_CORPUS``; ``None`` if absent."""
-    env = os.environ.get("HARNESS_CORPUS")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-    return path.resolve() if path.is_dir() else None

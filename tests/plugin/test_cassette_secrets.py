@@ -27,7 +27,13 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harness import CallContext, ToolResult, run
 from harness._errors import CassetteError, ProviderError, UsageError
-from harness._secrets import forget_secrets, known_secrets, register_secret, secret_forms
+from harness._secrets import (
+    REDACTED,
+    forget_secrets,
+    known_secrets,
+    register_secret,
+    secret_forms,
+)
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.models import OpenAIChatModel, WireServer
@@ -37,11 +43,12 @@ from harness.testing._scrub import CassetteScrubber
 from harness.tools import as_tool
 
 SECRET_ALPHABET = st.one_of(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]),
     st.sampled_from(list("\\\"'%&=?#/:@+ {}[]<>$`~!;,.|^*")),
 )
 secrets_st = st.text(SECRET_ALPHABET, min_size=8, max_size=24).filter(
-    lambda s: s.strip() == s and "\x00" not in s
+    # a "secret" holding the redaction marker itself would be found in every scrubbed text
+    lambda s: s.strip() == s and "\x00" not in s and REDACTED not in s
 )
 
 
@@ -221,6 +228,7 @@ def _cassette_vocabulary(wire: WireServer, echo_url: str) -> str:
     return "\n".join(_BASELINE).lower()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=HTTP_EXAMPLES,
     deadline=None,
@@ -256,12 +264,16 @@ def test_no_secret_reaches_the_cassette_over_http(
 PURE_EXAMPLES = 600
 
 
+_ENGINE_WORDS = "content-length content-type location x-plain logprob-token messages https://"
+
+
 def _request(uri: str, body: bytes, headers: dict[str, str]) -> Any:
     from vcr.request import Request  # type: ignore[import-untyped]
 
     return Request("POST", uri, body, headers)
 
 
+@pytest.mark.slow
 @settings(max_examples=PURE_EXAMPLES, deadline=None)
 @given(
     secret=secrets_st,
@@ -272,6 +284,10 @@ def _request(uri: str, body: bytes, headers: dict[str, str]) -> Any:
 def test_engine_scrubs_a_secret_in_every_place(
     secret: str, header: str, query: str, gzipped: bool
 ) -> None:
+    # a generated "secret" that is a piece of a name the test writes (CONTENT- of
+    # content-length) would be reported as a leak that is not one
+    vocabulary = " ".join((*HEADER_NAMES, *QUERY_NAMES, _ENGINE_WORDS)).lower()
+    assume(not any(f.lower() in vocabulary for f in secret_forms(secret) if len(f) >= 8))
     engine = CassetteScrubber.build(secrets=[], environ={})
     quoted = urllib.parse.quote(secret, safe="")
     uri = f"https://u:{quoted}@api.test/v1/x?{query}={quoted}&page=2"
@@ -369,6 +385,7 @@ def _vocabulary() -> str:
     return "\n".join(text for texts in shown for text in texts)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

@@ -114,7 +114,7 @@ def test_loop_sock_sendto_is_refused(below: Recorder) -> None:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
             sock.setblocking(False)
             with deny_network("t", "how"), pytest.raises(NetworkRefused):
-                await loop.sock_sendto(sock, b"x", (REMOTE, 53))
+                await loop.sock_sendto(sock, b"x", (REMOTE, 53))  # type: ignore[attr-defined,unused-ignore]  # 3.11+
 
     asyncio.run(main())
     assert below.hosts("sendto") == []
@@ -292,6 +292,7 @@ def test_session_scoped_fixture_setup_is_guarded(pytester: pytest.Pytester) -> N
     assert "SEEN []" in out
 
 
+@pytest.mark.slow
 def test_allow_hosts_option_and_ini(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(RECORDER_CONFTEST)
     pytester.makepyfile(

@@ -67,6 +67,7 @@ def server() -> Iterator[WireServer]:
         yield running
 
 
+@pytest.mark.slow
 def test_record_then_replay_offline(
     pytester: pytest.Pytester, server: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
-from corpus import CORPUS, SKIP_REASON, corpus_files
+from corpus import SKIP_REASON, corpus_files
 
 from harness.cassettes import codec_for, load_cassette
 
@@ -48,7 +48,7 @@ def test_drifted(harness_openai):
 """
 
 
-@pytest.mark.skipif(CORPUS is None, reason=SKIP_REASON)
+@pytest.mark.skipif(not corpus_files(), reason=SKIP_REASON)
 def test_every_corpus_cassette_replays_through_the_marker(pytester: pytest.Pytester) -> None:
     folder = pytester.path / "cassettes" / "test_corpus"
     folder.mkdir(parents=True)

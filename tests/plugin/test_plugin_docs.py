@@ -33,3 +33,19 @@ def test_the_reference_examples_pass_under_pytest(pytester: pytest.Pytester) -> 
         "test_timeline_syrupy",
     ):
         assert f"::{name}" in result.stdout.str()
+
+
+def test_every_option_and_ini_key_has_exactly_one_row() -> None:
+    """The options table listed the filter ini keys twice, with different descriptions."""
+    from harness._plugin import _options as opts
+
+    table = PAGE.read_text(encoding="utf-8").split("## Options and ini keys")[1].split("###")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]
+    keys = [
+        *(opt.dest for opt in opts.OPTIONS),
+        *opts.FILTER_INIS.values(),
+        opts.SCENARIO_PATHS_INI,
+    ]
+    for key in keys:
+        holding = [row for row in rows if f"`{key}`" in row]
+        assert len(holding) == 1, (key, holding)

@@ -42,3 +42,74 @@ def test_the_marked_client_follows_the_environment(
     pytester.makepyfile(test_env=INNER)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--harness-record-mode=once")
     result.assert_outcomes(passed=1)
+
+
+DUMMY_KEY = """
+from harness.testing import HarnessConfig
+
+def test_uses_a_dummy_key():
+    assert HarnessConfig(openai_api_key="sk-test").openai_api_key == "sk-test"
+"""
+
+
+def test_a_well_known_dummy_key_does_not_fail_a_warnings_as_errors_run(
+    pytester: pytest.Pytester,
+) -> None:
+    """A newcomer's ``HarnessConfig(openai_api_key="sk-test")`` under ``filterwarnings =
+    error`` used to end in a ``ShortSecretWarning`` error."""
+    pytester.makeini("[pytest]\nfilterwarnings = error\n")
+    pytester.makepyfile(test_dummy=DUMMY_KEY)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+SERVED_SCENARIO = """
+name: served
+prompt: What is 1+2?
+tools: [agent:add]
+model:
+  steps:
+    - {call: add, args: {a: 1, b: 2}}
+    - {reply: "3"}
+expect:
+  output: "3"
+"""
+
+SERVED_TEST = """
+import pytest
+from harness import run
+from harness.models import OpenAIChatModel
+from agent import add
+
+@pytest.mark.harness_cassette
+@pytest.mark.harness_scenario("served.yaml")
+def test_served(harness_openai, harness_server):
+    assert str(harness_openai.base_url) == harness_server.url + "/"
+    result = run(OpenAIChatModel(harness_openai, "gpt-4o-mini"), "What is 1+2?", tools=[add])
+    assert result.output == "3"
+"""
+
+AGENT = """
+from harness import llm_tool
+
+@llm_tool
+def add(a: int, b: int) -> int:
+    "Add."
+    return a + b
+"""
+
+
+def test_harness_server_records_a_scenario_in_one_run_then_replays(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``harness_server`` fixture serves the ``harness_scenario`` marker's model on
+    loopback; a marked cassette records through it with no OPENAI_BASE_URL."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    pytester.makepyfile(agent=AGENT, test_served=SERVED_TEST)
+    pytester.makefile(".yaml", served=SERVED_SCENARIO)
+    recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--harness-record-mode=once")
+    recorded.assert_outcomes(passed=1)
+    (cassette,) = pytester.path.rglob("cassettes/**/*.yaml")
+    assert cassette.read_text().count("uri: http://127.0.0.1:") == 2
+    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=1)

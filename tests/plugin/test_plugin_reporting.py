@@ -262,3 +262,46 @@ def test_offered_and_called_failures_print_one_table_each(pytester: pytest.Pytes
     summary = out.split("harness timelines")[1].split("short test summary info")[0]
     assert summary.count("test_checks.py::") == 2
     assert "iter  offered" not in summary
+
+
+MANY_TOOLS = """
+from harness import Tool, call, calls, reply
+from harness.assertions import offered, injected
+
+TOOLS = [
+    Tool.from_function(lambda: "ok", name=f"warehouse_inventory_tool_number_{i:02d}",
+                       description="An inventory tool.")
+    for i in range(40)
+]
+
+def _run(harness_runner, harness_scripted):
+    steps = [call(f"warehouse_inventory_tool_number_{i:02d}") for i in range(12)]
+    model = harness_scripted([*steps, reply("done")])
+    return harness_runner.run(model, "go", tools=TOOLS)
+
+def test_offered(harness_runner, harness_scripted):
+    assert _run(harness_runner, harness_scripted) == offered(at=7, includes=["shipping_*"])
+
+def test_injected(harness_runner, harness_scripted):
+    assert _run(harness_runner, harness_scripted) == injected("shipping_*", at=9)
+"""
+
+
+def test_the_divergence_row_survives_pytests_truncation(pytester: pytest.Pytester) -> None:
+    """At default verbosity pytest keeps 8 lines / 640 characters of an explanation; a
+    first line listing every offered name used to push the marked row out of it."""
+    pytester.makepyfile(test_many=MANY_TOOLS)
+    result = pytester.runpytest("-p", "no:cacheprovider")  # default verbosity
+    result.assert_outcomes(failed=2)
+    failures = result.stdout.str().split("short test summary info")[0]
+    assert "Full output truncated" not in failures
+    result.stdout.fnmatch_lines(
+        [
+            "*offered at iteration 7 includes [[]'shipping_*'[]]: 'shipping_*' is not offered; "
+            "offered [[]'warehouse_inventory_tool_number_00', * (+37 more)",
+            "*>    7       40  warehouse_inventory_tool_number_06    <- expected: offered ship*",
+            "*>    9       40  warehouse_inventory_tool_number_08    <- expected: injected*",
+        ]
+    )
+    whole = pytester.runpytest("-p", "no:cacheprovider", "-vv")
+    whole.stdout.fnmatch_lines(["*   1       40  warehouse_inventory_tool_number_00*"])

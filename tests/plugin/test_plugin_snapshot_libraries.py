@@ -88,3 +88,56 @@ def test_syrupy_extension_stores_a_timeline_file(pytester: pytest.Pytester) -> N
     failed = pytester.runpytest("-p", "no:cacheprovider")
     failed.assert_outcomes(failed=1)
     assert "answer='Sunny.'" in failed.stdout.str()
+
+
+BOTH = """
+from agent import weather_run
+
+
+def test_timeline(harness_snapshot):
+    harness_snapshot(weather_run())
+
+
+def test_other_value(snapshot):  # syrupy's own fixture, in the same project
+    assert {"city": "Oslo"} == snapshot
+"""
+
+
+def test_harness_snapshot_and_syrupy_coexist(pytester: pytest.Pytester) -> None:
+    """With syrupy installed, the harness's timeline files are neither reported unused
+    (pytest exited 1 with every test passing) nor deleted by ``--snapshot-update``."""
+    pytester.makepyfile(agent=AGENT, test_both=BOTH)
+    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
+    (timeline,) = pytester.path.rglob("*.timeline")
+    text = timeline.read_text()
+    again = pytester.runpytest("-p", "no:cacheprovider")
+    again.assert_outcomes(passed=2)
+    assert again.ret == 0, again.stdout.str()
+    assert "unused" not in again.stdout.str()
+    updated = pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update")
+    assert updated.ret == 0 and "deleted" not in updated.stdout.str().lower()
+    assert timeline.read_text() == text  # still there, unchanged
+
+
+def test_a_timeline_stored_where_syrupy_looks_is_moved_and_still_compared(
+    pytester: pytest.Pytester,
+) -> None:
+    """Files written by earlier versions (``__snapshots__/<module>/<test>.timeline``) keep
+    working: compared as before, then moved out of syrupy's folder."""
+    pytester.makepyfile(agent=AGENT, test_both=BOTH)
+    old = pytester.path / "__snapshots__" / "test_both" / "test_timeline.timeline"
+    old.parent.mkdir(parents=True)
+    old.write_text("#1 offered=1 calls=lookup\n#2 offered=1 answer='Cloudy.'\n")
+    failed = pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update")
+    failed.assert_outcomes(passed=1, failed=1)  # the old file was read and compared
+    assert "answer='Cloudy.'" in failed.stdout.str()
+    assert not old.exists()
+    (moved,) = pytester.path.rglob("*.timeline")
+    assert moved.read_text() == "#1 offered=1 calls=lookup\n#2 offered=1 answer='Cloudy.'\n"
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_text(moved.read_text())
+    moved.unlink()  # an old, matching file: the run passes and moves it
+    passed = pytester.runpytest("-p", "no:cacheprovider", "--harness-update-snapshots")
+    passed.assert_outcomes(passed=2)
+    assert passed.ret == 0 and not old.exists()
+    assert [p.name for p in pytester.path.rglob("*.timeline")] == ["test_timeline.timeline"]

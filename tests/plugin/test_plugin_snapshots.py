@@ -36,7 +36,7 @@ def test_inline(harness_runner, harness_scripted, harness_snapshot):
 
 
 def _snapshots(root: Path) -> dict[str, str]:
-    folder = root / "__snapshots__" / "test_snap"
+    folder = root / "__timelines__" / "test_snap"
     return {p.name: p.read_text() for p in sorted(folder.glob("*.timeline"))}
 
 

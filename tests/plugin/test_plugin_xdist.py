@@ -51,6 +51,7 @@ def server() -> Iterator[WireServer]:
         yield running
 
 
+@pytest.mark.slow
 def test_suite_under_two_workers(
     pytester: pytest.Pytester, server: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -66,7 +67,7 @@ def test_suite_under_two_workers(
     assert "test_suite.py::test_fails" in summary
     assert "expected 5 iterations, got 2" in summary
 
-    snapshots = sorted((pytester.path / "__snapshots__" / "test_suite").iterdir())
+    snapshots = sorted((pytester.path / "__timelines__" / "test_suite").iterdir())
     assert [p.name for p in snapshots] == [f"test_snapshot[{n}].timeline" for n in range(4)]
     cassettes = sorted((pytester.path / "cassettes" / "test_suite").iterdir())
     assert [p.name for p in cassettes] == ["test_cassette[0].yaml", "test_cassette[1].yaml"]

@@ -15,7 +15,7 @@ from harness.scenarios import load_scenario, run_scenario
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios" / "mcp"
 STDIO_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "stdio_server.py"
 
-EXPECTED = {
+EXPECTED: dict[str, list[tuple[str, ...]]] = {
     "facade_unfolding": [
         ("issues", "repository"),
         ("repository", "issues_context", "issues_list", "issues_create", "issues_close"),

@@ -10,9 +10,16 @@ import pytest
 from harness.scenarios import ScenarioOutcome, load_scenario, run_scenario
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios"
-LEAD = ("researcher", "blackboard_list", "blackboard_read", "run_usage")
+BLACKBOARD = (
+    "blackboard_list",
+    "blackboard_read",
+    "blackboard_last",
+    "blackboard_describe",
+    "blackboard_count",
+)
+LEAD = ("researcher", *BLACKBOARD, "run_usage")
 USAGE = ("run_usage_context", "model_usage", "run_cost", "budget_status")
-BAD = ("broken_researcher", "manager", "blackboard_list", "blackboard_read")
+BAD = ("broken_researcher", "manager", *BLACKBOARD)
 
 EXPECTED: dict[str, list[tuple[str, ...]]] = {
     "subagents/shared_blackboard": [LEAD] * 4 + [LEAD + USAGE] * 2,

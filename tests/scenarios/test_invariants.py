@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from harness import MaxIterationsExceeded, ScriptedModel, call, reply, run
-from harness.loop import ChangeRecord, IterationRecord, LimitReached, Trace
-from harness.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from harness.formats import ToolDefinition
+from harness.loop import ChangeRecord, IterationRecord, LimitReached, RunResult, Trace
+from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.scenarios import (
     INVARIANTS,
     check_invariants,
@@ -25,7 +26,7 @@ def _tool(name: str) -> Tool:
     return Tool.from_schema(name, f"tool {name}", _SCHEMA, lambda args: f"{name} ok")
 
 
-def _sound_run():  # type: ignore[no-untyped-def]
+def _sound_run() -> RunResult:
     model = ScriptedModel([call("a", id="c1"), call("b", id="c2"), reply("done")])
     return run(model, "go", tools=[_tool("a"), _tool("b")])
 
@@ -47,7 +48,7 @@ def test_a_dropped_tool_message_is_caught() -> None:
 
 def test_reordered_and_duplicated_answers_are_caught() -> None:
     calls = (ToolCall(id="x", name="a"), ToolCall(id="y", name="a"))
-    messages = [
+    messages: list[Message] = [
         UserMessage(content="go"),
         AssistantMessage(tool_calls=calls),
         ToolMessage(tool_call_id="y", content="1"),
@@ -122,6 +123,7 @@ def test_limits_are_checked() -> None:
     with pytest.raises(MaxIterationsExceeded) as info:
         run(model, "go", tools=[_tool("a")], max_iterations=2)
     error = info.value
+    assert error.trace is not None and error.messages is not None
     assert check_invariants(error.trace, error.messages, error=error, max_iterations=2) == []
     text = format_violations(
         check_invariants(error.trace, error.messages, error=error, max_iterations=1)
@@ -145,7 +147,7 @@ def test_secrets_are_looked_for_everywhere_the_model_looks() -> None:
     found = check_invariants(result.trace, leaky, secrets=[secret, "ab"])
     assert [v.invariant for v in found] == ["secrets"]
     assert secret not in str(found[0])  # the report does not repeat the secret
-    definition = {"type": "function", "function": {"name": "t", "description": secret}}
+    definition = ToolDefinition(name="t", description=secret)
     (hit,) = check_invariants(
         result.trace, result.messages, secrets=[secret], definitions=[definition]
     )

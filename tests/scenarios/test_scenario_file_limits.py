@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def test_a_recursive_alias_is_refused(tmp_path: Path) -> None:
     _refused(_write(tmp_path, "a: &a [*a]\n" + VALID), "alias that refers to itself")
 
 
-@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 20_000])
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, pytest.param(20_000, marks=pytest.mark.slow)])
 def test_deep_nesting_is_refused(tmp_path: Path, depth: int) -> None:
     text = VALID + "deep: " + "[" * depth + "]" * depth + "\n"
     _refused(_write(tmp_path, text), f"nested more than {MAX_DEPTH} levels deep")
@@ -149,3 +150,48 @@ def test_loading_and_listing_do_not_touch_sys_path(tmp_path: Path) -> None:
     finally:
         sys.path[:] = before
         sys.modules.pop("helper_tools", None)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            "{max_iterations: -1}",
+            "options: invalid loop options: max_iterations must be an int >= 1",
+        ),
+        ("{tool_timeout: .inf}", "tool_timeout must be a number of seconds > 0 or None, finite"),
+        (
+            "{max_iteratons: 5}",
+            "options: unknown loop option(s) 'max_iteratons' (did you mean 'max_iterations'?)",
+        ),
+    ],
+)
+def test_bad_options_are_a_broken_file_exit_2(tmp_path: Path, options: str, message: str) -> None:
+    _refused(
+        _write(tmp_path, VALID + f"options: {options}\n"),
+        re.escape(message),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "lines"),
+    [
+        ("name: a\nprompt: hi\nprompt: bye\nmodel: {steps: [{reply: x}]}\n", "prompt", (2, 3)),
+        (VALID + "options:\n  max_iterations: 3\n  max_iterations: 30\n", "max_iterations", (8, 9)),
+        (VALID + "expect: {output: done, output: other}\n", "output", (7, 7)),
+    ],
+)
+def test_a_key_given_twice_is_refused_naming_the_key_and_lines(
+    tmp_path: Path, text: str, key: str, lines: tuple[int, int]
+) -> None:
+    first, second = lines
+    _refused(
+        _write(tmp_path, text),
+        f"gives the key '{key}' twice in one mapping \\(lines {first} and {second}\\)",
+    )
+
+
+def test_merge_keys_and_equal_values_under_different_keys_are_fine(tmp_path: Path) -> None:
+    text = VALID + "expect: &e {output: done}\ntags: [a, a]\nx-extra: {<<: *e, output: done}\n"
+    with pytest.raises(ScenarioError, match="x-extra"):  # an unknown field, not a duplicate
+        load_scenario(_write(tmp_path, text))

@@ -150,6 +150,7 @@ def test_messages_instead_of_prompt(tmp_path: Path) -> None:
     )
     scenario = load_scenario(write(tmp_path, text))
     prompt = scenario.build_prompt()
+    assert not isinstance(prompt, str)
     assert [m.role for m in prompt] == ["system", "user"]
     assert run_scenario(scenario).passed
 
@@ -161,6 +162,5 @@ def test_neither_prompt_nor_messages(tmp_path: Path) -> None:
 
 
 def test_bad_loop_options(tmp_path: Path) -> None:
-    scenario = load_scenario(write(tmp_path, SEED + "options: {warp: 9}\n"))
-    with pytest.raises(ScenarioError, match="bad options"):
-        scenario.build_options()
+    with pytest.raises(ScenarioError, match=r"options: unknown loop option\(s\) 'warp'"):
+        load_scenario(write(tmp_path, SEED + "options: {warp: 9}\n"))

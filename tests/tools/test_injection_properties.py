@@ -109,8 +109,8 @@ def test_injected_parameters_and_values_never_reach_the_model(case: dict[str, An
     model = ScriptedModel([call("generated", **args), reply("end")])
     result = run(model, "go", tools=tools, **options)
 
-    schema = json.dumps(model.requests[0].tools[0]["function"]["parameters"])
-    parameters = model.requests[0].tools[0]["function"]["parameters"]
+    schema = json.dumps(model.requests[0].tools[0].parameters)
+    parameters = model.requests[0].tools[0].parameters
     assert set(parameters["properties"]) == set(case["visible"])
     for name in case["kinds"]:
         assert name not in parameters["properties"]

@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from harness._errors import InvalidToolName, ToolDefinitionError
+from harness.formats.openai_chat import tool_param
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult, as_tool
 
 
@@ -152,7 +153,7 @@ def test_schema_tool_handler_receives_the_argument_dict() -> None:
         return [arguments["query"]]
 
     tool = Tool.from_schema("search", "Search things.", SEARCH_SCHEMA, search)
-    assert tool.definition() == {
+    assert tool_param(tool.definition()) == {
         "type": "function",
         "function": {
             "name": "search",
@@ -293,9 +294,9 @@ def test_with_copies_leave_the_original_unchanged() -> None:
 
     assert described.description == "Weather, briefly."
     assert noted.full_description == "Get the weather.\n\nUse metric units.\n\nMax 7 days."
-    assert noted.definition()["function"]["description"] == noted.full_description
+    assert noted.definition().description == noted.full_description
     assert renamed.name == "weather2"
-    assert renamed.definition()["function"]["name"] == "weather2"
+    assert renamed.definition().name == "weather2"
     assert tagged.metadata == {"category": "info"}
     for copy in (described, noted, renamed, tagged):
         assert copy is not original

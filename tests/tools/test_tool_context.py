@@ -21,7 +21,12 @@ def _prepare(tool: Tool, arguments: str, context: CallContext) -> PreparedCall:
 def _visible(tool: Tool, *extra: Any) -> str:
     """Everything about a tool that could reach a model, a log line or a report."""
     return "\n".join(
-        [json.dumps(tool.definition()), repr(tool), str(tool.parameters), *map(repr, extra)]
+        [
+            json.dumps(tool.definition().to_data()),
+            repr(tool),
+            str(tool.parameters),
+            *map(repr, extra),
+        ]
     )
 
 

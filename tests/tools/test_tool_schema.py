@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from harness._errors import ToolDefinitionError, UsageError
+from harness.formats.openai_chat import tool_param
 from harness.tools import (
     CallContext,
     PreparedCall,
@@ -112,7 +113,7 @@ def test_sync_function_tool() -> None:
     tool = as_tool(get_weather)
     assert tool.name == "get_weather"
     assert not tool.is_async
-    assert tool.definition() == {
+    assert tool_param(tool.definition()) == {
         "type": "function",
         "function": {
             "name": "get_weather",

@@ -89,7 +89,7 @@ def test_remove_discard_replace() -> None:
 def test_definitions_are_cached_until_a_change() -> None:
     toolset = Toolset([alpha, beta])
     first = toolset.definitions()
-    assert [d["function"]["name"] for d in first] == ["alpha", "beta"]
+    assert [d.name for d in first] == ["alpha", "beta"]
     assert first[0] == toolset["alpha"].definition()
     assert toolset.definitions() is first
     names = toolset.names
@@ -99,19 +99,19 @@ def test_definitions_are_cached_until_a_change() -> None:
     toolset.add(gamma)
     after_add = toolset.definitions()
     assert after_add is not first
-    assert [d["function"]["name"] for d in after_add] == ["alpha", "beta", "gamma"]
+    assert [d.name for d in after_add] == ["alpha", "beta", "gamma"]
     assert toolset.names is not names
     assert toolset.version > version
 
     toolset.remove("alpha")
     after_remove = toolset.definitions()
     assert after_remove is not after_add
-    assert [d["function"]["name"] for d in after_remove] == ["beta", "gamma"]
+    assert [d.name for d in after_remove] == ["beta", "gamma"]
 
     toolset.replace(as_tool(beta).with_note("Note."))
     after_replace = toolset.definitions()
     assert after_replace is not after_remove
-    assert after_replace[0]["function"]["description"] == "Beta.\n\nNote."
+    assert after_replace[0].description == "Beta.\n\nNote."
 
     same = toolset["gamma"]
     version = toolset.version
@@ -139,7 +139,7 @@ def test_copy_is_independent() -> None:
     clone.add(gamma)
     clone.remove("alpha")
     assert toolset.names == ("alpha", "beta")
-    assert [d["function"]["name"] for d in toolset.definitions()] == ["alpha", "beta"]
+    assert [d.name for d in toolset.definitions()] == ["alpha", "beta"]
     assert clone.names == ("beta", "gamma")
-    assert [d["function"]["name"] for d in clone.definitions()] == ["beta", "gamma"]
+    assert [d.name for d in clone.definitions()] == ["beta", "gamma"]
     assert clone["beta"] is toolset["beta"]  # tools are immutable, so they are shared

@@ -1,8 +1,11 @@
-"""Project-wide recording settings, written as a pytest-recording suite writes them."""
+"""Project-wide recording settings, written as a pytest-recording suite writes them, and
+the model the loopback server plays while a cassette records."""
 
 from __future__ import annotations
 
 import pytest
+
+from harness import Model, call, reply
 
 
 @pytest.fixture
@@ -14,3 +17,10 @@ def vcr_config() -> dict[str, object]:
         "filter_headers": ["x-team"],
         "match_on": ["method", "path"],
     }
+
+
+@pytest.fixture
+def harness_model(harness_scripted) -> Model:
+    """What the harness_server fixture (a loopback OpenAI-compatible server) answers while
+    `pytest --record-mode=once` records; a replay never reaches it."""
+    return harness_scripted([call("forecast", {"city": "Oslo"}), reply("Yes: snow, -3 C.")])

@@ -1,32 +1,41 @@
-"""The Anthropic Messages adapter over the official ``anthropic`` SDK (sync and async clients)."""
+"""The Anthropic Messages adapter over the official ``anthropic`` SDK (sync and async clients).
+
+The format itself (request body, message and event decoding) is
+``harness.formats.anthropic_messages``; this module adds the SDK call, the bounded
+reading of the answer, and the memory of thinking blocks.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import inspect
+import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import (
     ContextLengthExceeded,
+    MalformedResponse,
     ProviderError,
     ProviderTimeout,
     RateLimited,
     UsageError,
 )
-from harness._secrets import register_secret
+from harness._extras import require
+from harness._secrets import hidden_values, register_secret
+from harness._validation import check_int
+from harness.formats import anthropic_messages
+from harness.formats._read import not_json
+from harness.formats.anthropic_messages import DEFAULT_MAX_TOKENS, ThinkingKey
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.models._anthropic._codec import (
-    DEFAULT_MAX_TOKENS,
-    ThinkingKey,
-    message_key,
-    messages_params,
-    response_from_message,
-    thinking_blocks,
+from harness.models._openai._common import (
+    retry_after_seconds,
+    scrub,
+    secrets_of,
+    unencodable,
 )
-from harness.models._openai._common import retry_after_seconds, scrub, secrets_of
 from harness.models._tool_history import (
     ToolHistoryPolicy,
     ToolMemory,
@@ -39,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANTHROPIC_CAPABILITIES",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "AnthropicModel",
     "import_anthropic",
     "map_anthropic_error",
@@ -53,18 +63,14 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 
-_INSTALL = "pip install 'tool-loop-harness[anthropic]'"
+DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""The largest answer body ``AnthropicModel`` reads, once decompressed (32 MiB): a larger
+one (a compression bomb, a runaway proxy) is a ``MalformedResponse``, not a memory error."""
 
 
 def import_anthropic() -> Any:
     """The ``anthropic`` module, or an ImportError naming the extra to install."""
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - the dev extra installs it
-        raise ImportError(
-            f"the Anthropic adapter needs the official anthropic SDK: {_INSTALL}"
-        ) from exc
-    return anthropic
+    return require("anthropic", "the Anthropic adapter (the official anthropic SDK)")
 
 
 def _client_kind(client: Any) -> str:
@@ -83,7 +89,7 @@ def _secrets(client: Any) -> tuple[str, ...]:
     """The client's credentials (key, auth token, credential headers, URL userinfo),
     registered so cassettes and reports scrub them too."""
     token = getattr(client, "auth_token", None)
-    extra = (token,) if isinstance(token, str) and len(token) >= 4 else ()
+    extra = tuple(hidden_values([token])) if isinstance(token, str) else ()
     for value in extra:
         register_secret(value, source="an Anthropic client credential", warn=False)
     return (*secrets_of(client), *extra)
@@ -107,12 +113,8 @@ def map_anthropic_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> P
         )
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
-        body: Mapping[str, Any] = exc.body if isinstance(exc.body, Mapping) else {}
-        inner = body.get("error")
-        error: Mapping[str, Any] = inner if isinstance(inner, Mapping) else {}
-        code = error.get("type") or body.get("type")
-        code = str(code) if code is not None else None
-        detail = error.get("message") or exc.message
+        code, body_message = anthropic_messages.error_details(exc.body)
+        detail = body_message or exc.message
         message = scrub(f"Anthropic API error (status={status}, type={code!r}): {detail}", secrets)
         retry_after = retry_after_seconds(exc.response.headers)
         cls: type[ProviderError] = ProviderError
@@ -153,7 +155,9 @@ class AnthropicModel(Model):
     when a strategy removed tools the conversation used (see ``ToolHistoryPolicy``);
     the rule it enforces is ``capabilities.tool_history``. SDK errors become
     ``ProviderError`` (``RateLimited``, ``ProviderTimeout``, ...) with status,
-    retry-after and the API's error type as ``code``; credentials never appear.
+    retry-after and the API's error type as ``code``; credentials never appear. An
+    answer that cannot be read (empty, truncated, not JSON, or more than
+    ``max_response_bytes`` once decompressed) is a ``MalformedResponse``.
     """
 
     def __init__(
@@ -167,6 +171,7 @@ class AnthropicModel(Model):
         capabilities: ModelCapabilities | None = None,
         tool_history: ToolHistoryPolicy = "redeclare",
         name: str | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._kind = _client_kind(client)
         if not isinstance(model, str) or not model:
@@ -177,6 +182,9 @@ class AnthropicModel(Model):
             raise UsageError(
                 f"max_tokens must be an int >= 1 (the API requires it), got {max_tokens!r}"
             )
+        self.max_response_bytes = check_int(
+            max_response_bytes, name="max_response_bytes", minimum=1
+        )
         self.client = client
         _secrets(client)  # registers the client's credentials for scrubbing
         self.model = model
@@ -210,7 +218,7 @@ class AnthropicModel(Model):
         prepared = self.prepare(request)
         with self._lock:
             thinking = dict(self._thinking)
-        return messages_params(
+        return anthropic_messages.request_body(
             prepared,
             model=self.model,
             max_tokens=self.max_tokens,
@@ -219,11 +227,11 @@ class AnthropicModel(Model):
         )
 
     def _read(self, message: Any) -> ModelResponse:
-        response = response_from_message(message)
-        blocks = thinking_blocks(message)
+        response = anthropic_messages.response_from_body(message)
+        blocks = anthropic_messages.thinking_blocks(message)
         if blocks:
             with self._lock:
-                self._thinking[message_key(response.message)] = blocks
+                self._thinking[anthropic_messages.message_key(response.message)] = blocks
         return response
 
     def request(self, request: ModelRequest) -> ModelResponse:
@@ -233,22 +241,29 @@ class AnthropicModel(Model):
                 "anthropic.Anthropic client for harness.run(...)"
             )
         anthropic = import_anthropic()
+        unreadable = _unreadable_errors()
         params = self.params(request)
         client: Any = self.client
         try:
             if self.stream:
                 with client.messages.stream(**sdk_call_kwargs(client.messages.stream, params)) as s:
                     return self._read(s.get_final_message())
-            return self._read(
-                client.messages.create(**sdk_call_kwargs(client.messages.create, params))
-            )
+            kwargs = sdk_call_kwargs(client.messages.create, params)
+            with client.messages.with_streaming_response.create(**kwargs) as raw:
+                body = _bounded(raw.iter_bytes(), self.max_response_bytes)
+            return self._read(_message_json(body))
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
+        except unreadable as exc:
+            raise _unreadable(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "Anthropic") from None
 
     async def arequest(self, request: ModelRequest) -> ModelResponse:
         if self._kind == "sync":
             return await asyncio.to_thread(self.request, request)
         anthropic = import_anthropic()
+        unreadable = _unreadable_errors()
         params = self.params(request)
         client: Any = self.client
         try:
@@ -257,11 +272,76 @@ class AnthropicModel(Model):
                 async with client.messages.stream(**kwargs) as s:
                     return self._read(await s.get_final_message())
             kwargs = sdk_call_kwargs(client.messages.create, params)
-            return self._read(await client.messages.create(**kwargs))
+            async with client.messages.with_streaming_response.create(**kwargs) as raw:
+                body = await _abounded(raw.iter_bytes(), self.max_response_bytes)
+            return self._read(_message_json(body))
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
+        except unreadable as exc:
+            raise _unreadable(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "Anthropic") from None
 
     def end_run(self, *, completed: bool) -> None:
         with self._lock:
             self._thinking.clear()
             self._tools.clear()
+
+
+# -- reading the answer, bounded -----------------------------------------------------------
+
+
+def _too_big(limit: int) -> MalformedResponse:
+    return MalformedResponse(
+        f"the Anthropic response body is larger than max_response_bytes={limit} once "
+        "decompressed (a compression bomb or a runaway answer); raise max_response_bytes "
+        "on AnthropicModel if such answers are expected"
+    )
+
+
+def _bounded(chunks: Iterator[bytes], limit: int) -> bytes:
+    """The decompressed body, read chunk by chunk, refused past ``limit`` bytes."""
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise _too_big(limit)
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _abounded(chunks: AsyncIterator[bytes], limit: int) -> bytes:
+    """``_bounded`` for an async body."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise _too_big(limit)
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _message_json(body: bytes) -> Any:
+    """The JSON of a 200 body: an empty or truncated one is a ``MalformedResponse``."""
+    if not body.strip():
+        raise MalformedResponse(
+            "the Anthropic response body is empty (status 200); expected a message object"
+        )
+    try:
+        return json.loads(body)
+    except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+        raise not_json(exc) from None
+
+
+def _unreadable_errors() -> tuple[type[BaseException], ...]:
+    import httpx2
+
+    return (json.JSONDecodeError, httpx2.DecodingError)
+
+
+def _unreadable(exc: BaseException) -> MalformedResponse:
+    if isinstance(exc, json.JSONDecodeError):  # a streamed event the SDK could not parse
+        return not_json(exc)
+    return MalformedResponse(f"the Anthropic response body could not be decompressed ({exc})")

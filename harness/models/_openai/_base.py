@@ -9,21 +9,37 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness._errors import UsageError
+from harness.formats._read import not_json
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.models._openai._common import client_kind, map_openai_error, secrets_of
+from harness.models._openai._common import client_kind, map_openai_error, secrets_of, unencodable
 from harness.models._openai._fast import post_args
-from harness.models._openai._read import not_json
 
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["OpenAIAdapter"]
+__all__ = ["OpenAIAdapter", "raw_stream_class"]
+
+
+def raw_stream_class(stream_cls: Any) -> Any:
+    """``Stream[object]`` for ``Stream[X]`` (``AsyncStream`` likewise): each event's JSON as
+    is. The SDK still parses the server-sent events and raises on an ``error`` event;
+    only the per-event model object (``construct_type``) is skipped: 1,000 streamed
+    parallel tool calls (4,000 events) went from 1.4 s to 0.5 s on the shared machine."""
+    import typing
+
+    import openai
+
+    origin = typing.get_origin(stream_cls) or stream_cls
+    return openai.AsyncStream[object] if origin is openai.AsyncStream else openai.Stream[object]
 
 
 class OpenAIAdapter(Model):
     """Base of the SDK adapters: subclasses say how to build params and read results."""
 
     default_capabilities: ClassVar[ModelCapabilities]
+    json_stream_events: ClassVar[bool] = False
+    """Read streamed events as their JSON (``_read_stream`` then gets dicts): the SDK
+    builds no model object per event, about 0.2 ms each (see ``raw_stream_class``)."""
 
     def __init__(
         self,
@@ -86,6 +102,8 @@ class OpenAIAdapter(Model):
         if fast is None:
             return resource.create(**params)
         path, arguments = fast
+        if self.json_stream_events and arguments.get("stream_cls") is not None:
+            arguments = {**arguments, "stream_cls": raw_stream_class(arguments["stream_cls"])}
         return resource._post(path, **arguments)
 
     @abstractmethod
@@ -114,6 +132,8 @@ class OpenAIAdapter(Model):
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
             raise not_json(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "OpenAI") from None
 
     async def arequest(self, request: ModelRequest) -> ModelResponse:
         if self._kind == "sync":
@@ -131,3 +151,5 @@ class OpenAIAdapter(Model):
             raise map_openai_error(exc, secrets=secrets_of(self.client)) from None
         except json.JSONDecodeError as exc:  # the SDK parses the body before we see it
             raise not_json(exc) from None
+        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+            raise unencodable(exc, params, "OpenAI") from None

@@ -1,295 +1,27 @@
-"""The Chat Completions adapter over the official ``openai`` SDK (sync and async clients)."""
+"""The Chat Completions adapter over the official ``openai`` SDK (sync and async clients).
+
+The format itself (request body, response and chunk decoding) is
+``harness.formats.openai_chat``; this module adds the SDK call.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness._errors import ProviderError
-from harness.loop import (
-    FinishReason,
-    ModelCapabilities,
-    ModelRequest,
-    ModelResponse,
-    Usage,
-)
-from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, to_openai
+from harness.formats import openai_chat
+from harness.formats._history import WireHistory
+from harness.loop import ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._openai._base import OpenAIAdapter
-from harness.models._openai._common import (
-    json_schema_format,
-    tool_params,
-)
-from harness.models._openai._history import WireHistory
-from harness.models._openai._read import (
-    MALFORMED,
-    checked_call,
-    error_body_message,
-    field,
-    is_object,
-    malformed,
-    optional_int,
-    optional_str,
-)
 
-if TYPE_CHECKING:
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
-__all__ = [
-    "OPENAI_CHAT_CAPABILITIES",
-    "OpenAIChatModel",
-    "chat_params",
-    "chat_response_from_chunks",
-    "chat_response_from_completion",
-]
+__all__ = ["OPENAI_CHAT_CAPABILITIES", "OpenAIChatModel"]
 
 OPENAI_CHAT_CAPABILITIES = ModelCapabilities(
     supports_dynamic_tools=True, parallel_tool_calls=True, streaming=True, structured_output=True
 )
 """What the Chat Completions API supports."""
 
-_FINISH: dict[str, FinishReason] = {
-    "stop": "stop",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "length": "length",
-    "content_filter": "content_filter",
-}
-_CHOICES = frozenset({"auto", "none", "required"})
-_TRUSTED = frozenset({"messages"})  # built by to_openai from validated messages: plain JSON
-
-
-def _tool_choice(choice: str | Mapping[str, Any]) -> str | dict[str, Any]:
-    if isinstance(choice, str) and choice not in _CHOICES:
-        return {"type": "function", "function": {"name": choice}}
-    return choice if isinstance(choice, str) else dict(choice)
-
-
-def _wire_message(message: Message) -> dict[str, Any]:
-    data = to_openai(message)
-    if isinstance(message, ToolMessage):
-        data.pop("name", None)
-    return data
-
-
-def chat_params(
-    request: ModelRequest,
-    *,
-    model: str,
-    stream: bool = False,
-    defaults: Mapping[str, Any] | None = None,
-    history: WireHistory | None = None,
-) -> dict[str, Any]:
-    """The keyword arguments of ``client.chat.completions.create`` for one request.
-
-    ``defaults`` (temperature, max_tokens, ...) apply first; the request's
-    ``settings.extra`` overrides them. ``history`` converts only the messages
-    added since the previous request.
-    """
-    if history is not None:
-        messages = history.convert(request.messages)
-    else:
-        messages = [_wire_message(message) for message in request.messages]
-    params: dict[str, Any] = {"model": model, "messages": messages}
-    settings = request.settings
-    params.update(tool_params(request, dict, _tool_choice))
-    output_format = json_schema_format(settings)
-    if output_format is not None:
-        params["response_format"] = {"type": "json_schema", "json_schema": output_format}
-    params.update(defaults or {})
-    params.update(settings.extra)
-    if stream:
-        params["stream"] = True
-        params["stream_options"] = {"include_usage": True}
-    return params
-
-
-def chat_response_from_completion(completion: ChatCompletion | Mapping[str, Any]) -> ModelResponse:
-    """The harness response for a ``ChatCompletion`` (an SDK object or its JSON).
-
-    Every field used is checked: a body that is not a completion (a list, an error
-    body, a tool call whose ``arguments`` is not a string) is a ``ProviderError`` with
-    ``code="malformed_response"`` naming the field.
-    """
-    what = "chat completion"
-    if not is_object(completion):
-        raise malformed(what, "the response body", "a JSON object", completion)
-    choices = field(completion, "choices")
-    error = error_body_message(completion)
-    if error is not None and not choices:
-        raise ProviderError(
-            f"the response is an error body, not a chat completion: {error}", code="error_body"
-        )
-    if choices is None:
-        choices = []
-    if not isinstance(choices, (list, tuple)):
-        raise malformed(what, "choices", "an array", choices)
-    if not choices:
-        raise ProviderError(
-            f"the completion {field(completion, 'id')!r} has no choices; expected one choice",
-            code="empty_response",
-        )
-    choice = choices[0]
-    if not is_object(choice):
-        raise malformed(what, "choices[0]", "an object", choice)
-    message = field(choice, "message")
-    if not is_object(message):
-        raise malformed(what, "choices[0].message", "an object", message)
-    where = "choices[0].message"
-    content = optional_str(message, "content", where, what)
-    refusal = optional_str(message, "refusal", where, what)
-    finish = optional_str(choice, "finish_reason", "choices[0]", what)
-    return ModelResponse(
-        message=AssistantMessage(
-            content=content, tool_calls=_read_calls(message, where, what), refusal=refusal
-        ),
-        finish_reason=_FINISH.get(finish or "stop", "stop"),
-        usage=_read_usage(field(completion, "usage"), what),
-        model_name=optional_str(completion, "model", "completion", what),
-    )
-
-
-def _read_calls(message: Any, where: str, what: str) -> tuple[ToolCall, ...]:
-    raw = field(message, "tool_calls")
-    if raw is None:
-        return ()
-    if not isinstance(raw, (list, tuple)):
-        raise malformed(what, f"{where}.tool_calls", "an array or null", raw)
-    calls = []
-    for index, call in enumerate(raw):
-        path = f"{where}.tool_calls[{index}]"
-        if not is_object(call):
-            raise malformed(what, path, "an object", call)
-        if field(call, "type") not in (None, "function"):
-            continue  # custom tools: not harness tools
-        function = field(call, "function")
-        if not is_object(function):
-            raise malformed(what, f"{path}.function", "an object", function)
-        calls.append(
-            checked_call(
-                what,
-                (f"{path}.id", f"{path}.function.name", f"{path}.function.arguments"),
-                field(call, "id"),
-                field(function, "name"),
-                field(function, "arguments"),
-            )
-        )
-    return tuple(calls)
-
-
-def _read_usage(usage: Any, what: str) -> Usage:
-    if usage is None:
-        return Usage()
-    if not is_object(usage):
-        raise malformed(what, "usage", "an object or null", usage)
-    return Usage(
-        input_tokens=optional_int(usage, "prompt_tokens", "usage", what),
-        output_tokens=optional_int(usage, "completion_tokens", "usage", what),
-        total_tokens=optional_int(usage, "total_tokens", "usage", what),
-    )
-
-
-def chat_response_from_chunks(
-    chunks: Iterable[ChatCompletionChunk | Mapping[str, Any]],
-) -> ModelResponse:
-    """Accumulate streamed chunks (SDK objects or their JSON) with the SDK's own stream state."""
-    from openai.lib.streaming.chat import ChatCompletionStreamState
-    from openai.types.chat import ChatCompletionChunk
-
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
-    seen = False
-    call_ids: dict[tuple[int, int], str] = {}
-    for index, chunk in enumerate(chunks):
-        _check_chunk(chunk, index)
-        chunk = _without_repeated_call_headers(chunk, call_ids)
-        if isinstance(chunk, Mapping):
-            chunk = ChatCompletionChunk.model_construct(**chunk)
-        try:
-            state.handle_chunk(chunk)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
-            raise ProviderError(
-                f"malformed stream: chunk {index} could not be read ({type(exc).__name__}: {exc})",
-                code=MALFORMED,
-            ) from None
-        seen = True
-    if not seen:
-        raise ProviderError("the stream ended before its first chunk", code="empty_response")
-    # the snapshot, not get_final_completion(): that one raises on `length` / `content_filter`
-    return chat_response_from_completion(state.current_completion_snapshot)
-
-
-def _check_chunk(chunk: Any, index: int) -> None:
-    """The shape the SDK's stream state relies on (it warns, then fails, on anything else)."""
-    what = f"stream chunk {index}"
-    if not is_object(chunk):
-        raise malformed(what, "the chunk", "a JSON object", chunk)
-    choices = field(chunk, "choices")
-    if choices is None:
-        return
-    if not isinstance(choices, (list, tuple)):
-        raise malformed(what, "choices", "an array", choices)
-    for n, choice in enumerate(choices):
-        if not is_object(choice):
-            raise malformed(what, f"choices[{n}]", "an object", choice)
-        delta = field(choice, "delta")
-        if delta is not None and not is_object(delta):
-            raise malformed(what, f"choices[{n}].delta", "an object", delta)
-
-
-def _without_repeated_call_headers(chunk: Any, call_ids: dict[tuple[int, int], str]) -> Any:
-    """Some OpenAI-compatible servers (llama.cpp's) repeat a tool call's ``id`` and
-    ``function.name`` in every delta; OpenAI sends them once. Drop the repeats, which
-    the SDK's accumulator would otherwise concatenate (``search_customersearch_...``)."""
-    if not isinstance(chunk, Mapping):
-        if not any(getattr(c.delta, "tool_calls", None) for c in chunk.choices or ()):
-            return chunk
-        introduced = _introduced_call_ids(chunk, call_ids)
-        if introduced is not None:  # nothing repeated: the chunk stays as the SDK built it
-            call_ids.update(introduced)
-            return chunk
-        chunk = chunk.to_dict()
-    choices = chunk.get("choices") or ()
-    if not any((c.get("delta") or {}).get("tool_calls") for c in choices):
-        return chunk
-    out = {**chunk, "choices": []}
-    for choice in choices:
-        delta = choice.get("delta") or {}
-        calls = []
-        for call in delta.get("tool_calls") or ():
-            key = (int(choice.get("index", 0)), int(call.get("index", 0)))
-            call_id = call.get("id")
-            if call_id and call_ids.get(key) == call_id:
-                function = {k: v for k, v in (call.get("function") or {}).items() if k != "name"}
-                call = {k: v for k, v in call.items() if k not in ("id", "type", "function")}
-                call["function"] = function
-            elif call_id:
-                call_ids[key] = call_id
-            calls.append(call)
-        out["choices"].append({**choice, "delta": {**delta, "tool_calls": calls or None}})
-    return out
-
-
-def _introduced_call_ids(
-    chunk: Any, call_ids: Mapping[tuple[int, int], str]
-) -> dict[tuple[int, int], str] | None:
-    """The call ids an SDK chunk introduces, or ``None`` when it repeats one (or has
-    unusual indexes or ids: then the chunk is rebuilt as a dict and checked there)."""
-    introduced: dict[tuple[int, int], str] = {}
-    for choice in chunk.choices:
-        index = getattr(choice, "index", None)
-        if type(index) is not int:
-            return None
-        for call in getattr(choice.delta, "tool_calls", None) or ():
-            call_index = getattr(call, "index", None)
-            call_id = getattr(call, "id", None)
-            if type(call_index) is not int or not (call_id is None or type(call_id) is str):
-                return None
-            if not call_id:
-                continue
-            key = (index, call_index)
-            if introduced.get(key, call_ids.get(key)) == call_id:
-                return None
-            introduced[key] = call_id
-    return introduced
+_TRUSTED = frozenset({openai_chat.HISTORY_KEY})  # built from validated messages: plain JSON
 
 
 class OpenAIChatModel(OpenAIAdapter):
@@ -301,6 +33,8 @@ class OpenAIChatModel(OpenAIAdapter):
     with status, retry-after and code; credentials never appear in messages.
     """
 
+    json_stream_events = True  # openai_chat.response_from_events reads the chunks' JSON
+
     default_capabilities = OPENAI_CHAT_CAPABILITIES
 
     _history: WireHistory | None = None
@@ -308,8 +42,8 @@ class OpenAIChatModel(OpenAIAdapter):
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The SDK call's keyword arguments for ``request``."""
         if self._history is None:
-            self._history = WireHistory(_wire_message)
-        return chat_params(
+            self._history = WireHistory()
+        return openai_chat.request_body(
             request,
             model=self.model,
             stream=self.stream,
@@ -325,8 +59,9 @@ class OpenAIChatModel(OpenAIAdapter):
         return client.chat.completions
 
     def _encoded(self, params: Mapping[str, Any]) -> dict[str, str] | None:
-        text = self._history.encoded(params.get("messages")) if self._history else None
-        return None if text is None else {"messages": text}
+        key = openai_chat.HISTORY_KEY
+        text = self._history.encoded(params.get(key)) if self._history else None
+        return None if text is None else {key: text}
 
     def _wire_exact(self) -> tuple[frozenset[str], Any]:
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase
@@ -335,7 +70,7 @@ class OpenAIChatModel(OpenAIAdapter):
         return (_TRUSTED if own else frozenset()), CompletionCreateParamsBase
 
     def _read(self, result: Any) -> ModelResponse:
-        return chat_response_from_completion(result)
+        return openai_chat.response_from_body(result)
 
     def _read_stream(self, events: Iterable[Any]) -> ModelResponse:
-        return chat_response_from_chunks(events)
+        return openai_chat.response_from_events(events)

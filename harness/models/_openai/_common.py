@@ -1,11 +1,10 @@
-"""Shared by the OpenAI adapters: client checks, error mapping, secret scrubbing."""
+"""Shared by the SDK adapters: client checks, error mapping, secret scrubbing, retry-after."""
 
 from __future__ import annotations
 
 import email.utils
-import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness._errors import (
@@ -13,24 +12,28 @@ from harness._errors import (
     ProviderError,
     ProviderTimeout,
     RateLimited,
+    UnencodableText,
     UsageError,
 )
 from harness._extras import require
-from harness._secrets import is_credential_header, register_secret, scrub_message, scrub_url
-from harness.loop import ModelRequest, ModelSettings
+from harness._secrets import (
+    hidden_values,
+    is_credential_header,
+    register_secret,
+    scrub_message,
+    scrub_url,
+)
+from harness.formats._json import unencodable_path
+from harness.formats._openai import error_details
 
 __all__ = [
     "client_kind",
-    "json_schema_format",
     "map_openai_error",
-    "output_format_name",
     "retry_after_seconds",
     "scrub",
     "secrets_of",
-    "tool_params",
+    "unencodable",
 ]
-
-_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def client_kind(client: Any, adapter: str) -> str:
@@ -51,8 +54,9 @@ def client_kind(client: Any, adapter: str) -> str:
 def secrets_of(client: Any) -> tuple[str, ...]:
     """Credentials a client holds, to scrub from error messages: its keys, organization,
     project, credential-named default headers and query parameters, and base-URL
-    userinfo. Values of 8 characters or more are registered (``harness._secrets``) so
-    cassettes and reports scrub them too."""
+    userinfo: the values ``harness._secrets.hidden_values`` keeps (the one rule for what
+    is long enough to hide). Those of 8 characters or more are registered so cassettes
+    and reports scrub them too."""
     values: list[str] = []
     for attr in ("api_key", "admin_api_key", "webhook_secret", "organization", "project"):
         value = getattr(client, attr, None)
@@ -67,7 +71,7 @@ def secrets_of(client: Any) -> tuple[str, ...]:
     base_url = getattr(client, "base_url", None)
     if base_url is not None:
         values.extend(scrub_url(str(base_url))[1])
-    kept = tuple(dict.fromkeys(v for v in values if len(v) >= 4))
+    kept = tuple(dict.fromkeys(v for v in values if hidden_values([v])))
     for value in kept:
         register_secret(value, source="an OpenAI client credential", warn=False)
     return kept
@@ -77,12 +81,6 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret (and every registered one, in any escaped form) and
     URL credentials (userinfo, ``?key=...``) replaced by ``[hidden]``."""
     return scrub_message(text, secrets)
-
-
-def output_format_name(name: str | None) -> str:
-    """A ``response_format`` name that the API accepts (``^[a-zA-Z0-9_-]{1,64}$``)."""
-    cleaned = _NAME_CHARS.sub("_", name or "")[:64]
-    return cleaned or "output"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -107,14 +105,6 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, float(email.utils.mktime_tz(parsed) - time.time()))
 
 
-def _body_error(body: Any) -> Mapping[str, Any]:
-    if isinstance(body, Mapping):
-        inner = body.get("error", body)
-        if isinstance(inner, Mapping):
-            return inner
-    return {}
-
-
 def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
     """The harness ``ProviderError`` for an ``openai`` SDK exception (credentials scrubbed)."""
     import openai
@@ -130,10 +120,10 @@ def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> Prov
         )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        error = _body_error(exc.body)
-        code = exc.code or error.get("code") or exc.type or error.get("type")
+        body_code, body_message = error_details(exc.body)
+        code = exc.code or body_code or exc.type
         code = str(code) if code is not None else None
-        detail = error.get("message") or exc.message
+        detail = body_message or exc.message
         message = scrub(f"OpenAI API error (status={status}, code={code!r}): {detail}", secrets)
         retry_after = retry_after_seconds(exc.response.headers)
         cls: type[ProviderError] = ProviderError
@@ -145,33 +135,17 @@ def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> Prov
     return ProviderError(scrub(f"OpenAI SDK error: {exc}", secrets))
 
 
-def tool_params(
-    request: ModelRequest,
-    tool: Callable[[Mapping[str, Any]], dict[str, Any]],
-    choice: Callable[[str | Mapping[str, Any]], str | dict[str, Any]],
-) -> dict[str, Any]:
-    """``tools``, ``parallel_tool_calls`` and ``tool_choice``, in one API's shapes.
-
-    All three are left out when no tools are offered: the API rejects ``tool_choice``
-    without tools.
-    """
-    if not request.tools:
-        return {}
-    settings = request.settings
-    params: dict[str, Any] = {"tools": [tool(t) for t in request.tools]}
-    if settings.parallel_tool_calls is not None:
-        params["parallel_tool_calls"] = settings.parallel_tool_calls
-    if settings.tool_choice is not None:
-        params["tool_choice"] = choice(settings.tool_choice)
-    return params
-
-
-def json_schema_format(settings: ModelSettings) -> dict[str, Any] | None:
-    """The ``json_schema`` response format for a structured-output request, if any."""
-    if settings.output_schema is None:
-        return None
-    return {
-        "name": output_format_name(settings.output_name),
-        "schema": dict(settings.output_schema),
-        "strict": False,
-    }
+def unencodable(
+    exc: UnicodeEncodeError, params: Mapping[str, Any], provider: str
+) -> UnencodableText:
+    """The typed error for a request whose text is not valid Unicode (the SDK's
+    ``UnicodeEncodeError`` while writing the body), naming where the text is."""
+    where = unencodable_path(params) or "the request"
+    bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+    return UnencodableText(
+        f"the {provider} request cannot be sent: {where} holds {bad!r}, a lone surrogate "
+        "(not valid Unicode; no provider accepts it). It usually comes from bytes decoded "
+        "with errors='surrogateescape'; decode them with errors='replace' (or clean the "
+        "text with .encode('utf-8', 'replace').decode()) before it reaches the model.",
+        where=where,
+    )

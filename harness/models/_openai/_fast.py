@@ -30,7 +30,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from harness.models._openai._history import encode_json
+from harness.formats._json import encode_json
 
 __all__ = ["body_bytes", "has_aliases", "is_plain_json", "post_args"]
 

@@ -48,7 +48,8 @@ class Explorer(Persona):
     def plan(self, request: ModelRequest, state: RunState, rng: random.Random) -> Plan:
         pending = [n for n in state.offered if n not in state.called]
         made = sum(state.called.values())
-        if request.settings.tool_choice == "none":
+        choice = request.settings.tool_choice
+        if choice is not None and choice.mode == "none":
             return Plan(
                 action="answer",
                 reason="tool_choice is 'none'",

@@ -62,9 +62,7 @@ class RunState:
         self.ever_offered.update(names)
         self.schemas = {}
         for definition in request.tools:
-            function = definition.get("function", definition)
-            if isinstance(function, Mapping) and "name" in function:
-                self.schemas[str(function["name"])] = function.get("parameters") or {}
+            self.schemas[definition.name] = definition.parameters
         for message in request.messages[self.seen_messages :]:
             if isinstance(message, ToolMessage) and message.name:
                 self.results[message.name] = message.content

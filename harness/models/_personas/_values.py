@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import datetime
 import random
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from harness._extras import require
+from harness.tools._jsonschema import tool_validator
+from harness.tools._patterns import PatternTimeout, pattern_search, time_budget
 
 __all__ = ["SchemaValues", "wrong_type_value"]
 
 _MAX_DEPTH = 5
 _TRIES = 8
+_PATTERN_BUDGET = 0.5
+"""Seconds one value's look-around pattern checks may take in all (a persona then sends
+its best effort, which the tool rejects as invalid arguments)."""
 
 _NAME_PROVIDERS = (
     ("email", "email"),
@@ -67,12 +69,13 @@ class SchemaValues:
         Schemas the generator cannot satisfy (e.g. an unusual ``pattern``) give a
         best-effort value that the tool will reject as invalid arguments.
         """
-        validator = Draft202012Validator(dict(schema))
+        validator = tool_validator(schema)
         value: Any = None
-        for _ in range(_TRIES):
-            value = self._value(schema, schema, rng, "", 0)
-            if validator.is_valid(value):
-                return value
+        with time_budget(_PATTERN_BUDGET):
+            for _ in range(_TRIES):
+                value = self._value(schema, schema, rng, "", 0)
+                if _valid(validator, value):
+                    return value
         return value
 
     # -- one value ---------------------------------------------------------------------
@@ -164,7 +167,7 @@ class SchemaValues:
                 text = text[:high]
             if len(text) < low:
                 text += "x" * (low - len(text))
-            if pattern is None or re.search(pattern, text):
+            if pattern is None or _matches(pattern, text):
                 return text
         return text
 
@@ -187,6 +190,21 @@ class SchemaValues:
         if lowered == "id" or lowered.endswith("_id"):
             return str(fake.bothify("??-####")).lower()
         return str(fake.word())
+
+
+def _valid(validator: Any, value: Any) -> bool:
+    try:
+        return bool(validator.is_valid(value))
+    except PatternTimeout:
+        return False
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """``pattern`` found in ``text``, on the engine that cannot hang (a bad pattern: no)."""
+    try:
+        return pattern_search(pattern, text)
+    except (PatternTimeout, ValueError):
+        return False
 
 
 def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -32,7 +32,7 @@ _STEP_TYPES: tuple[type, ...] = get_args(Step)
 _STEP_SET = frozenset(_STEP_TYPES)
 
 _GLOB_CHARS = frozenset("*?[")
-_ModelResponse = maker(ModelResponse)  # built without type.__call__ (harness._frozen)
+_ModelResponse = maker(ModelResponse)  # without type.__call__: see harness/loop/_fast.py
 
 # ``Model(**fields)`` without ``BaseModel.__init__``'s wrapper (validated the same)
 _tool_call: Callable[[dict[str, Any]], ToolCall] = ToolCall.__pydantic_validator__.validate_python
@@ -135,6 +135,7 @@ class ScriptedModel(Model):
         self.requests.clear()
 
     def request(self, request: ModelRequest) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         self.requests.append(request)
         names = request.tool_names
         if names is not self._names_key:
@@ -164,6 +165,7 @@ class ScriptedModel(Model):
         return f"step {self.position} ({step.describe()})"
 
     def _check_offered(self, step: ExpectOffered, names: tuple[str, ...]) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         problems = []
         for pattern in step.includes:
             if not _matches(pattern, names, self._name_set):
@@ -197,6 +199,7 @@ class ScriptedModel(Model):
         return messages
 
     def _check_message(self, step: ExpectMessage, request: ModelRequest) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         arrived = self._arrived(request)
         for message in arrived:
             if _message_matches(step, message):
@@ -208,6 +211,7 @@ class ScriptedModel(Model):
         )
 
     def _resolve(self, step: CallStep, names: tuple[str, ...]) -> str:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         found = _matches(step.name, names, self._name_set)
         if step.rank is not None and len(found) >= step.rank:
             return found[step.rank - 1]
@@ -233,6 +237,7 @@ class ScriptedModel(Model):
         )
 
     def _arguments(self, step: CallStep, request: ModelRequest) -> str:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         args = step.arguments
         if args is None:
             return "{}"
@@ -247,6 +252,7 @@ class ScriptedModel(Model):
         return json.dumps(args)
 
     def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         names = request.tool_names
         match step:
             case CallStep():  # the common case first
@@ -282,6 +288,7 @@ class ScriptedModel(Model):
         names: tuple[str, ...],
         request: ModelRequest,
     ) -> ModelResponse:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         tool_calls = []
         for call_step in call_steps:
             self._call_counter += 1
@@ -302,6 +309,7 @@ class ScriptedModel(Model):
         )
 
     def end_run(self, *, completed: bool) -> None:
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
         if completed and self.require_exhausted and self.position < len(self.steps):
             left = ", ".join(
                 f"step {i + 1} ({s.describe()})"

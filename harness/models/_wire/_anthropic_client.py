@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness._extras import require
+from harness.formats import Profile
 from harness.loop import Model
 from harness.models._anthropic._model import import_anthropic
-from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
     import anthropic

@@ -1,6 +1,9 @@
-"""The fake OpenAI server's logic, sans-IO: a request (method, path, bytes) in, a reply out.
+"""The fake provider server's logic, sans-IO: a request (method, path, bytes) in, a reply out.
 
-The httpx2 transport and the loopback HTTP server are thin shells around ``WireApp``.
+``WireApp`` routes each request to its wire format (``harness.formats``: the format
+decodes and checks the body, encodes the answer, its errors and headers) and calls the
+served model in between. The httpx2 transport and the loopback HTTP server are thin
+shells around it.
 """
 
 from __future__ import annotations
@@ -13,42 +16,15 @@ from typing import Any
 
 from harness._errors import ProviderError, UsageError
 from harness._validation import check_choice, check_int
+from harness.formats import IdSource, Profile, WireError, WireFormat, WireRequest, wire_formats
+from harness.formats._format import RequestReader
+from harness.formats._json import sse_frames
+from harness.formats._openai import model_entry, model_list, response_headers as default_headers
+from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model, ModelResponse
-from harness.models._wire._chat import parse_chat_request, render_chat, stream_chat
-from harness.models._wire._common import (
-    DEFAULT_CHUNK_CHARS,
-    DEFAULT_MAX_CHUNKS,
-    AcceptedHistory,
-    IdSource,
-    WireRequest,
-    now,
-)
 from harness.models._wire._decode import BodyDecoder
-from harness.models._wire._errors import WireError, provider_error_to_wire
-from harness.models._wire._messages import (
-    is_messages_route,
-    messages_error,
-    messages_headers,
-    parse_messages_request,
-    render_message,
-    stream_message,
-)
-from harness.models._wire._responses import (
-    AcceptedInput,
-    read_responses_request,
-    render_response,
-    stream_response,
-)
-from harness.models._wire._validation import Profile
 
 __all__ = ["RecordedRequest", "WireApp", "WireReply"]
-
-_BAD_JSON = (
-    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
-    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
-    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
-    "us through our help center at help.openai.com.)"
-)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -81,11 +57,11 @@ class RecordedRequest:
 
 
 class WireApp:
-    """Serves a harness ``Model`` in the OpenAI wire format.
+    """Serves a harness ``Model`` in every wire format of ``harness.formats``.
 
-    Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``GET /v1/models``
-    (the ``/v1`` prefix is optional), and the Anthropic Messages API on
-    ``POST /v1/messages`` (its validation, SSE and error shape). ``profile="strict"``
+    Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, the Anthropic
+    Messages API on ``POST /v1/messages`` (each with its format's validation, JSON, SSE
+    and error shape), and ``GET /v1/models`` (the ``/v1`` prefix is optional). ``profile="strict"``
     adds provider rules stricter than the real APIs' (a history calling a tool no
     longer declared is rejected).
     """
@@ -115,26 +91,25 @@ class WireApp:
         """The model's answer to each request of ``requests`` (``None`` when it had none)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
-        self._accepted = AcceptedHistory()  # the last chat history, to read the next one fast
-        self._accepted_input = AcceptedInput()  # the same for the Responses API
-        # bodies repeat the previous body's history: decode only what is new
-        self._decoders = {
-            "/chat/completions": BodyDecoder("messages"),
-            "/responses": BodyDecoder("input"),
+        self._formats: dict[str, WireFormat] = {f.ROUTE: f for f in wire_formats()}
+        # each format's reader remembers the last accepted history, to read the next fast
+        self._readers: dict[str, RequestReader] = {
+            route: f.RequestReader(profile=profile) for route, f in self._formats.items()
         }
+        # bodies repeat the previous body's history: decode only what is new
+        self._decoders = {route: BodyDecoder(f.HISTORY_KEY) for route, f in self._formats.items()}
 
     # -- the two halves around the model call ------------------------------------------
 
     def _prepare(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str]
     ) -> tuple[int, WireRequest | WireReply]:
-        route = path.split("?", 1)[0].rstrip("/")
-        if route.startswith("/v1/") or route == "/v1":
-            route = route[3:]
+        route = _route(path)
+        fmt = self._formats.get(route) if method == "POST" else None
         decoded: Any = None
         too_deep = False
         if body:
-            decoder = self._decoders.get(route) if method == "POST" else None
+            decoder = self._decoders.get(route) if fmt is not None else None
             try:
                 decoded = decoder.decode(body) if decoder is not None else json.loads(body)
             except (ValueError, UnicodeDecodeError):
@@ -153,18 +128,15 @@ class WireApp:
                 )
             )
             self.responses.append(None)
-        try:
+        if fmt is None:
             if method == "GET" and route == "/models":
-                return index, self._json(200, self._models())
+                return index, self._json(200, model_list([self.model.name]))
             if method == "GET" and route.startswith("/models/"):
-                return index, self._json(200, self._model_entry(route.removeprefix("/models/")))
-            if method == "POST" and is_messages_route(route):
-                try:
-                    return index, parse_messages_request(decoded, profile=self.profile)
-                except WireError as exc:
-                    raise messages_error(exc) from None
-            if method != "POST" or route not in ("/chat/completions", "/responses"):
-                raise WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
+                return index, self._json(200, model_entry(route.removeprefix("/models/")))
+            return index, self._error(
+                WireError(404, f"Invalid URL ({method} {path.split('?', 1)[0]})")
+            )
+        try:
             if too_deep:
                 raise WireError(
                     400,
@@ -172,29 +144,9 @@ class WireApp:
                     "deeply. Send a JSON object with fewer nested arrays or objects.",
                     code="invalid_json",
                 )
-            if not isinstance(decoded, dict):
-                raise WireError(400, _BAD_JSON)
-            if route == "/chat/completions":
-                with self._lock:
-                    accepted = self._accepted
-                wire = parse_chat_request(decoded, profile=self.profile, accepted=accepted)
-                with self._lock:
-                    self._accepted = AcceptedHistory(
-                        raw=decoded["messages"],
-                        messages=tuple(wire.request.messages),
-                        assistants=wire.request.iteration - 1,
-                    )
-                return index, wire
-            with self._lock:
-                accepted_input = self._accepted_input
-            wire, accepted_input = read_responses_request(
-                decoded, profile=self.profile, accepted=accepted_input
-            )
-            with self._lock:
-                self._accepted_input = accepted_input
-            return index, wire
+            return index, self._readers[route].read(decoded)
         except WireError as exc:
-            return index, self._error(exc)
+            return index, self._error(exc, fmt)
         except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
             return index, self._error(
                 WireError(
@@ -202,7 +154,8 @@ class WireApp:
                     "The request is nested too deeply to validate (e.g. a tool's parameters "
                     "schema). Send fewer nested levels.",
                     code="invalid_request",
-                )
+                ),
+                fmt,
             )
 
     def _render(
@@ -214,29 +167,21 @@ class WireApp:
             )
         with self._lock:
             self.responses[index] = response
-        chat = path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
-        if _messages(path):
-            headers = {**self._headers(), **messages_headers(self._ids)}
-            if wire.stream:
-                headers["content-type"] = "text/event-stream; charset=utf-8"
-                chunks = stream_message(wire, response, self._ids, chunk_chars=self.chunk_chars)
-            else:
-                headers["content-type"] = "application/json"
-                chunks = [json.dumps(render_message(wire, response, self._ids)).encode()]
-            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
+        fmt = self._formats[_route(path)]
         if wire.stream:
-            stream = stream_chat if chat else stream_response
-            chunks = stream(
+            events = fmt.response_events(
                 wire,
                 response,
                 self._ids,
                 chunk_chars=self.chunk_chars,
                 max_chunks=self.max_chunks,
             )
-            headers = {**self._headers(), "content-type": "text/event-stream; charset=utf-8"}
-            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
-        data = (render_chat if chat else render_response)(wire, response, self._ids)
-        return self._json(200, data)
+            headers = {
+                **fmt.response_headers(self._ids),
+                "content-type": "text/event-stream; charset=utf-8",
+            }
+            return WireReply(status=200, headers=headers, chunks=tuple(sse_frames(events)))
+        return self._json(200, fmt.response_body(wire, response, self._ids), fmt)
 
     # -- entry points ------------------------------------------------------------------
 
@@ -251,9 +196,7 @@ class WireApp:
             with self._lock:
                 response = self.model.request(prepared.request)
         except ProviderError as exc:
-            return self._error(
-                messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
-            )
+            return self._error(exc, self._formats[_route(path)])
         return self._render(prepared, response, path, index)
 
     async def ahandle(
@@ -266,37 +209,35 @@ class WireApp:
         try:
             response = await self.model.arequest(prepared.request)
         except ProviderError as exc:
-            return self._error(
-                messages_error(exc) if _messages(path) else provider_error_to_wire(exc)
-            )
+            return self._error(exc, self._formats[_route(path)])
         return self._render(prepared, response, path, index)
 
     # -- helpers -----------------------------------------------------------------------
 
-    def _headers(self) -> dict[str, str]:
-        return {
-            "x-request-id": self._ids.next("req_"),
-            "openai-processing-ms": "0",
-            "openai-version": "2020-10-01",
-        }
-
-    def _json(self, status: int, data: Any) -> WireReply:
-        headers = {**self._headers(), "content-type": "application/json"}
+    def _json(self, status: int, data: Any, fmt: WireFormat | None = None) -> WireReply:
+        made = fmt.response_headers(self._ids) if fmt is not None else default_headers(self._ids)
+        headers = {**made, "content-type": "application/json"}
         return WireReply(status=status, headers=headers, chunks=(json.dumps(data).encode(),))
 
-    def _error(self, exc: WireError) -> WireReply:
-        headers = {**self._headers(), "content-type": "application/json", **exc.headers}
+    def _error(self, exc: ProviderError | WireError, fmt: WireFormat | None = None) -> WireReply:
+        """The error answer, in ``fmt``'s shape (OpenAI's when the route is unknown)."""
+        error = fmt.error_for(exc) if fmt is not None else _as_wire_error(exc)
+        made = fmt.response_headers(self._ids) if fmt is not None else default_headers(self._ids)
+        headers = {**made, "content-type": "application/json", **error.headers}
         return WireReply(
-            status=exc.status, headers=headers, chunks=(exc.body(),), timeout=exc.timeout
+            status=error.status, headers=headers, chunks=(error.body(),), timeout=error.timeout
         )
 
-    def _model_entry(self, model_id: str) -> dict[str, Any]:
-        return {"id": model_id, "object": "model", "created": now(), "owned_by": "harness"}
 
-    def _models(self) -> dict[str, Any]:
-        return {"object": "list", "data": [self._model_entry(self.model.name)]}
+def _route(path: str) -> str:
+    """The path without query, trailing slash and ``/v1`` prefix (``/chat/completions``)."""
+    route = path.split("?", 1)[0].rstrip("/")
+    if route.startswith("/v1/") or route == "/v1":
+        route = route[3:]
+    return route
 
 
-def _messages(path: str) -> bool:
-    """Whether ``path`` is the Anthropic Messages route (``/v1`` optional, query ignored)."""
-    return is_messages_route(path.split("?", 1)[0].rstrip("/"))
+def _as_wire_error(exc: ProviderError | WireError) -> WireError:
+    from harness.formats._server import provider_error_to_wire
+
+    return exc if isinstance(exc, WireError) else provider_error_to_wire(exc)

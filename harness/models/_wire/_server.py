@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import socket
+import sys
 import threading
+import time
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import check_int
+from harness.formats import Profile, WireError
+from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp
-from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
-from harness.models._wire._errors import WireError
-from harness.models._wire._validation import Profile
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_CONNECTIONS", "LOOPBACK_HOSTS", "WireServer"]
 
@@ -23,24 +26,108 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 """Largest request body the server reads (4 MiB); larger ones get a 413."""
 DEFAULT_MAX_CONNECTIONS = 64
 """Most connections served at once; more get a 503 with ``retry-after``."""
+READ_TIMEOUT = 10.0
+"""Seconds a client has to send a whole request (line, headers and body) once its first
+byte arrived: a client trickling its headers is cut off then (a 408 when it is still
+reading). Between requests, an idle keep-alive connection waits up to ``IDLE_TIMEOUT``."""
+IDLE_TIMEOUT = 30.0
+"""Seconds a connection may wait between requests."""
+QUEUE_WAIT = 5.0
+"""Seconds a connection beyond ``max_connections`` waits for a slot before its 503."""
+QUEUED_PER_SLOT = 8
+"""Connections that may wait for a slot, per slot; beyond them a newcomer gets its 503
+at once (so a burst is served, and nothing waits without bound)."""
+EVICT_AFTER = 1.0
+"""Seconds a connection must have waited (idle, or still sending its request) before a
+newcomer may take its slot: a client of a burst, whose request is on its way, is not."""
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before ``accept`` (socketserver's default is 5: a burst
+of 500 connects left most to SYN retransmits, 1 s, 3 s, 7 s later)."""
+_CLIENT_GONE = (ConnectionError, TimeoutError)
+"""What a client that went away mid-answer raises: never worth a traceback."""
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 """The only hosts the server binds to: it is a test fake, never a public service."""
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The connection's reads, bounded in total: once a request's first byte arrived,
+    the rest of it (line, headers, body) must arrive within ``READ_TIMEOUT``."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.deadline: float | None = None
+        """When the request being read must be complete (``None``: waiting between
+        requests, each read bounded by ``IDLE_TIMEOUT``)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        deadline = self.deadline
+        if deadline is None:
+            self.connection.settimeout(IDLE_TIMEOUT)
+        else:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the client did not send its request in time")
+            self.connection.settimeout(remaining)
+        count = self.connection.recv_into(buffer)
+        if count and deadline is None:
+            self.deadline = time.monotonic() + READ_TIMEOUT  # the request has begun
+        return count
+
+    def request_read(self) -> None:
+        """The request is in: writing the answer is bounded by ``IDLE_TIMEOUT`` again."""
+        self.deadline = None
+        self.connection.settimeout(IDLE_TIMEOUT)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "harness-fake-openai"
-    timeout = 30
+    timeout = IDLE_TIMEOUT
     server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the socket's own file: reads go through the deadline instead
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        self.server.waiting(self.connection)  # evictable until its request is read
+        self._reader.deadline = None
+        super().handle_one_request()
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a garbage request line, an unsupported method or
+        version, headers too long) in the API's JSON error shape, never its HTML page."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # unparsable line: answer as HTTP/1.1
+            self.request_version = "HTTP/1.1"
+        try:
+            status = HTTPStatus(code)
+            text = message or status.phrase
+        except ValueError:
+            text = message or "error"
+        if explain and explain not in text:
+            text = f"{text}: {explain}"
+        error = WireError(code, text, code="bad_request" if code == 400 else None)
+        with contextlib.suppress(*_CLIENT_GONE):
+            self._send(
+                code, {"content-type": "application/json", "connection": "close"}, [error.body()]
+            )
+
     def _serve(self) -> None:
         body = self._read_body()
+        self._reader.request_read()
         if body is None:
             return
+        self.server.busy(self.connection)
         headers = {k.lower(): v for k, v in self.headers.items()}
         app = self.server.app
         try:
@@ -86,7 +173,16 @@ class _Handler(BaseHTTPRequestHandler):
                 code="request_too_large",
             )
             return None
-        return self.rfile.read(length) if length else b""
+        try:
+            return self.rfile.read(length) if length else b""
+        except TimeoutError:
+            self._refuse(
+                408,
+                f"The request body did not arrive within {READ_TIMEOUT:g}s of the request's "
+                "first byte; send the whole request at once.",
+                code="request_timeout",
+            )
+            return None
 
     def _refuse(self, status: int, message: str, *, code: str) -> None:
         """Answer an unreadable request and close the connection (its body is not read)."""
@@ -97,6 +193,13 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def _send(self, status: int, headers: Any, chunks: list[bytes]) -> None:
+        """Write an answer; a client that went away meanwhile just ends the connection."""
+        try:
+            self._write(status, headers, chunks)
+        except _CLIENT_GONE:
+            self.close_connection = True
+
+    def _write(self, status: int, headers: Any, chunks: list[bytes]) -> None:
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -114,29 +217,103 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
+    """At most ``max_connections`` connections at once. When all are taken, a newcomer
+    takes the slot of the connection that has waited longest (``EVICT_AFTER`` or more)
+    without a request being served (idle between requests, or still sending one): slow
+    or idle clients cannot keep others out. Otherwise it waits up to ``QUEUE_WAIT`` for
+    a slot (at most ``QUEUED_PER_SLOT`` per slot wait), then gets a 503."""
+
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
     app: WireApp
     errors: list[BaseException]
     max_body_bytes: int
     slots: threading.BoundedSemaphore
 
+    def configure(self, app: WireApp, *, max_body_bytes: int, max_connections: int) -> None:
+        """What the handlers read, and the connection limits (before serving)."""
+        self.app = app
+        self.errors = []
+        self.max_body_bytes = max_body_bytes
+        self.slots = threading.BoundedSemaphore(max_connections)
+        self._queue = threading.BoundedSemaphore(QUEUED_PER_SLOT * max_connections)
+        self._lock = threading.Lock()
+        self._waiting: dict[socket.socket, float] = {}
+        """Connections not being served, with the time they began waiting (oldest first)."""
+
+    def waiting(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._waiting[connection] = time.monotonic()
+
+    def busy(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._waiting.pop(connection, None)
+
+    def _evict_one(self) -> bool:
+        """Shut the connection that has waited longest, if that is ``EVICT_AFTER`` or
+        more; True if there was one."""
+        with self._lock:
+            if not self._waiting:
+                return False
+            oldest = min(self._waiting, key=self._waiting.__getitem__)
+            if time.monotonic() - self._waiting[oldest] < EVICT_AFTER:
+                return False
+            del self._waiting[oldest]
+        with contextlib.suppress(OSError):
+            oldest.shutdown(socket.SHUT_RDWR)  # its blocked read returns: the slot frees
+        return True
+
     def process_request(self, request: Any, client_address: Any) -> None:
-        # at most max_connections connections are served at once; others get a 503 at once
-        if not self.slots.acquire(blocking=False):
+        if self.slots.acquire(blocking=False) or (
+            self._evict_one() and self.slots.acquire(timeout=1.0)
+        ):
+            queued = False
+        elif self._queue.acquire(blocking=False):
+            queued = True  # its thread waits up to QUEUE_WAIT for a slot
+        else:
             _busy(request)
             self.shutdown_request(request)
             return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self.slots.release()
-            raise
+        thread = threading.Thread(
+            target=self._serve_connection,
+            args=(request, client_address, queued),
+            name="harness-wire-connection",
+            daemon=True,
+        )
+        thread.start()
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def _wait_for_slot(self) -> bool:
+        """Up to ``QUEUE_WAIT`` seconds: a slot that frees, or one taken from a connection
+        that meanwhile waited ``EVICT_AFTER`` (a slow client)."""
+        end = time.monotonic() + QUEUE_WAIT
+        while (remaining := end - time.monotonic()) > 0:
+            if self.slots.acquire(timeout=min(remaining, 0.1)):
+                return True
+            self._evict_one()
+        return False
+
+    def _serve_connection(self, request: Any, client_address: Any, queued: bool) -> None:
+        if queued:
+            got_slot = self._wait_for_slot()
+            self._queue.release()
+            if not got_slot:
+                _busy(request)
+                self.shutdown_request(request)
+                return
         try:
-            super().process_request_thread(request, client_address)
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
         finally:
+            self.busy(request)
+            self.shutdown_request(request)
             self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away is no error worth a traceback; anything else is."""
+        if isinstance(sys.exc_info()[1], _CLIENT_GONE):
+            return
+        super().handle_error(request, client_address)
 
 
 def _busy(connection: socket.socket) -> None:
@@ -167,8 +344,10 @@ class WireServer:
     stateful fake (a script) sees one request at a time.
 
     Hostile input gets the API's answers: a bad ``Content-Length`` a 400, a body over
-    ``max_body_bytes`` a 413 (unread), JSON nested too deeply a 400, and connections
-    beyond ``max_connections`` a 503; an idle connection is closed after 30 s.
+    ``max_body_bytes`` a 413 (unread), JSON nested too deeply a 400, a garbage request
+    line a JSON 400; a request not complete ``READ_TIMEOUT`` after its first byte is cut
+    off; beyond ``max_connections`` a newcomer takes a slow or idle client's slot, or
+    waits for one, then gets a 503; an idle connection is closed after 30 s.
     """
 
     def __init__(
@@ -232,10 +411,11 @@ class WireServer:
         if self._server is None:
             server_class = _Server6 if ":" in self._address[0] else _Server
             server = server_class(self._address, _Handler)
-            server.app = self.app
-            server.errors = []
-            server.max_body_bytes = self.max_body_bytes
-            server.slots = threading.BoundedSemaphore(self.max_connections)
+            server.configure(
+                self.app,
+                max_body_bytes=self.max_body_bytes,
+                max_connections=self.max_connections,
+            )
             self._server = server
         return self
 

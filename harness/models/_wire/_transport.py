@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from harness._extras import require
+from harness.formats import Profile
+from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp, WireReply
-from harness.models._wire._common import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
-from harness.models._wire._validation import Profile
 
 if TYPE_CHECKING:
     import httpx2

@@ -1,6 +1,6 @@
-"""Record once against an OpenAI-compatible server named by OPENAI_BASE_URL
-(``harness serve``, a local model server, the real API with the network allowed),
-then replay offline: ``pytest --record-mode=none``."""
+"""Record once (``pytest --record-mode=once``) through ``harness_server``, a loopback
+OpenAI-compatible server playing the ``harness_model`` script of conftest.py, then
+replay offline (``pytest``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from harness.testing import snapshot_text
 
 
 @pytest.mark.vcr
+@pytest.mark.usefixtures("harness_server")  # records through it; replays without it
 def test_the_agent_checks_the_forecast(harness_openai):
     with capture_run() as captured:
         text = WeatherAgent(harness_openai).answer("Will it snow in Oslo tomorrow?")
