@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from harness.formats import ToolChoice
 from harness.fuzz._args import (
     CLOSE,
     ArgumentMaker,
@@ -248,9 +249,9 @@ class FuzzPlayer(Model):
 
     def _turn(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]) -> Turn:
         settings = request.settings
-        callable_names = [n for n in names if not self._left_out(n)] or list(names)
-        choice = settings.tool_choice.mode if settings.tool_choice is not None else "auto"
-        must_call = choice == "required" and bool(callable_names)
+        choice, permitted = _obeyed(settings.tool_choice, names)
+        callable_names = [n for n in permitted if not self._left_out(n)] or list(permitted)
+        must_call = choice in ("required", "tool") and bool(callable_names)
         if choice == "none" or not callable_names:
             return self._answer(request)
         if len(self.turns) >= self.max_turns and not must_call:
@@ -363,3 +364,17 @@ def hash_name(text: str) -> int:
     for char in text:
         value = (value * 31 + ord(char)) % 1_000_003
     return value
+
+
+def _obeyed(tool_choice: ToolChoice | None, names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The request's tool choice as a model obeys it: its mode, and the offered names it
+    may call (one forced tool; the ``allowed`` subset; else every offered name)."""
+    if tool_choice is None:
+        return "auto", names
+    if tool_choice.mode == "tool":
+        forced = tuple(n for n in names if n == tool_choice.name)
+        return ("tool", forced) if forced else ("auto", names)
+    if tool_choice.allowed is not None:
+        allowed = set(tool_choice.allowed)
+        return tool_choice.mode, tuple(n for n in names if n in allowed)
+    return tool_choice.mode, names

@@ -11,7 +11,7 @@ import threading
 import uuid
 from typing import Annotated, Any
 
-from harness import RunResult, llm_tool
+from harness import RunResult, ToolChoice, llm_tool
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools import Tool, as_tool
 
@@ -169,3 +169,34 @@ def leaky() -> dict[str, Any]:
 
     tool = as_tool(llm_tool(lookup)).with_presets(api_key=LEAKED_KEY)
     return {"prompt": "Where is order 17?", "tools": [tool], "strategies": [_LeakAfterLookup()]}
+
+
+def _two_tools() -> list[Any]:
+    @llm_tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    @llm_tool
+    def reset() -> str:
+        """Reset everything."""
+        return "reset"
+
+    return [ping, reset]
+
+
+def forced_ping() -> dict[str, Any]:
+    """The agent forces ``ping`` on every request (``tool_choice``): a model never calls
+    ``reset``, so the fuzzer must not either."""
+    return {"prompt": "Check.", "tools": _two_tools(), "tool_choice": "ping", "max_iterations": 4}
+
+
+def only_ping_allowed() -> dict[str, Any]:
+    """``ping`` is the only tool the model may call (``ToolChoice.allowed``)."""
+    choice = ToolChoice(mode="auto", allowed=("ping",))
+    return {"prompt": "Check.", "tools": _two_tools(), "tool_choice": choice}
+
+
+def never_reset(run: RunResult) -> None:
+    called = [c.name for it in run.trace.iterations for c in it.calls]
+    assert "reset" not in called, f"reset was called: {called}"

@@ -267,3 +267,11 @@ def test_a_search_on_a_local_ray_instance(tmp_path: Path) -> None:
     )
     assert report.found and report.steps == 3
     assert report.counterexample is not None and Path(report.counterexample).is_file()
+
+
+@pytest.mark.parametrize("agent", ["forced_ping", "only_ping_allowed"])
+def test_the_fuzzer_obeys_the_agent_s_tool_choice_as_a_model_does(agent: str) -> None:
+    report = fuzz_agent(f"planted_agents:{agent}", ["planted_agents:never_reset"], **QUICK)
+    assert not report.found, report.finding
+    never_called = report.coverage.never_called
+    assert "reset" in never_called and "ping" not in never_called
