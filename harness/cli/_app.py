@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
@@ -13,6 +12,7 @@ from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
 from harness.cli._help import HarnessGroup
+from harness.cli._paths import extend_import_path
 from harness.scenarios import (
     ScenarioOutcome,
     discover_scenarios,
@@ -96,16 +96,6 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
             console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
 
 
-def _extend_import_path(folders: list[Path]) -> None:
-    """Make the project's own packages importable from scenario files, as ``python -m``
-    would: each folder goes to the **end** of ``sys.path`` (never shadowing an installed
-    module) when it is not there yet."""
-    for folder in folders:
-        entry = str(folder.resolve())
-        if entry not in sys.path:
-            sys.path.append(entry)
-
-
 @app.command("run")
 def run_command(
     paths: list[Path] = typer.Argument(  # noqa: B008
@@ -134,7 +124,7 @@ def run_command(
                 soft_wrap=True,
             )
             raise typer.Exit(2)
-    _extend_import_path([*(import_paths or []), Path.cwd()])
+    extend_import_path([*(import_paths or []), Path.cwd()])
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]

@@ -39,6 +39,13 @@ def _initial_messages(prompt: Prompt, system: str | None) -> list[Message]:
     return messages
 
 
+def _parts(core: LoopCore) -> tuple[tuple[Tool, ...], tuple[InjectionStrategy, ...]]:
+    """The tools a run starts with and its strategies (what ``capture_run`` keeps)."""
+    chain = core.strategy
+    strategies = chain.strategies if isinstance(chain, StrategyChain) else (chain,)
+    return tuple(core.toolset), strategies
+
+
 def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> InjectionStrategy:
     """The chain: declared changes (self-expanding tools) first, then ``strategies``."""
     chain: list[InjectionStrategy] = [DeclaredChanges()]
@@ -145,7 +152,7 @@ def run(
         capabilities=model.capabilities,
     )
     with (
-        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
+        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
         _ending(core, model),
         _lazy_pool(core.options.max_workers) as pool,
     ):
@@ -193,7 +200,7 @@ async def arun(
         capabilities=model.capabilities,
     )
     with (
-        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
+        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
         _ending(core, model),
     ):
         while not core.finished:
