@@ -23,6 +23,7 @@ history only grows, so each request scans only the messages added since the last
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -279,20 +280,29 @@ class ToolStateTracker:
 
 
 _Static = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], Mapping[str, tuple[str, ...]]]
-_SPLITS: list[tuple[Sequence[ToolDefinition], _Static]] = []
-"""The last few tool lists split, by identity: a toolset's definitions tuple is shared by
-every run of the same tool list (``Toolset.of``), so 10,000 tools are read once, not once
-per run (``benchmarks/loop_overhead.py``, the ``many`` case)."""
+_SPLITS: dict[int, tuple[Sequence[ToolDefinition], _Static]] = {}
+"""The tool lists split last (least recently used first), by identity: a toolset's
+definitions tuple is shared by every run of the same tool list (``Toolset.of``), so
+10,000 tools are read once, not once per run, even with other runs in between
+(``benchmarks/loop_overhead.py``, the ``many`` case). The list is kept with its split,
+so its id is not reused while it is cached."""
+_SPLITS_KEPT = 16
+_SPLITS_LOCK = threading.Lock()
 
 
 def _split(tools: Sequence[ToolDefinition]) -> _Static:
     """``(plain, deferred, search, namespaces)`` names of a request's tools."""
-    for known, static in _SPLITS:
-        if known is tools:
-            return static
+    key = id(tools)
+    with _SPLITS_LOCK:
+        hit = _SPLITS.pop(key, None)
+        if hit is not None and hit[0] is tools:
+            _SPLITS[key] = hit  # the most recently used again
+            return hit[1]
     static = _split_now(tools)
-    _SPLITS.insert(0, (tools, static))
-    del _SPLITS[4:]
+    with _SPLITS_LOCK:
+        _SPLITS[key] = (tools, static)
+        while len(_SPLITS) > _SPLITS_KEPT:
+            del _SPLITS[next(iter(_SPLITS))]
     return static
 
 
@@ -392,7 +402,16 @@ class TurnToolStates:
     choice, or the history holds a search or a reveal (``noticed``).
     """
 
-    __slots__ = ("_history", "_message", "_native", "_start", "_states", "_tracker")
+    __slots__ = (
+        "_history",
+        "_message",
+        "_native",
+        "_native_tools",
+        "_start",
+        "_states",
+        "_tools",
+        "_tracker",
+    )
 
     def __init__(self, history: Sequence[Message]) -> None:
         self._history = history
@@ -402,16 +421,19 @@ class TurnToolStates:
         self._states: ToolStates | None = None
         self._message: AssistantMessage | None = None
         self._start = 0
+        self._tools: Sequence[ToolDefinition] | None = None
+        self._native_tools = False
+        """Whether ``_tools`` (the last request's, by identity) has a native tool."""
 
     def request(self, request: ModelRequest) -> None:
         """The open iteration sent ``request`` (its history ends where its turn starts)."""
         self._message = None
         self._start = len(self._history)
-        if (
-            self._native
-            or request.settings.tool_choice is not None
-            or has_native_tools(request.tools)
-        ):
+        tools = request.tools
+        if tools is not self._tools:  # a toolset change (or the first request)
+            self._tools = tools
+            self._native_tools = has_native_tools(tools)
+        if self._native or self._native_tools or request.settings.tool_choice is not None:
             self._states = self._tracker.native_states(request)
         else:
             self._states = None

@@ -19,7 +19,7 @@ from harness.loop import (
     Usage,
     follow_up_source,
 )
-from harness.loop._tool_states import tool_states
+from harness.loop._tool_states import has_native_tools, tool_states
 from harness.messages import AssistantMessage, HostedSearch, Message, ToolCall, ToolMessage
 from harness.models._scripted._steps import (
     CallsStep,
@@ -76,21 +76,15 @@ def _callable_names(request: ModelRequest) -> tuple[str, ...]:
     return names
 
 
-_NATIVE: list[tuple[Sequence[ToolDefinition], bool]] = []
-"""Whether each of the last few tool lists (by identity: a run's requests share one while
-the tools do not change) has deferred or search tools; 10,000 plain tools are read once."""
-
-
 _PLAIN: list[Sequence[ToolDefinition] | None] = [None]
 """The last plain tool list seen (by identity)."""
 
 
 def _has_native(tools: Sequence[ToolDefinition]) -> bool:
-    native = next((flag for known, flag in _NATIVE if known is tools), None)
-    if native is None:
-        native = any(t.defer_loading or t.search is not None for t in tools)
-        _NATIVE.insert(0, (tools, native))
-        del _NATIVE[4:]
+    """Whether ``tools`` has deferred, search or namespaced tools (the loop's cache by
+    identity: a run's requests share one list while the tools do not change, so 10,000
+    plain tools are read once)."""
+    native = has_native_tools(tools)
     if not native:
         _PLAIN[0] = tools
     return native
