@@ -273,8 +273,10 @@ class LoopCore:
             self.emit(warning)
         self.messages.append(message)
         self._add_usage(response.usage, response.model_name)
-        self._record.answer(message.content, response.finish_reason)
-        self._record.tool_states.response(message)
+        record = self._record
+        record.answer(message.content, response.finish_reason)
+        if record.tool_states.states is not None:  # a request using native tools
+            record.tool_states.response(message)
         tool_calls = message.tool_calls
         self.emit(
             fast.ModelResponded(

@@ -408,9 +408,9 @@ class TurnToolStates:
         "_native",
         "_native_tools",
         "_start",
-        "_states",
         "_tools",
         "_tracker",
+        "states",
     )
 
     def __init__(self, history: Sequence[Message]) -> None:
@@ -418,7 +418,9 @@ class TurnToolStates:
         """The run's history (the core's list, which only grows)."""
         self._tracker = ToolStateTracker()
         self._native = any(map(revealed_by, history))
-        self._states: ToolStates | None = None
+        self.states: ToolStates | None = None
+        """The open request's states; ``None``: a plain request, recorded as such (its
+        answer needs no reading: a search needs a search tool, which is native)."""
         self._message: AssistantMessage | None = None
         self._start = 0
         self._tools: Sequence[ToolDefinition] | None = None
@@ -427,19 +429,19 @@ class TurnToolStates:
 
     def request(self, request: ModelRequest) -> None:
         """The open iteration sent ``request`` (its history ends where its turn starts)."""
-        self._message = None
-        self._start = len(self._history)
         tools = request.tools
         if tools is not self._tools:  # a toolset change (or the first request)
             self._tools = tools
             self._native_tools = has_native_tools(tools)
         if self._native or self._native_tools or request.settings.tool_choice is not None:
-            self._states = self._tracker.native_states(request)
+            self._message = None
+            self._start = len(self._history)
+            self.states = self._tracker.native_states(request)
         else:
-            self._states = None
+            self.states = None
 
     def response(self, message: AssistantMessage) -> None:
-        """The model answered the open iteration with ``message``."""
+        """The model answered the open iteration (one with ``states``) with ``message``."""
         self._message = message
         if message.searches:
             self._native = True
@@ -448,11 +450,9 @@ class TurnToolStates:
         """A tool result revealed tools: every later request computes its states."""
         self._native = True
 
-    def close(self) -> tuple[ToolStates | None, ResponseDiscovery] | None:
-        """The closing iteration's states and what its turn discovered (``None``: a plain
-        request, the common case); resets for the next iteration."""
-        states, message = self._states, self._message
-        self._states = self._message = None
-        if states is None and not self._native:
-            return None
+    def close(self) -> tuple[ToolStates | None, ResponseDiscovery]:
+        """The closing iteration's states (it has ``states``: a plain one is recorded
+        plain without asking) and what its turn discovered; resets for the next one."""
+        states, message = self.states, self._message
+        self.states = self._message = None
         return close_states(states, message, self._history, self._start)

@@ -65,8 +65,7 @@ class TraceBuilder:
     def close(self) -> None:
         """Close the open iteration into an ``IterationRecord`` (if one is open)."""
         if self._index is not None:
-            native = self.tool_states.close()
-            if native is None:  # a plain request (the common case)
+            if self.tool_states.states is None:  # a plain request (the common case)
                 record = fast.IterationRecord(
                     index=self._index,
                     offered=self._offered,
@@ -76,7 +75,7 @@ class TraceBuilder:
                     finish_reason=self._finish_reason,
                 )
             else:
-                states, found = native
+                states, found = self.tool_states.close()
                 record = fast.IterationRecord(
                     index=self._index,
                     offered=self._offered if states is None else states.offered,
