@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from harness._errors import CassetteError
+from harness.formats._json import is_sse
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -161,8 +162,9 @@ class Interaction:
 
     @property
     def is_stream(self) -> bool:
-        """True when the response is server-sent events."""
-        return self.response.headers.get("content-type", "").startswith("text/event-stream")
+        """True when the response is server-sent events (by its ``content-type``, or by its
+        content when the recording kept no headers)."""
+        return is_sse(self.response.headers, self.response.body)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "SSEEvent",
     "encode_json",
+    "is_sse",
     "sse",
     "sse_data",
     "sse_events",
@@ -70,6 +71,18 @@ def sse_data(body: str | bytes) -> list[Any]:
         for _event, data in sse_events(body)
         if data.strip() and data.strip() != "[DONE]"
     ]
+
+
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def is_sse(headers: Mapping[str, str], body: bytes) -> bool:
+    """True when a response body is server-sent events: by its ``content-type``, or by its
+    content when a recording kept no headers (a JSON body starts with ``{`` or ``[``, an
+    SSE body with a field name such as ``data:``)."""
+    if headers.get("content-type", "").startswith("text/event-stream"):
+        return True
+    return body.lstrip()[:6].startswith(_SSE_FIELDS)
 
 
 def unencodable_path(value: Any, path: str = "") -> str | None:

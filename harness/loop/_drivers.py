@@ -20,13 +20,15 @@ from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyC
 from harness.messages import Message, SystemMessage, UserMessage
 from harness.tools import Tool, Toolset
 
-__all__ = ["arun", "build_core", "default_strategy", "run"]
+__all__ = ["adrive", "arun", "build_core", "default_strategy", "drive", "ending", "run"]
 
 Prompt = str | Sequence[Message]
 Tools = Toolset | Iterable[Tool | Callable[..., Any]]
 
 
-def _initial_messages(prompt: Prompt, system: str | None) -> list[Message]:
+def _initial_messages(prompt: Prompt | None, system: str | None) -> list[Message]:
+    if prompt is None:  # a session before its first user turn
+        return [SystemMessage(content=system)] if system else []
     if isinstance(prompt, str):
         messages: list[Message] = [SystemMessage(content=system)] if system else []
         messages.append(UserMessage(content=prompt))
@@ -54,7 +56,7 @@ def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> Injectio
 
 
 def build_core(
-    prompt: Prompt,
+    prompt: Prompt | None,
     *,
     tools: Tools = (),
     strategies: Sequence[InjectionStrategy] | None = None,
@@ -65,7 +67,8 @@ def build_core(
     option_overrides: Mapping[str, Any] | None = None,
     capabilities: ModelCapabilities | None = None,
 ) -> LoopCore:
-    """Assemble a ``LoopCore`` from ``run``'s arguments."""
+    """Assemble a ``LoopCore`` from ``run``'s arguments (``prompt=None``: no user message
+    yet, as a ``Session`` before its first turn)."""
     if options is None:
         options = options_from(option_overrides or {})
     elif option_overrides:
@@ -83,7 +86,7 @@ def build_core(
 
 
 @contextlib.contextmanager
-def _ending(core: LoopCore, model: Model) -> Iterator[None]:
+def ending(core: LoopCore, model: Model) -> Iterator[None]:
     """On any error: attach the trace to it and tell the model the run ended unfinished."""
     try:
         yield
@@ -146,9 +149,17 @@ def run(
     )
     with (
         observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
-        _ending(core, model),
-        _lazy_pool(core.options.max_workers) as pool,
+        ending(core, model),
     ):
+        result = drive(core, model)
+        model.end_run(completed=True)
+        finished(result)
+    return result
+
+
+def drive(core: LoopCore, model: Model) -> RunResult:
+    """Run ``core`` (phase ``ready``) with ``model`` until the turn's answer: the sync I/O."""
+    with _lazy_pool(core.options.max_workers) as pool:
         while not core.finished:
             if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
                 core.completions.wait()
@@ -161,10 +172,7 @@ def run(
                 for event in abandoned_events(pending, outcomes, core.iteration):
                     core.emit(event)
                 core.receive_results(outcomes)
-        result = core.result()
-        model.end_run(completed=True)
-        finished(result)
-    return result
+    return core.result()
 
 
 async def arun(
@@ -194,21 +202,26 @@ async def arun(
     )
     with (
         observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
-        _ending(core, model),
+        ending(core, model),
     ):
-        while not core.finished:
-            if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
-                await core.completions.wait_async()
-                core.settle_completions()
-                continue
-            response = await model.arequest(core.begin_iteration())
-            pending = core.receive_response(response)
-            if pending:
-                outcomes = await execute_async(pending, core.options)
-                for event in abandoned_events(pending, outcomes, core.iteration):
-                    core.emit(event)
-                core.receive_results(outcomes)
-        result = core.result()
+        result = await adrive(core, model)
         model.end_run(completed=True)
         finished(result)
     return result
+
+
+async def adrive(core: LoopCore, model: Model) -> RunResult:
+    """Async ``drive``: async tools are awaited, parallel calls run concurrently."""
+    while not core.finished:
+        if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+            await core.completions.wait_async()
+            core.settle_completions()
+            continue
+        response = await model.arequest(core.begin_iteration())
+        pending = core.receive_response(response)
+        if pending:
+            outcomes = await execute_async(pending, core.options)
+            for event in abandoned_events(pending, outcomes, core.iteration):
+                core.emit(event)
+            core.receive_results(outcomes)
+    return core.result()
