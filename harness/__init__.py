@@ -148,6 +148,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         calls as calls,
         expect_message as expect_message,
         expect_offered as expect_offered,
+        expect_tool_choice as expect_tool_choice,
         output as output,
         reply as reply,
     )
