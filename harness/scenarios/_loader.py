@@ -20,6 +20,7 @@ from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._safe_yaml import read_yaml
+from harness.scenarios._session_files import check_sessions
 from harness.scenarios._spec import ScenarioSpec
 from harness.tools import Tool, Toolset, as_tool
 
@@ -246,6 +247,8 @@ class Scenario:
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""
         model_spec = self.spec.model
+        if model_spec is None:
+            raise ScenarioError(f"{self._where()}give the scripted model: model: {{steps: [...]}}")
         try:
             steps = steps_from_data(model_spec.steps)
         except HarnessError as exc:
@@ -307,6 +310,7 @@ def load_scenario(path: str | Path) -> Scenario:
         )
         raise ScenarioError(f"scenario file {str(file)!r} is invalid: {problems}") from None
     _check_options(spec.options, f"scenario file {str(file)!r}")
+    check_sessions(spec, f"scenario file {str(file)!r}")
     return Scenario(spec=spec, path=file)
 
 

@@ -10,6 +10,7 @@ from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import RunResult, Trace, run
 from harness.scenarios._invariants import check_invariants, format_violations
 from harness.scenarios._loader import Scenario
+from harness.scenarios._session_files import has_sessions
 from harness.scenarios._spec import CompletionExpect
 from harness.scenarios._timeline import (
     Divergence,
@@ -36,6 +37,17 @@ class ScenarioOutcome:
     result: RunResult | None = None
     error: BaseException | None = None
     trace: Trace | None = None
+    model_requests: int | None = None
+    """Model requests made (every session's, for a sessions file)."""
+    turns: int = 1
+    """User turns sent (every session's, for a sessions file)."""
+    sessions: list[Any] = dataclasses.field(default_factory=list)
+    """Each session's ``SessionOutcome`` (files with turns or sessions)."""
+
+    @property
+    def iterations(self) -> int:
+        """Iterations (model requests) in the timeline."""
+        return len(self.rows)
 
 
 def _error_name_matches(error: BaseException, name: str) -> bool:
@@ -44,6 +56,10 @@ def _error_name_matches(error: BaseException, name: str) -> bool:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     """Run ``scenario`` with fresh tools, strategies and model; compare with ``expect``."""
+    if has_sessions(scenario.spec):  # turns, sessions, continuation, tool_choice schedules
+        from harness.scenarios._session_run import run_sessions
+
+        return run_sessions(scenario)
     spec = scenario.spec
     expect = spec.expect
     model = scenario.build_model()
@@ -82,6 +98,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             result=result,
             error=error,
             trace=trace,
+            model_requests=len(getattr(model, "requests", None) or rows),
         )
 
     if error is not None and (expect.error is None or not _error_name_matches(error, expect.error)):
