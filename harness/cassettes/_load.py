@@ -337,7 +337,31 @@ def to_stock(data: Any) -> Any:
             response["status"] = {"code": code, "message": _reason(code)}
             response["body"] = {"string": response.pop("content", "")}
             _drop_encoding(response)
+        if isinstance(response, dict):
+            _infer_content_type(response)
     return data
+
+
+def _infer_content_type(response: dict[str, Any]) -> None:
+    """A response recorded without headers (``headers: {}``) gets the ``content-type`` its
+    body shows (JSON, or server-sent events), so the SDKs read the replay as they read the
+    real answer; recorded headers are never changed."""
+    headers = response.get("headers", {})
+    body = response.get("body")
+    if not isinstance(headers, dict) or headers:  # only a response recorded without headers
+        return
+    text = body.get("string") if isinstance(body, dict) else None
+    head = text[:64].lstrip() if isinstance(text, (str, bytes)) else ""
+    head = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    kind = (
+        "application/json"
+        if head.startswith(("{", "["))
+        else "text/event-stream"
+        if head.startswith(("data:", "event:"))
+        else None
+    )
+    if kind is not None:  # a new mapping: the file may share this one (a YAML alias)
+        response["headers"] = {**headers, "Content-Type": [kind]}
 
 
 def _drop_encoding(response: dict[str, Any]) -> None:

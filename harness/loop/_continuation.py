@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError, UsageError
 from harness.formats._definitions import ToolChoice
-from harness.messages import AssistantMessage, Message
+from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
 
 __all__ = [
     "Continuation",
@@ -152,16 +153,27 @@ class ContinueWhile(Continuation):
 
 class NudgeAfterResults(Continuation):
     """After every model turn's tool results, the user says ``text`` (crewAI's "Analyze the
-    tool result..."), before the next request."""
+    tool result..."), before the next request. A list of texts gives them in order, the
+    last one repeating."""
 
-    def __init__(self, text: str) -> None:
-        self.text = _nudge(text, "NudgeAfterResults(text)")
+    def __init__(self, text: str | Sequence[str]) -> None:
+        texts = [text] if isinstance(text, str) else list(text)
+        if not texts:
+            raise UsageError("NudgeAfterResults needs a text or a non-empty list of texts")
+        self.texts = tuple(_nudge(t, "NudgeAfterResults(text)") or "" for t in texts)
 
     def after_results(self, context: ContinuationContext) -> str | None:
-        return self.text
+        history = context.history
+        given = sum(  # nudges already given: user messages right after a tool result
+            1
+            for before, message in itertools.pairwise(history)
+            if isinstance(message, UserMessage) and isinstance(before, ToolMessage)
+        )
+        return self.texts[min(given, len(self.texts) - 1)]
 
     def __repr__(self) -> str:
-        return f"NudgeAfterResults({self.text!r})"
+        shown = self.texts[0] if len(self.texts) == 1 else list(self.texts)
+        return f"NudgeAfterResults({shown!r})"
 
 
 class _Chain(Continuation):

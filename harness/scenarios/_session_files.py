@@ -93,7 +93,8 @@ def continuation_from_data(value: Any, where: str) -> Continuation | list[Contin
             if "until_tool" in value and set(value) <= {"until_tool", "nudge"}:
                 return ContinueUntilTool(str(value["until_tool"]), nudge=value.get("nudge"))
             if set(value) == {"nudge_after_results"}:
-                return NudgeAfterResults(str(value["nudge_after_results"]))
+                texts = value["nudge_after_results"]
+                return NudgeAfterResults(texts if isinstance(texts, list) else str(texts))
         except HarnessError as exc:
             raise ScenarioError(f"{where}continuation {value!r}: {exc}") from None
     raise ScenarioError(
@@ -102,12 +103,19 @@ def continuation_from_data(value: Any, where: str) -> Continuation | list[Contin
     )
 
 
-def schedule_from_data(value: Any, where: str) -> ToolChoiceSchedule | None:
-    """A ``tool_choice:`` entry as a ``ToolChoiceSchedule``."""
-    if value is None:
-        return None
+def schedule_from_data(value: Any, where: str) -> ToolChoiceSchedule:
+    """A ``tool_choice:`` entry as a ``ToolChoiceSchedule``: a list, ``{schedule: [...],
+    then: ...}``, or ``{turns: [schedule, ...]}`` (one per user turn, the last repeating)."""
     then: Any = "last"
     entries = value
+    if isinstance(value, Mapping) and set(value) == {"turns"}:  # one schedule per user turn
+        turns = value["turns"]
+        if not isinstance(turns, list) or not turns:
+            raise ScenarioError(f"{where}tool_choice turns must be a list of schedules")
+        per_turn = [schedule_from_data(t, where) for t in turns]
+        return ToolChoiceSchedule(
+            lambda context: per_turn[min(context.turn, len(per_turn)) - 1].tool_choice(context)
+        )
     if isinstance(value, Mapping):
         if "schedule" not in value or not set(value) <= {"schedule", "then"}:
             raise ScenarioError(
@@ -137,7 +145,8 @@ def _where(spec: ScenarioSpec, where: str) -> str:
 def _check_one(spec: ScenarioSpec, where: str) -> None:
     here = _where(spec, where)
     continuation_from_data(spec.continuation, here)
-    schedule_from_data(spec.tool_choice, here)
+    if spec.tool_choice is not None:
+        schedule_from_data(spec.tool_choice, here)
     if spec.turns is None:
         if spec.model is None:
             raise ScenarioError(f"{here}give the scripted model (model: {{steps: [...]}}) or turns")

@@ -143,9 +143,8 @@ class _Run:
 
     def _strategies(self, spec: ScenarioSpec, part: Scenario) -> list[InjectionStrategy]:
         strategies = part.build_strategies()
-        schedule = schedule_from_data(spec.tool_choice, part._where())
-        if schedule is not None:
-            strategies.append(schedule)
+        if spec.tool_choice is not None:
+            strategies.append(schedule_from_data(spec.tool_choice, part._where()))
         for nested in self._placed("during", spec.name):
             place = nested.during
             assert place is not None and place.tool is not None
