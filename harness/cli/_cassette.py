@@ -230,6 +230,7 @@ def record_command(
     from harness.loop import run
     from harness.models import OpenAIResponsesModel
     from harness.scenarios import load_scenario
+    from harness.scenarios._session_files import continuation_from_data, schedule_from_data
     from harness.testing import open_cassette
 
     console = _console()
@@ -250,6 +251,12 @@ def record_command(
         tools, strategies = loaded.build_tools(), loaded.build_strategies()
         prompt = loaded.build_prompt()
         options = dataclasses.replace(loaded.build_options(), max_iterations=max_iterations)
+        if loaded.spec.tool_choice is not None:  # the scenario's schedule and continuation
+            strategies.append(schedule_from_data(loaded.spec.tool_choice, ""))
+        if loaded.spec.continuation is not None:
+            options = dataclasses.replace(
+                options, continuation=continuation_from_data(loaded.spec.continuation, "")
+            )
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
     target = output or Path("cassettes") / "recorded" / f"{loaded.name}.yaml"
