@@ -35,7 +35,8 @@ from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
 __all__ = ["RecordedResults", "scenario_data"]
 
 DIFFERENCES = "harness.recorded_result_differences"
-"""The blackboard key where ``RecordedResults`` lists the results that differ."""
+"""The blackboard key where ``RecordedResults`` lists the results that differ (the scenario
+runner reports them: harness/scenarios/_session_run.py ``NOTES``)."""
 
 
 class RecordedResults(InjectionStrategy):

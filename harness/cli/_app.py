@@ -109,6 +109,8 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
             console.print(_timeline_table(outcome))
         if outcome.problem:
             console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
+    for note in outcome.notes:
+        console.print(f"  [yellow]result differs: {escape(note)}[/yellow]", soft_wrap=True)
 
 
 def _extend_import_path(folders: list[Path]) -> None:

@@ -7,7 +7,8 @@
  "passed": 1, "failed": 0}
 ```
 
-Extra keys may be added; these never change meaning. ``error`` says why a scenario
+Extra keys may be added (``notes``: the tool results that differ from a recording's);
+these never change meaning. ``error`` says why a scenario
 failed (``null`` when it passed); a file that cannot be loaded gives an empty
 ``scenarios`` list and a top-level ``error``.
 """
@@ -36,6 +37,7 @@ def scenario_entry(outcome: ScenarioOutcome) -> dict[str, Any]:
         "turns": outcome.turns,
         "iterations": outcome.iterations,
         "error": None if outcome.passed else (outcome.problem or "failed"),
+        "notes": list(outcome.notes),
     }
 
 

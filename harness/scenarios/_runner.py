@@ -43,6 +43,8 @@ class ScenarioOutcome:
     """User turns sent (every session's, for a sessions file)."""
     sessions: list[Any] = dataclasses.field(default_factory=list)
     """Each session's ``SessionOutcome`` (files with turns or sessions)."""
+    notes: list[str] = dataclasses.field(default_factory=list)
+    """What the run reports besides its verdict (results that differ from a recording's)."""
 
     @property
     def iterations(self) -> int:

@@ -35,7 +35,11 @@ from harness.scenarios._session_files import (
 from harness.scenarios._spec import ScenarioSpec, TurnSpec
 from harness.scenarios._timeline import Divergence, TimelineRow, check_timeline, timeline_rows
 
-__all__ = ["SessionOutcome", "run_sessions"]
+__all__ = ["NOTES", "SessionOutcome", "run_sessions"]
+
+NOTES = "harness.recorded_result_differences"
+"""The blackboard key whose lines a session's outcome reports (``RecordedResults`` writes
+there)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -53,6 +57,9 @@ class SessionOutcome:
     trace: Trace | None
     rows: list[TimelineRow]
     divergence: Divergence | None = None
+    notes: tuple[str, ...] = ()
+    """What the run reports besides its verdict (tool results that differ from a
+    recording's: ``harness.cassettes.RecordedResults``)."""
 
 
 class _Logged(Model):
@@ -224,6 +231,7 @@ class _Run:
                 for row in timeline_rows(session.trace)
             ],
             divergence=divergence,
+            notes=tuple(str(n) for n in session.state.get(NOTES, ())),
         )
 
     @staticmethod
@@ -299,4 +307,5 @@ def run_sessions(scenario: Scenario) -> ScenarioOutcome:
         model_requests=len(run.log),
         turns=sum(o.turns for o in outcomes),
         sessions=outcomes,
+        notes=[note for o in outcomes for note in o.notes],
     )
