@@ -53,6 +53,10 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         Secret as Secret,
         ShortSecretWarning as ShortSecretWarning,
     )
+    from harness.cost import (
+        CostReport as CostReport,
+        record_requests as record_requests,
+    )
     from harness.formats import (
         ToolChoice as ToolChoice,
         ToolDefinition as ToolDefinition,

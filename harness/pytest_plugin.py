@@ -161,8 +161,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         item.user_properties.extend(junit_properties(sink.traces))
     report = yield
-    if sink is None or call.when != "call" or not (sink.traces or sink.failures):
+    if sink is None or call.when != "call" or not (sink.traces or sink.failures or sink.costs):
         return report
+    _keep_for_page(item.config, report, sink)
     mode = _opts.cli_or_ini(item.config, _opts.TIMELINE) or "on-failure"
     if mode == "never" or (mode == "on-failure" and not report.failed):
         return report
@@ -178,9 +179,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not shown_by_assertion and all(
         name != _opts.TIMELINE_SECTION for name, _ in report.sections
     ):
-        report.sections.append((_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures)))
-    report.harness_summary = summary_line(sink.traces, sink.failures)
+        report.sections.append(
+            (_opts.TIMELINE_SECTION, report_text(sink.traces, sink.failures, sink.costs))
+        )
+    report.harness_summary = summary_line(sink.traces, sink.failures, sink.costs)
     return report
+
+
+_PAGE = pytest.StashKey[list[Any]]()
+"""What each test left for the ``--harness-html`` page, in order."""
+
+
+def _keep_for_page(config: pytest.Config, report: pytest.TestReport, sink: _sink.TestSink) -> None:
+    if _opts.cli_or_ini(config, _opts.HTML) is None:
+        return
+    from harness.testing._report import TestRecord
+
+    config.stash.setdefault(_PAGE, []).append(
+        TestRecord(
+            nodeid=report.nodeid,
+            passed=report.passed,
+            traces=tuple(sink.traces),
+            costs=tuple(sink.costs),
+        )
+    )
 
 
 @pytest.hookimpl(wrapper=True, specname="pytest_runtest_makereport")
@@ -233,6 +255,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     snapshots = sys.modules.get("harness.testing._snapshot")
     if snapshots is not None:
         snapshots.apply_inline_updates()
+    path = _opts.cli_or_ini(session.config, _opts.HTML)
+    if path is not None and not hasattr(session.config, "workerinput"):
+        from harness.testing._report import html_page
+
+        page = Path(session.config.invocation_params.dir, path)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html_page(session.config.stash.get(_PAGE, [])), encoding="utf-8")
 
 
 def pytest_assertrepr_compare(

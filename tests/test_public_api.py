@@ -23,6 +23,7 @@ PACKAGES = [
     "harness.assertions",
     "harness.testing",
     "harness.cassettes",
+    "harness.cost",
     "harness.fuzz",
     "harness.formats",
     "harness.formats.openai_chat",

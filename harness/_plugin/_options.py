@@ -120,6 +120,12 @@ DISABLE_RECORDING = Option(
     help="open no cassettes: marked tests talk to the real endpoint (the network guard "
     "still applies)",
 )
+HTML = Option(
+    dest="harness_html",
+    flag="--harness-html",
+    help="write the session's run timelines and cost reports (harness.cost) to one "
+    "self-contained HTML page at this path",
+)
 
 OPTIONS = (
     RECORD_MODE,
@@ -129,6 +135,7 @@ OPTIONS = (
     TIMELINE,
     UPDATE_SNAPSHOTS,
     DISABLE_RECORDING,
+    HTML,
 )
 """Every option, in help order."""
 

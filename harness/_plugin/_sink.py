@@ -9,7 +9,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["TestSink", "current", "open_sink", "record_failure", "record_trace", "restore"]
+__all__ = [
+    "TestSink",
+    "current",
+    "open_sink",
+    "record_cost",
+    "record_failure",
+    "record_trace",
+    "restore",
+]
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -23,6 +31,8 @@ class TestSink:
     """``harness.loop.Trace`` objects, each recorded once, in order."""
     failures: list[Any] = dataclasses.field(default_factory=list)
     """Failed ``harness.assertions.Verdict`` objects, in order."""
+    costs: list[Any] = dataclasses.field(default_factory=list)
+    """``harness.cost.CostReport`` objects the test judged, each once, in order."""
 
     def add_trace(self, trace: Any) -> None:
         """Record ``trace`` unless it is already recorded (by identity)."""
@@ -55,6 +65,16 @@ def record_trace(trace: Any) -> None:
     """Record a trace for the running test's report (no-op outside the plugin)."""
     if _current is not None:
         _current.add_trace(trace)
+
+
+def record_cost(report: Any) -> None:
+    """Record a cost report (and its runs' traces) for the running test's report (no-op
+    outside the plugin)."""
+    if _current is not None:
+        if all(r is not report for r in _current.costs):
+            _current.costs.append(report)
+        for trace in getattr(report, "traces", ()):
+            _current.add_trace(trace)
 
 
 def record_failure(verdict: Any, trace: Any = None) -> None:

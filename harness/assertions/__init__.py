@@ -5,7 +5,10 @@ Build an expectation and compare it with a trace (or a run result) using ``==``:
     assert result.trace == injected("customer_*", after_call="search_customer")
     assert result == called_in_order("search_customer", "customer_*_get_average_spend")
 
-or check several at once with ``expect(result, ...)`` / ``expect_timeline(result, ...)``,
+The cost of a run's requests in prompt cache is judged on a ``harness.cost.CostReport``:
+``assert report == no_cache_break(after=1)``, ``cache_breaks(2, cause="tools-changed")``.
+
+Or check several at once with ``expect(result, ...)`` / ``expect_timeline(result, ...)``,
 which return a truthy-or-falsy ``Verdict``. Under the pytest plugin a failure shows
 a compact timeline table with the first divergence marked.
 """
@@ -20,6 +23,7 @@ from harness.assertions._calls import (
     called_unordered,
     never_called,
 )
+from harness.assertions._cost import cache_breaks, cache_marks, no_cache_break
 from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
 from harness.assertions._offered import injected, matching, never_offered, offered, removed
 from harness.assertions._render import render_table
@@ -33,6 +37,8 @@ __all__ = [
     "Failure",
     "Verdict",
     "as_trace",
+    "cache_breaks",
+    "cache_marks",
     "call_to",
     "called",
     "called_exactly",
@@ -48,6 +54,7 @@ __all__ = [
     "matching",
     "never_called",
     "never_offered",
+    "no_cache_break",
     "offered",
     "removed",
     "render_table",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness._secrets import scrub_message
 from harness.scenarios import TimelineRow
@@ -19,7 +19,7 @@ def _names(prefix: str, names: Sequence[str]) -> list[str]:
     return shown
 
 
-def _cells(row: TimelineRow) -> tuple[str, str, str, str]:
+def _cells(row: TimelineRow, cache: Mapping[int, str]) -> tuple[str, str, str, str]:
     calls = ", ".join(
         (f"{c}!" if c in row.errors else c) + (" (handoff)" if c in row.handoffs else "")
         for c in row.calls
@@ -27,6 +27,8 @@ def _cells(row: TimelineRow) -> tuple[str, str, str, str]:
     if not calls and row.final:
         calls = "(answer)"
     changes = " ".join([*_names("+", row.injected), *_names("-", row.removed)])
+    if row.iteration in cache:  # the request of this iteration broke the prompt cache
+        changes = f"{changes} [cache break: {cache[row.iteration]}]".lstrip()
     return str(row.iteration), str(row.offered), calls, changes
 
 
@@ -44,6 +46,7 @@ def render_table(
     expected: str | None = None,
     window: int | None = None,
     width: int | None = None,
+    cache: Mapping[int, str] | None = None,
 ) -> list[str]:
     """One line per iteration (iteration, offered count, calls, +injected/-removed).
 
@@ -51,9 +54,11 @@ def render_table(
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
     nested run with ``(handoff)``. ``width`` cuts each row (not the expected step).
+    ``cache`` marks the iterations whose request broke the prompt cache, with the cause
+    (``harness.cost``: ``{2: "tools-changed by unfolding"}``).
     """
     table = [("iter", "offered", "calls", "+injected/-removed")]
-    table.extend(_cells(row) for row in rows)
+    table.extend(_cells(row, cache or {}) for row in rows)
     ended_early = mark is not None and mark > len(rows)
     if ended_early:
         table.append(("(end)", "", "", ""))

@@ -172,10 +172,9 @@ def expect(subject: Any, *expectations: Expectation) -> Verdict:
             raise UsageError(
                 f"expect() takes expectations (offered(...), injected(...), ...), got {item!r}"
             )
-    trace = as_trace(subject)
     for item in expectations:
-        verdict = item.check(trace)
+        verdict = item.check(subject)  # each reads what it judges (a trace, a cost report)
         if not verdict.passed:
             return for_assert(verdict)
     description = "; ".join(e.description for e in expectations)
-    return Verdict(passed=True, description=description, trace=trace)
+    return Verdict(passed=True, description=description, trace=verdict.trace)

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from harness._errors import CassetteError
-from harness.formats._json import is_sse
+from harness.formats._json import body_content_type, is_sse
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -318,8 +318,10 @@ def _json_text(value: Any) -> str:
 
 def to_stock(data: Any) -> Any:
     """``data`` with every variant's response turned into vcrpy's own fields (in place):
-    ``parsed_body`` entries, and the ``status_code``/``content`` responses vcrpy 4's
-    httpx stubs wrote (the content stored decoded, under the original encoding headers).
+    ``parsed_body`` entries, ``{type: json, content}`` bodies and bare-integer ``status``
+    (pydantic-ai's newer cassettes), and the ``status_code``/``content`` responses vcrpy 4's
+    httpx stubs wrote (the content stored decoded, under the original encoding headers);
+    a response recorded without headers gets the ``content-type`` its body shows.
     Anything but a mapping with an ``interactions`` list is returned as it is."""
     items = data.get("interactions") if isinstance(data, dict) else None
     for item in items if isinstance(items, list) else ():
@@ -331,6 +333,16 @@ def to_stock(data: Any) -> Any:
         if isinstance(response, dict) and "parsed_body" in response:
             response["body"] = {"string": _json_text(response.pop("parsed_body"))}
             _drop_encoding(response)  # the stored body is decoded JSON now
+        if isinstance(request, dict) and _typed_json(request.get("body")):
+            request["body"] = _json_text(request["body"]["content"])
+        if isinstance(response, dict) and _typed_json(response.get("body")):
+            response["body"] = {"string": _json_text(response["body"]["content"])}
+            _drop_encoding(response)
+        if isinstance(response, dict) and type(response.get("status")) is int:  # newer pydantic-ai
+            response["status"] = {
+                "code": response["status"],
+                "message": _reason(response["status"]),
+            }
         if isinstance(response, dict) and "status" not in response and "status_code" in response:
             code = response.pop("status_code")
             response.pop("http_version", None)
@@ -351,17 +363,16 @@ def _infer_content_type(response: dict[str, Any]) -> None:
     if not isinstance(headers, dict) or headers:  # only a response recorded without headers
         return
     text = body.get("string") if isinstance(body, dict) else None
-    head = text[:64].lstrip() if isinstance(text, (str, bytes)) else ""
-    head = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
-    kind = (
-        "application/json"
-        if head.startswith(("{", "["))
-        else "text/event-stream"
-        if head.startswith(("data:", "event:"))
-        else None
-    )
+    kind = body_content_type(text) if isinstance(text, (str, bytes)) else None
     if kind is not None:  # a new mapping: the file may share this one (a YAML alias)
         response["headers"] = {**headers, "Content-Type": [kind]}
+
+
+def _typed_json(body: Any) -> bool:
+    """A body stored as ``{type: json, content: ...}`` (pydantic-ai's newer cassettes)."""
+    return (
+        isinstance(body, dict) and body.get("type") == "json" and set(body) == {"type", "content"}
+    )
 
 
 def _drop_encoding(response: dict[str, Any]) -> None:
@@ -384,6 +395,8 @@ def _variant(text: str) -> str:
     """Which variant a cassette file is written in (its responses' fields)."""
     if "parsed_body:" in text:
         return "parsed_body"
+    if re.search(r"^ +body:\n +type: json\n +content:", text, re.MULTILINE):
+        return "typed_json"
     if re.search(r"^ +status_code: ", text, re.MULTILINE):
         return "httpx_content"
     return "vcrpy"

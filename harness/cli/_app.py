@@ -224,3 +224,6 @@ app.command("record")(record_command)
 from harness.cli._fuzz import fuzz_command  # noqa: E402
 
 app.command("fuzz")(fuzz_command)
+from harness.cli._compare import compare_command  # noqa: E402
+
+app.command("compare")(compare_command)

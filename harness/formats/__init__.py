@@ -41,6 +41,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         WireFormat as WireFormat,
         wire_formats as wire_formats,
     )
+    from harness.formats._prompt import (
+        PROMPT_SECTIONS as PROMPT_SECTIONS,
+        PromptPiece as PromptPiece,
+        PromptSection as PromptSection,
+    )
     from harness.formats._server import (
         IdSource as IdSource,
         Profile as Profile,

@@ -7,14 +7,17 @@ they line up. The wire fake serves every format in ``wire_formats()``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from harness._errors import ProviderError
 from harness.formats._codec import Codec
+from harness.formats._definitions import ToolDefinition
 from harness.formats._json import SSEEvent
+from harness.formats._prompt import PromptPiece
 from harness.formats._server import IdSource, Profile, WireError, WireRequest
-from harness.loop import ModelRequest, ModelResponse
+from harness.loop import ModelRequest, ModelResponse, ModelSettings
+from harness.messages import Message
 
 __all__ = ["RequestReader", "WireFormat", "wire_formats"]
 
@@ -63,6 +66,25 @@ class WireFormat(Protocol):
 
     def error_details(self, body: Any) -> tuple[str | None, str | None]:
         """``(code, message)`` of an error body."""
+        ...
+
+    # the prompt cache's view (harness.formats._prompt)
+    def prompt_pieces(self, body: Mapping[str, Any]) -> list[PromptPiece]:
+        """A request body as cache-ordered pieces, breakpoints as its marks say."""
+        ...
+
+    def prompt_tools(self, tools: Sequence[ToolDefinition]) -> list[PromptPiece]:
+        """The pieces of the offered tools (those in the cached prefix)."""
+        ...
+
+    def prompt_message(self, message: Message) -> list[PromptPiece]:
+        """The pieces of one message."""
+        ...
+
+    def prompt_choice(
+        self, settings: ModelSettings, tools: Sequence[ToolDefinition]
+    ) -> list[PromptPiece]:
+        """The pieces of the tool choice, where the format caches it."""
         ...
 
     # server side

@@ -47,8 +47,8 @@ from harness.injection._stub import StubTool, stub_of
 from harness.injection._subagent import subagent_tool
 from harness.injection._usage_tools import (
     Budget,
-    CostReport,
     ModelPrice,
+    UsageCost,
     UsageIntrospection,
     cost_report,
 )
@@ -69,7 +69,6 @@ __all__ = [
     "Budget",
     "ChainedType",
     "Condition",
-    "CostReport",
     "DeclaredChanges",
     "EntityDiscovery",
     "Facade",
@@ -103,6 +102,7 @@ __all__ = [
     "ToolGroups",
     "ToolsetChange",
     "Unlock",
+    "UsageCost",
     "UsageIntrospection",
     "Visibility",
     "agent_tool",

@@ -26,7 +26,7 @@ from harness.injection._facade import facade
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange, Usage
 from harness.tools import CallContext, Tool, ToolResult
 
-__all__ = ["USAGE_KEY", "Budget", "CostReport", "ModelPrice", "UsageIntrospection", "cost_report"]
+__all__ = ["USAGE_KEY", "Budget", "ModelPrice", "UsageCost", "UsageIntrospection", "cost_report"]
 
 USAGE_KEY = "harness.usage"
 """State key of ``{run_id: live per-model usage}`` (hidden from the blackboard tools)."""
@@ -109,7 +109,7 @@ def price_for(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class CostReport:
+class UsageCost:
     """The cost of some usage at a price table."""
 
     total: float
@@ -123,7 +123,7 @@ class CostReport:
 
 def cost_report(
     usage: Mapping[str, Usage], prices: Mapping[str, Any], *, currency: str = "USD"
-) -> CostReport:
+) -> UsageCost:
     """The cost of per-model ``usage`` (e.g. ``result.trace.usage``) at ``prices``."""
     table = _price_table(prices)
     by_model: dict[str, float] = {}
@@ -134,7 +134,7 @@ def cost_report(
             unpriced.append(model)
         else:
             by_model[model] = price.cost(used)
-    return CostReport(
+    return UsageCost(
         total=sum(by_model.values()),
         by_model=by_model,
         unpriced=tuple(unpriced),
@@ -249,7 +249,7 @@ class UsageIntrospection(InjectionStrategy):
         add = tuple(t for t in self.offer if t.name not in context.offered)
         return ToolsetChange(add=add, reason="usage introspection tools") if add else None
 
-    def report(self, usage: Mapping[str, Usage]) -> CostReport | None:
+    def report(self, usage: Mapping[str, Usage]) -> UsageCost | None:
         """The cost of ``usage`` at this strategy's prices (``None`` without prices)."""
         if not self.prices:
             return None

@@ -19,7 +19,14 @@ from harness.loop._result import RunResult
 from harness.loop._trace import Trace
 from harness.messages import Message
 
-__all__ = ["CapturedRun", "RunCapture", "capture_run", "override_model", "resolve_model"]
+__all__ = [
+    "CapturedRun",
+    "RunCapture",
+    "active_override",
+    "capture_run",
+    "override_model",
+    "resolve_model",
+]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -130,6 +137,12 @@ def override_model(model: Model | Callable[[Model], Model]) -> Iterator[None]:
         yield
     finally:
         _model_override.reset(token)
+
+
+def active_override() -> Callable[[Model], Model] | None:
+    """The function the innermost ``override_model`` block applies to each run's model
+    (``None`` outside any): for wrappers that compose with it (``harness.cost``)."""
+    return _model_override.get()
 
 
 def resolve_model(model: Model) -> Model:

@@ -1,5 +1,14 @@
-"""Scenario files: loading, running, and the compact injection timeline."""
+"""Scenario files: loading, running, the compact injection timeline, and comparisons
+(one task, several injection designs, what each costs: ``run_comparison``)."""
 
+from harness.scenarios._compare import (
+    ComparisonResult,
+    ComparisonSpec,
+    VariantResult,
+    is_comparison,
+    load_comparison,
+    run_comparison,
+)
 from harness.scenarios._invariants import (
     INVARIANTS,
     Violation,
@@ -33,6 +42,8 @@ from harness.scenarios._timeline import (
 __all__ = [
     "INVARIANTS",
     "STRATEGIES",
+    "ComparisonResult",
+    "ComparisonSpec",
     "CompletionExpect",
     "Divergence",
     "ExpectSpec",
@@ -42,15 +53,19 @@ __all__ = [
     "ScenarioSpec",
     "TimelineRow",
     "TimelineStep",
+    "VariantResult",
     "Violation",
     "check_invariants",
     "check_timeline",
     "discover_scenarios",
     "format_timeline",
     "format_violations",
+    "is_comparison",
+    "load_comparison",
     "load_scenario",
     "register_strategy",
     "resolve_import",
+    "run_comparison",
     "run_scenario",
     "timeline_rows",
 ]

@@ -301,6 +301,11 @@ def load_scenario(path: str | Path) -> Scenario:
             f"scenario file {str(file)!r} must hold a mapping, got {type(data).__name__}"
         )
     data.setdefault("name", file.stem)
+    if "variants" in data:
+        raise ScenarioError(
+            f"{str(file)!r} is a comparison file (it has 'variants'): run it with "
+            "'harness compare FILE'"
+        )
     try:
         spec = ScenarioSpec.model_validate(data)
     except ValidationError as exc:
@@ -323,13 +328,26 @@ def _check_options(options: Mapping[str, Any], where: str) -> None:
         raise ScenarioError(f"{where}: options: {exc}") from None
 
 
+def _is_comparison(path: Path) -> bool:
+    from harness.scenarios._compare import is_comparison
+
+    return is_comparison(path)
+
+
 def discover_scenarios(paths: Iterable[str | Path]) -> list[Path]:
-    """Scenario files under ``paths`` (files as given, folders searched for *.yaml/*.yml)."""
+    """Scenario files under ``paths`` (files as given, folders searched for *.yaml/*.yml;
+    comparison files, run with ``harness compare``, are left out)."""
     found: list[Path] = []
     for entry in paths:
         path = Path(entry)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")))
+        if path.is_dir():  # comparison files (``harness compare``) are not scenarios
+            found.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.suffix in (".yaml", ".yml") and not _is_comparison(p)
+                )
+            )
         elif path.exists():
             found.append(path)
         else:

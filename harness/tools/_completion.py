@@ -121,7 +121,8 @@ class Completion:
     def fail(self, error: str | BaseException) -> None:
         """Report that the background work failed: the model reads an error result."""
         if isinstance(error, BaseException):
-            message = f"{type(error).__name__}: {_text_of(error)}".rstrip(": ")
+            text = _text_of(error)  # kept whole: a trailing ':' may end a secret
+            message = f"{type(error).__name__}: {text}" if text else type(error).__name__
             result = ToolResult.error(
                 scrub_text(
                     f"Tool {self.tool_name!r} failed in the background: {message}", self._hidden

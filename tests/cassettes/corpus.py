@@ -31,17 +31,23 @@ CORPUS = corpus_dir()
 SKIP_REASON = "no real recordings: cassettes/real is empty and $HARNESS_CORPUS is not set"
 
 
+COST = "cost"
+"""The sub-folder of a provider's real recordings kept for their prompt-cache usage
+figures (``tests/cost``): the replay tests leave them out (see PROVENANCE.md)."""
+
+
 def recordings(*folders: str) -> list[Path]:
     """Every real recording (``cassettes/real`` first, then the external corpus), each
     content once, only in the provider ``folders`` given (``"openai"``, ``"anthropic"``,
-    ``"pydantic_ai_variant"``), sorted by folder and name."""
+    ``"pydantic_ai_variant"``), sorted by folder and name; not those of ``cost/``."""
     by_digest: dict[str, Path] = {}
     for root in (REAL, CORPUS):
         if root is None or not root.is_dir():
             continue
         for path in sorted(root.rglob("*.yaml")):
-            folder = path.relative_to(root).parts[0]
-            if folders and folder not in folders:
+            parts = path.relative_to(root).parts
+            folder = parts[0]
+            if (folders and folder not in folders) or COST in parts[1:-1]:
                 continue
             by_digest.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
     return sorted(by_digest.values(), key=lambda p: (p.parent.name, p.name))

@@ -18,7 +18,7 @@ import httpx2
 import openai
 import pytest
 import yaml
-from corpus import REAL, corpus_files, ids, project_cassettes, raw_interactions
+from corpus import COST, REAL, corpus_files, ids, project_cassettes, raw_interactions
 
 from harness.cassettes import (
     Cassette,
@@ -48,10 +48,11 @@ def _llm(path: Path) -> bool:
 
 def test_real_recordings_ship_with_the_project_and_are_iterated_not_listed() -> None:
     """A fresh clone has real recordings to test (no skip without ../shared/corpus)."""
-    shipped = sorted(REAL.rglob("*.yaml"))
+    shipped = sorted(p for p in REAL.rglob("*.yaml") if COST not in p.relative_to(REAL).parts)
     assert len(shipped) >= 3, "cassettes/real holds genuine recordings of other projects"
     assert {p.parent.name for p in shipped} >= {"openai", "anthropic"}
     assert set(shipped) <= set(corpus_files())
+    assert not set(REAL.rglob(f"*/{COST}/*.yaml")) & set(corpus_files())
     assert project_cassettes(), "cassettes/recorded holds the project's real recordings"
 
 
@@ -62,7 +63,7 @@ def test_a_recording_in_both_places_is_tested_once(
 
     import corpus
 
-    shipped = sorted(REAL.rglob("*.yaml"))[0]
+    shipped = sorted(p for p in REAL.rglob("*.yaml") if COST not in p.relative_to(REAL).parts)[0]
     copy = tmp_path / shipped.parent.name / "same_bytes_other_name.yaml"
     copy.parent.mkdir()
     copy.write_bytes(shipped.read_bytes())

@@ -751,5 +751,34 @@ def test_a_background_failure_hides_context_values_of_four_characters_or_more() 
     assert record.content == "codes abc and [hidden] refused"
 
 
+@pytest.mark.parametrize("message", ["refused 0000000:", "refused", ""])
+def test_a_background_failure_keeps_the_exception_text_whole(message: str) -> None:
+    """The message is shown whole before it is scrubbed: trimming a trailing ':' (meant
+    for an empty message) cut a secret ending in ':' short of its hidden form."""
+    started: list[Completion] = []
+
+    @llm_tool
+    def job(ctx: CallContext) -> ToolResult:
+        """Start a job."""
+        started.append(ctx.completion)
+        return ToolResult.started()
+
+    def fail_after_call(event: Event) -> None:
+        if event.kind == "ToolCalled" and started:
+            started[0].fail(RuntimeError(message))
+
+    model = ScriptedModel([call("job"), reply("ok")])
+    result = run_sync(
+        model, [job], fail_after_call, context={"key": "0000000:"}, pending_completions="wait"
+    )
+    [record] = result.trace.completions
+    expected = (
+        "RuntimeError: refused [hidden]"
+        if ":" in message
+        else (f"RuntimeError: {message}" if message else "RuntimeError")
+    )
+    assert record.content == f"Tool 'job' failed in the background: {expected}"
+
+
 def run_sync(model: Any, tools: list[Any], observer: Any, **options: Any) -> Any:
     return drive("sync", model, "Go.", tools=tools, observers=[observer], **options)

@@ -11,6 +11,7 @@ import openai  # noqa: F401
 import vcr  # type: ignore[import-untyped]  # noqa: F401
 
 import harness.assertions
+import harness.cost
 import harness.models
 import harness.testing
 import harness.testing._cassette

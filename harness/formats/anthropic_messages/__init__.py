@@ -15,6 +15,13 @@ module of ``harness.formats``.
 from __future__ import annotations
 
 from harness.formats.anthropic_messages._codec import CODEC, ROUTE
+from harness.formats.anthropic_messages._prompt import (
+    SYSTEM_FIRST,
+    prompt_choice,
+    prompt_message,
+    prompt_pieces,
+    prompt_tools,
+)
 from harness.formats.anthropic_messages._request import (
     DEFAULT_MAX_TOKENS,
     HISTORY_KEY,
@@ -59,6 +66,7 @@ __all__ = [
     "NO_TOOLS_DEFINED",
     "ROUTE",
     "STOP_REASONS",
+    "SYSTEM_FIRST",
     "MessagesWireError",
     "RequestReader",
     "ThinkingKey",
@@ -66,6 +74,10 @@ __all__ = [
     "error_details",
     "error_for",
     "message_key",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
     "read_request",
     "request_body",
     "request_from_body",

@@ -17,6 +17,13 @@ from __future__ import annotations
 
 from harness.formats._openai import error_details, error_for, response_headers
 from harness.formats.openai_chat._codec import CODEC, ROUTE
+from harness.formats.openai_chat._prompt import (
+    SYSTEM_FIRST,
+    prompt_choice,
+    prompt_message,
+    prompt_pieces,
+    prompt_tools,
+)
 from harness.formats.openai_chat._request import (
     HISTORY_KEY,
     NAME,
@@ -45,6 +52,7 @@ __all__ = [
     "HISTORY_KEY",
     "NAME",
     "ROUTE",
+    "SYSTEM_FIRST",
     "RequestReader",
     "error_details",
     "error_for",
@@ -52,6 +60,10 @@ __all__ = [
     "message_to_dict",
     "messages_from_dicts",
     "messages_to_dicts",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
     "request_body",
     "request_from_body",
     "response_body",

@@ -130,10 +130,17 @@ def _read_usage(usage: Any, what: str) -> Usage:
         return Usage()
     if not is_object(usage):
         raise malformed(what, "usage", "an object or null", usage)
+    details = field(usage, "prompt_tokens_details")
+    cached = written = 0
+    if is_object(details):  # the prompt cache's share (OpenAI's automatic prefix caching)
+        cached = optional_int(details, "cached_tokens", "usage.prompt_tokens_details", what)
+        written = optional_int(details, "cache_write_tokens", "usage.prompt_tokens_details", what)
     return Usage(
         input_tokens=optional_int(usage, "prompt_tokens", "usage", what),
         output_tokens=optional_int(usage, "completion_tokens", "usage", what),
         total_tokens=optional_int(usage, "total_tokens", "usage", what),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
     )
 
 
@@ -185,7 +192,7 @@ def _usage(usage: Usage) -> dict[str, Any]:
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": usage.cache_read_tokens, "audio_tokens": 0},
         "completion_tokens_details": {
             "reasoning_tokens": 0,
             "audio_tokens": 0,

@@ -15,6 +15,13 @@ from __future__ import annotations
 
 from harness.formats._openai import error_details, error_for, response_headers
 from harness.formats.openai_responses._codec import CODEC, ROUTE
+from harness.formats.openai_responses._prompt import (
+    SYSTEM_FIRST,
+    prompt_choice,
+    prompt_message,
+    prompt_pieces,
+    prompt_tools,
+)
 from harness.formats.openai_responses._request import (
     HISTORY_KEY,
     NAME,
@@ -44,12 +51,17 @@ __all__ = [
     "HISTORY_KEY",
     "NAME",
     "ROUTE",
+    "SYSTEM_FIRST",
     "ReasoningKey",
     "RequestReader",
     "error_details",
     "error_for",
     "final_response",
     "message_key",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
     "reasoning_items",
     "request_body",
     "request_from_body",

@@ -95,10 +95,18 @@ def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
     if raw_usage is not None:
         if not is_object(raw_usage):
             raise malformed(_WHAT, "usage", "an object or null", raw_usage)
+        details = field(raw_usage, "input_tokens_details")
+        cached = written = 0
+        if is_object(details):  # the prompt cache's share (automatic prefix caching)
+            where = "usage.input_tokens_details"
+            cached = optional_int(details, "cached_tokens", where, _WHAT)
+            written = optional_int(details, "cache_write_tokens", where, _WHAT)
         usage = Usage(
             input_tokens=optional_int(raw_usage, "input_tokens", "usage", _WHAT),
             output_tokens=optional_int(raw_usage, "output_tokens", "usage", _WHAT),
             total_tokens=optional_int(raw_usage, "total_tokens", "usage", _WHAT),
+            cache_read_tokens=cached,
+            cache_write_tokens=written,
         )
     message = AssistantMessage(
         content="".join(texts) if texts else None,
@@ -191,7 +199,10 @@ def response_from_sse(text: str | bytes) -> ModelResponse:
 def _usage(usage: Usage) -> dict[str, Any]:
     return {
         "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "input_tokens_details": {
+            "cached_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens,
+        },
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": usage.total_tokens or usage.input_tokens + usage.output_tokens,

@@ -1,0 +1,164 @@
+"""``harness compare FILE``: one task, several injection designs, what each costs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness._errors import HarnessError, UsageError
+
+__all__ = ["compare_command", "comparison_html"]
+
+
+def _table(result: object) -> Table:
+    from harness.scenarios import ComparisonResult
+
+    assert isinstance(result, ComparisonResult)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for column, justify in (
+        ("variant", "left"),
+        ("passed", "left"),
+        ("requests", "right"),
+        ("calls", "right"),
+        ("tool def tokens", "right"),
+        ("input tokens", "right"),
+        ("cached", "right"),
+        ("cache breaks", "left"),
+        ("cost", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for variant in result.variants:
+        data = variant.to_data()
+        breaks = ", ".join(
+            f"#{b['request']} {b['cause']}" + (f" ({b['by']})" if b["by"] else "")
+            for b in data["cache_breaks"]
+        )
+        cost = data["cost"]
+        table.add_row(
+            escape(variant.name),
+            "[green]yes[/green]" if variant.passed else "[red]no[/red]",
+            str(data["requests"]),
+            str(data["calls"]),
+            str(data["tool_definition_tokens"]),
+            str(data["input_tokens"]),
+            f"{data['cached_input_tokens']} ({variant.report.cached_share:.0%})",
+            escape(breaks) or "none",
+            "-" if cost is None else f"${cost:.4f}",
+        )
+    return table
+
+
+def _timeline(variant: object) -> list[str]:
+    """The variant's last run as a timeline table, each cache break marked."""
+    from harness.assertions import cache_marks, render_table
+    from harness.scenarios import VariantResult, timeline_rows
+
+    assert isinstance(variant, VariantResult)
+    trace = variant.report.trace or variant.outcome.trace
+    if trace is None:
+        return ["(no run)"]
+    return render_table(timeline_rows(trace), cache=cache_marks(variant.report, trace))
+
+
+def comparison_html(result: object) -> str:
+    """The comparison as one self-contained HTML page (``harness.cost``'s page)."""
+    from harness.cost._html import PageSection, cost_page
+    from harness.scenarios import ComparisonResult
+
+    assert isinstance(result, ComparisonResult)
+    sections = [
+        PageSection(
+            title=variant.name,
+            description=variant.description,
+            report=variant.report,
+            passed=variant.passed,
+            cost=variant.cost,
+            timeline=_timeline(variant),
+        )
+        for variant in result.variants
+    ]
+    pending = "; ".join(f"{name}: {reason}" for name, reason in result.pending)
+    spec = result.comparison.spec
+    note = f"{spec.description.strip()}" + (f" Not run: {pending}." if pending else "")
+    return cost_page(f"harness compare: {spec.name}", sections, note=note)
+
+
+def compare_command(
+    file: Path = typer.Argument(..., help="The comparison file.", dir_okay=False),  # noqa: B008
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the comparison as JSON (the shape in docs/cost.md)."
+    ),
+    prices: Path = typer.Option(  # noqa: B008
+        None,
+        "--prices",
+        help="A price table (YAML or JSON, USD per million tokens).",
+        dir_okay=False,
+    ),
+    html_file: Path = typer.Option(  # noqa: B008
+        None, "--html", help="Also write the comparison as one self-contained HTML page."
+    ),
+    timeline: bool = typer.Option(
+        False, "--timeline", help="Also print each variant's timeline, cache breaks marked."
+    ),
+) -> None:
+    """Run every variant of a comparison file and show what each one's requests cost:
+    requests, tool calls, tool-definition tokens, input and cached tokens, cache breaks
+    with their cause, and the price under --prices (nothing is fetched).
+
+    Exit status: 0 when every variant reached the goal; 1 when one did not; 2 when the
+    file (or the price table) cannot be read.
+    """
+    from harness.cost import load_prices
+    from harness.scenarios import run_comparison
+
+    console = Console(highlight=False, soft_wrap=True)
+    errors = Console(stderr=True, highlight=False, soft_wrap=True)
+    if str(Path.cwd()) not in sys.path:
+        sys.path.append(str(Path.cwd()))  # the project's own fixtures, as `harness run` does
+    try:
+        table = load_prices(prices) if prices is not None else None
+        result = run_comparison(file, prices=table)
+    except (HarnessError, UsageError) as exc:
+        errors.print(f"[bold red]error:[/bold red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if html_file is not None:
+        html_file.write_text(comparison_html(result), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(result.to_data(), indent=2))
+    else:
+        spec = result.comparison.spec
+        console.print(
+            f"[bold]{escape(spec.name)}[/bold]: {escape(spec.format)}"
+            + (f", {escape(spec.model)}" if spec.model else "")
+            + f", tokens by {escape(_tokenizer(result))}"
+        )
+        console.print(_table(result))
+        if timeline:
+            for variant in result.variants:
+                console.print(f"\n[bold]{escape(variant.name)}[/bold]")
+                console.print("\n".join(_timeline(variant)), markup=False)
+        for variant in result.variants:
+            if not variant.passed:
+                console.print(
+                    f"  [red]{escape(variant.name)}: {escape(str(variant.problem))}[/red]"
+                )
+        for name, reason in result.pending:
+            console.print(f"  [dim]not run: {escape(name)} ({escape(reason)})[/dim]")
+        if html_file is not None:
+            console.print(f"wrote {escape(str(html_file))}")
+    if not result.passed:
+        raise typer.Exit(1)
+
+
+def _tokenizer(result: object) -> str:
+    from harness.scenarios import ComparisonResult
+
+    assert isinstance(result, ComparisonResult)
+    names = sorted({v.report.tokenizer for v in result.variants})
+    return ", ".join(names) or "-"

@@ -1,0 +1,143 @@
+"""``harness compare``: the table, the ``--json`` contract, prices, the page, exit codes;
+comparison files stay out of ``harness run``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness import ScenarioError
+from harness.cli._app import app
+from harness.scenarios import discover_scenarios, load_comparison, load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPARE = ROOT / "scenarios" / "compare"
+PRICES = ROOT / "docs" / "examples" / "prices.yaml"
+runner = CliRunner()
+
+VARIANT_KEYS = {
+    "name": str,
+    "passed": bool,
+    "requests": int,
+    "calls": int,
+    "tool_definition_tokens": int,
+    "input_tokens": int,
+    "cached_input_tokens": int,
+    "cache_breaks": list,
+    "cost": (float, type(None)),
+}
+
+
+@pytest.mark.parametrize("file", sorted(COMPARE.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_catalog_comparison_passes_and_keeps_the_json_contract(file: Path) -> None:
+    result = runner.invoke(app, ["compare", str(file), "--json", "--prices", str(PRICES)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert set(data) == {"scenario", "variants"} and data["scenario"] == file.stem
+    assert data["variants"]
+    for variant in data["variants"]:
+        assert set(variant) == set(VARIANT_KEYS)
+        for key, kind in VARIANT_KEYS.items():
+            assert isinstance(variant[key], kind), (key, variant[key])
+        assert variant["passed"] is True and isinstance(variant["cost"], float)
+        for cache_break in variant["cache_breaks"]:
+            assert set(cache_break) == {"request", "cause", "by"}
+            assert isinstance(cache_break["request"], int)
+            assert isinstance(cache_break["by"], (str, type(None)))
+
+
+def test_the_large_catalog_shows_each_design_s_price() -> None:
+    result = runner.invoke(
+        app, ["compare", str(COMPARE / "large_catalog.yaml"), "--json", "--prices", str(PRICES)]
+    )
+    variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
+    assert set(variants) == {"eager", "facade", "search", "allowed"}  # native is pending
+    assert variants["eager"]["cache_breaks"] == variants["allowed"]["cache_breaks"] == []
+    assert [b["cause"] for b in variants["facade"]["cache_breaks"]] == ["tools-changed"] * 2
+    assert {b["by"] for b in variants["search"]["cache_breaks"]} == {"search"}
+    eager, search = variants["eager"], variants["search"]
+    assert eager["tool_definition_tokens"] > 50 * search["tool_definition_tokens"]
+    assert eager["cost"] > search["cost"]
+    assert len(load_comparison(COMPARE / "large_catalog.yaml").variants) == 5
+
+
+def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    result = runner.invoke(
+        app,
+        ["compare", str(COMPARE / "large_catalog.yaml"), "--html", str(page)],
+        env={"COLUMNS": "160"},
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("large_catalog: openai-responses, gpt-5, tokens by ")
+    assert [line.split()[0] for line in lines[2:6]] == ["eager", "facade", "search", "allowed"]
+    assert "not run: native (provider-native deferral" in result.output
+    assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 4
+
+
+def test_timelines_mark_the_cache_breaks() -> None:
+    result = runner.invoke(
+        app,
+        ["compare", str(COMPARE / "support_sections.yaml"), "--timeline"],
+        env={"COLUMNS": "160"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "[cache break: restart by sections: orders]" in result.output
+    assert "[cache break: tools-changed by sections]" in result.output
+    assert result.output.count("[cache break:") == 2  # eager never breaks
+
+
+def test_a_variant_that_misses_the_goal_exits_1(tmp_path: Path) -> None:
+    text = (COMPARE / "file_tools.yaml").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        text.replace("- reply: The todo list now says to buy bread.", "- reply: No."),
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["compare", str(broken)], env={"COLUMNS": "160"})
+    assert result.exit_code == 1
+    assert "expected output 'The todo list now says to buy bread.'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("name: x\nvariants: []\n", "has no variants"),
+        ("name: x\nvariants:\n  - {tools: []}\n", "variant 1 needs a 'name'"),
+        (
+            "name: x\nvariants:\n  - {name: a, model: {steps: []}}\n"
+            "  - {name: a, model: {steps: []}}\n",
+            "two variants are named 'a'",
+        ),
+        ("name: x\nformat: bedrock\nvariants:\n  - {name: a}\n", "format"),
+        ("name: x\nvariants:\n  - {name: a, modle: {}}\n", "variant 'a' is invalid"),
+    ],
+)
+def test_a_broken_comparison_exits_2_naming_the_problem(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    file = tmp_path / "c.yaml"
+    file.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(file)])
+    assert result.exit_code == 2
+    assert problem in " ".join(result.output.split())
+
+
+def test_a_broken_price_table_exits_2(tmp_path: Path) -> None:
+    prices = tmp_path / "p.yaml"
+    prices.write_text("models: {m: {input: free}}\n")
+    result = runner.invoke(
+        app, ["compare", str(COMPARE / "file_tools.yaml"), "--prices", str(prices)]
+    )
+    assert result.exit_code == 2 and "m.input must be a number" in result.output
+
+
+def test_comparisons_are_not_scenarios() -> None:
+    found = discover_scenarios([ROOT / "scenarios"])
+    assert found and not any(p.parent.name == "compare" for p in found)
+    with pytest.raises(ScenarioError, match="harness compare"):
+        load_scenario(COMPARE / "file_tools.yaml")
