@@ -199,3 +199,48 @@ def test_a_traceback_shows_the_public_path() -> None:
         ),
     ):
         assert traceback.format_exception_only(type(error), error)[-1].strip() == shown
+
+
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def _table_of_exports() -> dict[str, str]:
+    """docs/architecture.md's table of public names: package -> its ``names`` cell."""
+    rows = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`harness"):
+            rows[cells[0].strip("`")] = cells[1]
+    return rows
+
+
+def test_the_architecture_page_counts_the_public_names() -> None:
+    """The page's table of packages says how many names each exports: it stays true."""
+    import inspect
+    import re
+
+    import harness
+
+    pinned: dict[str, list[str]] = json.loads(PINNED.read_text(encoding="utf-8"))
+    table = _table_of_exports()
+    assert sorted(table) == sorted(pinned), "docs/architecture.md: one row per public package"
+    top = set(pinned["harness"])
+    for package, cell in table.items():
+        count = re.match(r"(\d+)", cell)
+        assert count and int(count.group(1)) == len(pinned[package]), (package, cell)
+        shared = len(set(pinned[package]) & top) if package != "harness" else 0
+        also = re.search(r"(\d+) also in `harness`", cell)
+        assert (int(also.group(1)) if also else 0) == shared, (package, cell)
+    kinds = {"classes": 0, "errors and warnings": 0, "functions": 0}
+    for name in pinned["harness"]:
+        value = getattr(harness, name)
+        if inspect.isclass(value):
+            kinds["errors and warnings" if issubclass(value, BaseException) else "classes"] += 1
+        elif callable(value):
+            kinds["functions"] += 1
+    for kind, number in kinds.items():
+        assert f"{number} {kind}" in table["harness"], (kind, number, table["harness"])
+    distinct = len(set().union(*map(set, pinned.values())))
+    listings = sum(map(len, pinned.values()))
+    page = " ".join(ARCHITECTURE.read_text(encoding="utf-8").split())
+    assert f"({distinct} distinct names; {listings} listings" in page
