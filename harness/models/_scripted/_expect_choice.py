@@ -9,10 +9,11 @@ from typing import Any
 from harness._errors import ScriptError, UsageError
 from harness.formats import ToolChoice
 
-__all__ = ["ExpectToolChoice", "expect_tool_choice", "tool_choice_from_data"]
+__all__ = ["ExpectToolChoice", "expect_tool_choice", "show_choice", "tool_choice_from_data"]
 
 
-def _show(choice: ToolChoice | None) -> str:
+def show_choice(choice: ToolChoice | None) -> str:
+    """A choice in words, for messages: ``'none'``, ``tool 'search'``, ``allowed [...]``."""
     if choice is None:
         return "no tool_choice (the provider's default)"
     if choice.mode == "tool":
@@ -31,13 +32,13 @@ class ExpectToolChoice:
 
     def describe(self) -> str:
         """Short text for error messages."""
-        return f"expect tool_choice {_show(self.choice)}"
+        return f"expect tool_choice {show_choice(self.choice)}"
 
     def problem(self, actual: ToolChoice | None) -> str | None:
         """Why ``actual`` is not the expected choice (``None`` when it is)."""
         if actual == self.choice:
             return None
-        return f"expected {_show(self.choice)}, the request has {_show(actual)}"
+        return f"expected {show_choice(self.choice)}, the request has {show_choice(actual)}"
 
 
 def tool_choice_from_data(value: Any, where: str = "expect_tool_choice") -> ToolChoice | None:
