@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from corpus import cost_recordings, ids
 
-from harness import Session
+from harness import CassetteError, Session
 from harness.cassettes import CassetteModel, load_cassette, scenario_data, trace_from_cassette
 from harness.cassettes._model import llm_turns
 from harness.scenarios import load_scenario, run_scenario
@@ -19,6 +20,7 @@ from harness.scenarios._session_files import continuation_from_data, schedule_fr
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = sorted((ROOT / "cassettes" / "recorded" / "sessions").glob("*.yaml"))
 SCENARIO = ROOT / "scenarios" / "sessions" / "react_forced_actions.yaml"
+COST = cost_recordings()
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.stem for p in RECORDED])
@@ -53,3 +55,21 @@ def test_converts_to_a_react_scenario(path: Path, tmp_path: Path) -> None:
     target.write_text(yaml.safe_dump(data, sort_keys=False))
     outcome = run_scenario(load_scenario(target))
     assert outcome.passed, outcome.problem
+
+
+@pytest.mark.parametrize("path", COST, ids=ids(COST))
+def test_cost_recordings_convert_and_replay_every_request(path: Path, tmp_path: Path) -> None:
+    """The recordings kept for their cache figures hold a follow-up user turn (typed-JSON
+    bodies) and header-less JSON responses: one scenario replays every request of each.
+    Those with the Responses API's client-side tool search items wait for that format."""
+    try:
+        data = scenario_data(path)
+    except CassetteError as exc:
+        if "tool_search" not in str(exc):
+            raise
+        pytest.skip(f"client-side tool search items are the provider-native issue's: {exc}")
+    target = tmp_path / "all.yaml"
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    outcome = run_scenario(load_scenario(target))
+    assert outcome.passed, outcome.problem
+    assert outcome.model_requests == len(llm_turns(load_cassette(path)))
