@@ -119,3 +119,55 @@ def test_the_loop_sends_the_schedule_and_the_script_checks_it_end_to_end() -> No
     )
     result = run(model, "q", tools=[_tool("a")], strategies=[ToolChoiceSchedule(["a", "auto"])])
     assert result.output == "ok"
+
+
+ANTHROPIC_TOOLS = [
+    {"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("a", "b")
+]
+
+
+@pytest.mark.parametrize(
+    ("step", "choice", "problem"),
+    [
+        (reply("text"), {"type": "any"}, "forbids a plain text answer"),
+        (call("a"), {"type": "none"}, "forbids tool calls"),
+        (call("b"), {"type": "tool", "name": "a"}, "'a'"),
+    ],
+    ids=["any-text", "none-call", "forced-other-tool"],
+)
+def test_the_anthropic_fake_honours_tool_choice_through_the_real_sdk(
+    step: Any, choice: dict[str, Any], problem: str
+) -> None:
+    import anthropic
+
+    from harness.models import fake_anthropic_client
+
+    served = ScriptedModel([step], lenient=True, require_exhausted=False)
+    client = fake_anthropic_client(served)
+    with pytest.raises(anthropic.InternalServerError) as raised:
+        client.messages.create(
+            model="claude-test",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "q"}],
+            tools=ANTHROPIC_TOOLS,  # type: ignore[arg-type]
+            tool_choice=choice,  # type: ignore[arg-type]
+        )
+    assert "answered against the request's tool_choice" in str(raised.value)
+    assert problem in str(raised.value)
+
+
+def test_the_openai_fake_refuses_a_call_under_none_and_another_tool_than_the_forced_one() -> None:
+    tools = [
+        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+        for n in ("a", "b")
+    ]
+    served = ScriptedModel([call("a"), call("b")], lenient=True, require_exhausted=False)
+    client = fake_openai_client(served)
+    for choice in ("none", {"type": "function", "function": {"name": "a"}}):
+        with pytest.raises(openai.InternalServerError, match="against the request's tool_choice"):
+            client.chat.completions.create(
+                model="m",
+                messages=[{"role": "user", "content": "q"}],
+                tools=tools,  # type: ignore[arg-type]
+                tool_choice=choice,  # type: ignore[arg-type]
+            )
