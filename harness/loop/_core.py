@@ -363,6 +363,9 @@ class LoopCore:
         self._record.close()
         self.messages.extend(messages)
         self._turns.next_turn(self)
+        self._ledger.turn_start = self.iteration  # max_iterations counts each turn
+        for strategy in self._turns.resetting:  # strategies that start each turn afresh
+            self._strategy_state.pop(id(strategy), None)
         self.output = None
         self._output = RunOutput(self.options.output_type, self.options.output_retries)
         self._move("user_turn")

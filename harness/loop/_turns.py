@@ -116,14 +116,11 @@ class TurnControl:
                 core.messages.append(UserMessage(content=text))
 
     def next_turn(self, core: LoopCore) -> None:
-        """Start the next user turn: its counters restart; strategies that reset per turn
-        lose their ``state_for`` storage."""
+        """Start the next user turn: its counters restart (the core drops the ``state_for``
+        storage of the strategies in ``resetting``)."""
         self.turn += 1
         self.start = core.iteration
-        core._ledger.turn_start = core.iteration
         self.called = {}
         self.continued = 0
         self.injected_start = len(core.injected)
         self.usage_start = core.usage
-        for strategy in self.resetting:
-            core._strategy_state.pop(id(strategy), None)
