@@ -204,6 +204,11 @@ class LoopCore:
         return self._phase
 
     @property
+    def turn(self) -> int:
+        """The current user turn (1-based; ``begin_turn`` starts the next one)."""
+        return self._turns.turn
+
+    @property
     def finished(self) -> bool:
         """True once the model gave its final answer (``phase`` is ``FINISHED``)."""
         return self._phase is Phase.FINISHED

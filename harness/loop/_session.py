@@ -132,7 +132,7 @@ class Session:
     @property
     def turns(self) -> int:
         """How many user turns were sent (the failed one included)."""
-        return self._core._turns.turn if self._started else 0
+        return self._core.turn if self._started else 0
 
     @property
     def error(self) -> BaseException | None:
