@@ -239,7 +239,7 @@ class LoopCore:
         """Start an iteration: run before-turn hooks and build the model request."""
         self._record.close()
         limit = self.options.max_iterations
-        if self._turns.iteration(self.iteration) >= limit:  # per user turn
+        if self.iteration - self._turns.start >= limit:  # counted per user turn
             message = f"max_iterations={limit} reached without an answer"
             self.emit(
                 LimitReached(
@@ -254,10 +254,11 @@ class LoopCore:
             for change in self._ask(self._turn_hooks, "before_turn", self._context()):
                 self.apply_change(change)
         offered = self.toolset.names
-        settings = self._turns.settings(self._settings, self._context)  # a strategy's choice
-        self._record.open(
-            self.iteration, offered, turn=self._turns.turn, tool_choice=settings.tool_choice
+        turns = self._turns
+        settings = (  # a strategy's choice, if one decides
+            turns.settings(self._settings, self._context) if turns.choosers else self._settings
         )
+        self._record.open(self.iteration, offered, turns.turn, settings.tool_choice)
         self.emit(fast.IterationStarted(iteration=self.iteration, offered=offered))
         self._move("requested")
         return fast.ModelRequest(
@@ -329,7 +330,8 @@ class LoopCore:
         if error is not None:
             raise error
         if direct is None:
-            self._turns.after_results(self)  # a continuation policy's user message, if any
+            if self._turns.policy is not None:  # its user message after results, if any
+                self._turns.after_results(self)
             self._move("results")
         else:
             self._return_direct(*direct)
@@ -424,7 +426,7 @@ class LoopCore:
             run_id=self.run_id,
             usage=self.trace.usage,
             turn=self._turns.turn,
-            turn_iteration=self._turns.iteration(self.iteration),
+            turn_iteration=self.iteration - self._turns.start,
         )
 
     @staticmethod
@@ -494,7 +496,6 @@ class LoopCore:
         call_id, name = call.id, call.name
         if not result.is_error:
             self.called[name] = self.called.get(name, 0) + 1
-            self._turns.called[name] = self._turns.called.get(name, 0) + 1
         self.emit(result_event(call, result, self.iteration))
         if result.child_traces:  # a handoff: the nested runs hang from this call
             self._adopt(result.child_traces)

@@ -62,7 +62,6 @@ class TraceBuilder:
         self,
         index: int,
         offered: tuple[str, ...],
-        *,
         turn: int = 1,
         tool_choice: ToolChoice | None = None,
     ) -> None:

@@ -43,7 +43,7 @@ class TurnControl:
     """The current user turn of a core, its tool choices and its continuation policy."""
 
     __slots__ = (
-        "called",
+        "called_before",
         "choice",
         "choosers",
         "continued",
@@ -60,8 +60,8 @@ class TurnControl:
         """The user turn (1-based)."""
         self.start = 0
         """Iterations made before this turn."""
-        self.called: dict[str, int] = {}
-        """Successful calls per tool name in this turn."""
+        self.called_before: dict[str, int] = {}
+        """Successful calls per tool name before this turn (``LoopCore.called`` then)."""
         self.continued = 0
         """Answers of this turn that did not end it."""
         self.injected_start = 0
@@ -71,6 +71,11 @@ class TurnControl:
         self.policy = continuation_of(options.continuation)
         self.choosers = hook_strategies(strategy, "tool_choice")
         self.resetting = tuple(s for s in leaf_strategies(strategy) if s.resets_per_turn)
+
+    def called_in_turn(self, called: dict[str, int]) -> dict[str, int]:
+        """Successful calls per tool name in this turn, from the run's counts."""
+        before = self.called_before
+        return {n: c - before.get(n, 0) for n, c in called.items() if c > before.get(n, 0)}
 
     def iteration(self, iteration: int) -> int:
         """``iteration`` counted within this turn (1-based)."""
@@ -92,7 +97,7 @@ class TurnControl:
             iteration=core.iteration,
             turn=self.turn,
             turn_iteration=self.iteration(core.iteration),
-            called=dict(self.called),
+            called=self.called_in_turn(core.called),
             continued=self.continued,
             state=core.state,
         )
@@ -120,7 +125,7 @@ class TurnControl:
         storage of the strategies in ``resetting``)."""
         self.turn += 1
         self.start = core.iteration
-        self.called = {}
+        self.called_before = dict(core.called)
         self.continued = 0
         self.injected_start = len(core.injected)
         self.usage_start = core.usage

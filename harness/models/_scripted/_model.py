@@ -278,9 +278,10 @@ class ScriptedModel(Model):
                 )
             case ReplyStep() | OutputStep():
                 text = step.text if isinstance(step, ReplyStep) else step.text()
-                self._obey(request, AssistantMessage(content=text))
+                answer = AssistantMessage(content=text)
+                self._obey(request, answer)
                 return ModelResponse(
-                    message=AssistantMessage(content=text),
+                    message=answer,
                     finish_reason=step.finish_reason or "stop",
                     usage=step.usage or _NO_USAGE,
                     model_name=self.name,
