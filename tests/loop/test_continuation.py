@@ -13,6 +13,7 @@ from harness import (
     NudgeAfterResults,
     ReAct,
     ScriptError,
+    Session,
     StrategyError,
     ToolChoiceSchedule,
     UsageError,
@@ -144,3 +145,23 @@ def test_bad_policy_arguments() -> None:
         ReAct(nudge=" ")
     with pytest.raises(UsageError, match="ContinueWhile takes a function"):
         ContinueWhile("yes")  # type: ignore[arg-type]
+
+
+def test_continue_until_tool_counts_the_calls_of_the_current_turn_only() -> None:
+    model = ScriptedModel(
+        [
+            call("save"),
+            reply("Saved."),  # turn 1 ends: save was called in it
+            reply("Let me think."),  # turn 2: save not called in this turn yet
+            expect_message("Call save.", role="user"),
+            call("save"),
+            reply("Saved again."),
+        ]
+    )
+    with Session(
+        model, tools=[_tool("save")], continuation=ContinueUntilTool("save", nudge="Call save.")
+    ) as chat:
+        assert chat.send("Save it.").output == "Saved."
+        second = chat.send("Save it again.")
+    assert second.output == "Saved again." and second.iterations == 3
+    assert [it.continued for it in chat.trace.turn(2)] == [True, False, False]
