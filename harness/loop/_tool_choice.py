@@ -37,6 +37,7 @@ __all__ = [
     "choice_violation",
     "decide_tool_choice",
     "request_settings",
+    "show_choice",
 ]
 
 ChoiceLike = ToolChoice | str | Mapping[str, Any] | None
@@ -90,7 +91,7 @@ def request_settings(
     missing = _unoffered(choice, context.offered)
     if missing:
         raise StrategyError(
-            f"strategy {by!r} chose tool_choice {_show(choice)} for the request of iteration "
+            f"strategy {by!r} chose tool_choice {show_choice(choice)} for the request of iteration "
             f"{context.iteration} (turn {context.turn}), naming {format_names(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not offered (offered: "
             f"{format_names(context.offered) if context.offered else 'no tools'}); name an "
@@ -99,11 +100,14 @@ def request_settings(
     return dataclasses.replace(base, tool_choice=choice)
 
 
-def _show(choice: ToolChoice) -> str:
+def show_choice(choice: ToolChoice | None) -> str:
+    """A choice in words, for messages: ``'none'``, ``tool 'search'``, ``allowed [...]``."""
+    if choice is None:
+        return "no tool_choice (the provider's default)"
     if choice.mode == "tool":
-        return repr(choice.name)
+        return f"tool {choice.name!r}"
     if choice.allowed is not None:
-        return f"allowed {list(choice.allowed)!r} ({choice.mode})"
+        return f"allowed {list(choice.allowed)} ({choice.mode})"
     return repr(choice.mode)
 
 

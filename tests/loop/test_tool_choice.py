@@ -138,7 +138,7 @@ def test_a_schedule_naming_an_unoffered_tool_fails_the_run_naming_the_tool() -> 
     with pytest.raises(StrategyError) as info:
         run(model, "q", tools=TOOLS, strategies=[ToolChoiceSchedule(["get_time"])])
     message = str(info.value)
-    assert "strategy 'tool_choice_schedule' chose tool_choice 'get_time'" in message
+    assert "strategy 'tool_choice_schedule' chose tool_choice tool 'get_time'" in message
     assert "not offered (offered: 'get_weather', 'get_forecast')" in message
     assert info.value.trace is not None and model.requests == []  # nothing was sent
 

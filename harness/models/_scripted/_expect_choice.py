@@ -8,19 +8,9 @@ from typing import Any
 
 from harness._errors import ScriptError, UsageError
 from harness.formats import ToolChoice
+from harness.loop._tool_choice import show_choice
 
-__all__ = ["ExpectToolChoice", "expect_tool_choice", "show_choice", "tool_choice_from_data"]
-
-
-def show_choice(choice: ToolChoice | None) -> str:
-    """A choice in words, for messages: ``'none'``, ``tool 'search'``, ``allowed [...]``."""
-    if choice is None:
-        return "no tool_choice (the provider's default)"
-    if choice.mode == "tool":
-        return f"tool {choice.name!r}"
-    if choice.allowed is not None:
-        return f"allowed {list(choice.allowed)} ({choice.mode})"
-    return repr(choice.mode)
+__all__ = ["ExpectToolChoice", "expect_tool_choice", "tool_choice_from_data"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
