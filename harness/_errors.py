@@ -100,13 +100,20 @@ class HarnessError(Exception):
     """The run's trace up to the error (a ``harness.loop.Trace``), when raised from a run."""
     messages: Sequence[Any] | None = None
     """The message history up to the error, when raised from a run."""
+    state: dict[str, Any] | None = None
+    """The run's shared state (blackboard) when the error ended it, as ``RunResult.state``
+    is for a finished run (the agent's world, when the run was given one)."""
 
-    def attach_run(self, trace: Any, messages: Sequence[Any]) -> None:
-        """Record the run state so callers can inspect what happened before the error."""
+    def attach_run(
+        self, trace: Any, messages: Sequence[Any], state: dict[str, Any] | None = None
+    ) -> None:
+        """Record the run so callers can inspect what happened before the error."""
         if self.trace is None:
             self.trace = trace
         if self.messages is None:
             self.messages = list(messages)
+        if self.state is None:
+            self.state = state
 
 
 class UsageError(HarnessError):
@@ -268,11 +275,14 @@ class LoopSignal(HarnessError):
     signal crosses any depth of nested agents.
     """
 
-    def attach_run(self, trace: Any, messages: Sequence[Any]) -> None:
+    def attach_run(
+        self, trace: Any, messages: Sequence[Any], state: dict[str, Any] | None = None
+    ) -> None:
         """Record the run the signal ends; a signal crossing nested agents ends up with the
         outermost run's trace (the nested run's is in that trace's ``children``)."""
         self.trace = trace
         self.messages = list(messages)
+        self.state = state
 
 
 class RestartRequired(LoopSignal):

@@ -5,7 +5,8 @@ its name by keyword): a value that must be one of a ``Literal`` alias's strings 
 a list of names (``check_choice``, ``check_choices``), an int that must not be a bool
 (``check_int``, ``is_int``), how a long list of names is shortened in a message
 (``format_names``), the "did you mean" hint (``close_matches``, ``did_you_mean``) and a
-duration in seconds that every wait can take (``seconds_problem``).
+duration in seconds that every wait can take (``seconds_problem``) and an output folder
+that must not be an existing file (``check_output``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, NoReturn, TypeGuard, TypeVar, get_args
 
 from harness._errors import UsageError
@@ -23,6 +25,7 @@ __all__ = [
     "check_choice",
     "check_choices",
     "check_int",
+    "check_output",
     "choice_problem",
     "choices_of",
     "close_matches",
@@ -219,3 +222,17 @@ def check_int(
         raise error(problem)
     assert isinstance(value, int)
     return value
+
+
+def check_output(output: str | Path | None, *, name: str = "--output") -> str | None:
+    """The output folder as text (``None`` stays ``None``); a path naming an existing
+    file is a ``UsageError`` (counterexamples go in a folder, created when needed)."""
+    if output is None:
+        return None
+    folder = Path(output)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(
+            f"{name} {str(folder)!r} is an existing file; counterexamples go in a folder: "
+            "name a folder (it is created when needed)"
+        )
+    return str(folder)

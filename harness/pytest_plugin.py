@@ -84,6 +84,35 @@ def pytest_configure(config: pytest.Config) -> None:
     for opt in _opts.OPTIONS:
         if not opt.is_flag:
             _opts.cli_or_ini(config, opt)  # a bad ini value fails the session at once
+    if _opts.cli_or_ini(config, _opts.COVERAGE):
+        from harness.loop import capture_run
+
+        block = capture_run()  # session-wide: every run any test makes
+        config.stash[_COVERAGE] = (block, block.__enter__())
+
+
+_COVERAGE = pytest.StashKey[Any]()
+"""The session's ``capture_run`` block and its capture (``--harness-coverage``)."""
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    opened = config.stash.get(_COVERAGE, None)
+    if opened is not None:
+        opened[0].__exit__(None, None, None)
+
+
+def _coverage_report(config: pytest.Config) -> str | None:
+    """The injection coverage of the session's runs (``None`` when not asked for)."""
+    opened = config.stash.get(_COVERAGE, None)
+    if opened is None:
+        return None
+    from harness.scenarios import InjectionCoverage
+
+    coverage = InjectionCoverage()
+    for captured in opened[1].all_runs:
+        coverage.declare(captured.tools, captured.strategies)
+        coverage.add_run(captured.trace)
+    return coverage.format()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -229,6 +258,11 @@ def pytest_runtest_makereport_refusal(item: pytest.Item, call: pytest.CallInfo[N
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    coverage = _coverage_report(config)
+    if coverage is not None:
+        terminalreporter.write_sep("=", "harness injection coverage")
+        for line in coverage.splitlines():
+            terminalreporter.write_line(line)
     reports = [
         r for key in ("failed", "error", "passed") for r in terminalreporter.stats.get(key, [])
     ]

@@ -112,9 +112,9 @@ def _syrupy() -> object:
 
 
 def _ray() -> object:
-    from harness.fuzz._campaign import _import_ray
+    from harness.fuzz._ray import import_ray
 
-    return _import_ray()
+    return import_ray()
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 __all__ = [
     "CASSETTE_MARKER_ARGS",
+    "COVERAGE",
     "FILTER_INIS",
     "FILTER_KEYS",
     "MARKERS",
@@ -127,6 +128,15 @@ HTML = Option(
     "self-contained HTML page at this path",
 )
 
+COVERAGE = Option(
+    dest="harness_coverage",
+    flag="--harness-coverage",
+    is_flag=True,
+    help="after the session, report injection coverage over every run the tests made: "
+    "declared tools never offered, offered but never called, called only with errors, "
+    "strategy states never reached (session-wide: command line or ini only)",
+)
+
 OPTIONS = (
     RECORD_MODE,
     CASSETTE_DIR,
@@ -136,6 +146,7 @@ OPTIONS = (
     UPDATE_SNAPSHOTS,
     DISABLE_RECORDING,
     HTML,
+    COVERAGE,
 )
 """Every option, in help order."""
 

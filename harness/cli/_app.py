@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
@@ -13,6 +12,7 @@ from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
 from harness.cli._help import HarnessGroup
+from harness.cli._paths import extend_import_path
 from harness.cli._report import json_report
 from harness.scenarios import (
     ScenarioOutcome,
@@ -113,16 +113,6 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
         console.print(f"  [yellow]result differs: {escape(note)}[/yellow]", soft_wrap=True)
 
 
-def _extend_import_path(folders: list[Path]) -> None:
-    """Make the project's own packages importable from scenario files, as ``python -m``
-    would: each folder goes to the **end** of ``sys.path`` (never shadowing an installed
-    module) when it is not there yet."""
-    for folder in folders:
-        entry = str(folder.resolve())
-        if entry not in sys.path:
-            sys.path.append(entry)
-
-
 @app.command("run")
 def run_command(
     paths: list[Path] = typer.Argument(  # noqa: B008
@@ -160,7 +150,7 @@ def run_command(
     for folder in import_paths or []:
         if not folder.is_dir():
             raise broken(f"--path {folder} is not a folder")
-    _extend_import_path([*(import_paths or []), Path.cwd()])
+    extend_import_path([*(import_paths or []), Path.cwd()])
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
@@ -12,9 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harness._errors import HarnessError
+from harness.cli._paths import extend_import_path
 
 if TYPE_CHECKING:
-    from harness.fuzz import CampaignReport
+    from harness.fuzz import AgentFuzzReport, CampaignReport
 
 __all__ = ["fuzz_command"]
 
@@ -41,7 +43,105 @@ def _summary(report: CampaignReport) -> Table:
     return table
 
 
+def _fail(console: Console, message: str) -> NoReturn:
+    console.print(f"[bold red]error:[/bold red] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _agent_summary(report: AgentFuzzReport) -> Table:
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("runs", f"{report.examples} in {report.seconds:.1f}s ({report.per_second:.0f}/s)")
+    if report.found_after is not None:
+        table.add_row(
+            "first failure",
+            f"after {report.found_after:.1f}s, run {report.examples_to_find}",
+        )
+    table.add_row("behaviours seen", str(report.behaviours))
+    table.add_row("seed", str(report.seed))
+    return table
+
+
+def _fuzz_agent_command(
+    console: Console,
+    *,
+    agent: str,
+    properties: list[str],
+    examples: int | None,
+    max_seconds: float | None,
+    seed: int | None,
+    profile: str | None,
+    max_turns: int | None,
+    output: Path,
+    workers: int,
+    ray: str | None,
+    as_json: bool,
+) -> None:
+    from harness.fuzz import fuzz_agent
+
+    if not as_json:
+        where = f"Ray ({ray})" if ray else f"{workers} worker{'s' if workers != 1 else ''}"
+        console.print(f"fuzzing agent {escape(agent)} on {where}", soft_wrap=True)
+    try:
+        report = fuzz_agent(
+            agent,
+            properties,
+            max_examples=examples,
+            max_seconds=max_seconds,
+            seed=seed,
+            output=output,
+            profile=profile,
+            max_turns=12 if max_turns is None else max_turns,
+            workers=workers,
+            ray=ray,
+        )
+    except HarnessError as exc:
+        _fail(console, str(exc))
+    except SystemExit as exc:  # the agent's code tried to end the process
+        _fail(console, f"the agent's code raised SystemExit({exc.code!r}) during the campaign")
+    if as_json:
+        typer.echo(json.dumps(report.to_json()))
+    else:
+        console.print(_agent_summary(report))
+        console.print(escape(report.coverage.format()), soft_wrap=True)
+        console.print(escape(report.explain()), soft_wrap=True)
+    if report.interrupted:
+        raise typer.Exit(130)
+    if report.found:
+        raise typer.Exit(1)
+
+
 def fuzz_command(
+    agent: str | None = typer.Option(
+        None,
+        "--agent",
+        "-a",
+        help="Fuzz your own agent: MODULE:FACTORY, a function returning the keyword "
+        "arguments of harness.run without the model (prompt, tools, strategies, ...).",
+    ),
+    properties: list[str] = typer.Option(  # noqa: B008
+        None,
+        "--property",
+        "-p",
+        help="With --agent: MODULE:FN, a property (run) -> None raising AssertionError "
+        "(repeatable; the built-in invariants always run).",
+    ),
+    max_seconds: float | None = typer.Option(
+        None, "--max-seconds", help="With --agent: the time budget (default: the profile's)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="With --agent: print only a JSON object (found, property, message, examples, "
+        "seconds, steps, counterexample).",
+    ),
+    import_paths: list[Path] = typer.Option(  # noqa: B008
+        None,
+        "--path",
+        help="A folder to import agents, properties and strategies from (repeatable; the "
+        "current folder is always searched).",
+    ),
     universe: str = typer.Option(
         "mixed",
         "--universe",
@@ -53,9 +153,17 @@ def fuzz_command(
         None, "--strategy", "-s", help="Strategy under test: a registered name or module:factory."
     ),
     examples: int | None = typer.Option(
-        None, "--examples", "-n", help="Scenarios to generate (default: the profile's)."
+        None,
+        "--max-examples",
+        "--examples",
+        "-n",
+        help="Runs to make at most (default: the profile's).",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed (worker i uses seed + i)."),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed (default: 0; with --agent the profile's: random under dev, 0 under ci).",
+    ),
     profile: str | None = typer.Option(
         None,
         "--profile",
@@ -65,7 +173,9 @@ def fuzz_command(
     max_tools: int = typer.Option(20, "--max-tools", help="Tools per universe, at most."),
     max_depth: int = typer.Option(2, "--max-depth", help="Nesting depth, at most."),
     max_fan_out: int = typer.Option(3, "--max-fan-out", help="Objects per provider search."),
-    max_turns: int = typer.Option(20, "--max-turns", help="Model decisions per scenario."),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", help="Model turns per run (default: 20, with --agent 12)."
+    ),
     max_iterations: int = typer.Option(20, "--max-iterations", help="The loop's limit."),
     faults: str | None = typer.Option(
         None,
@@ -81,31 +191,70 @@ def fuzz_command(
     ),
     no_database: bool = typer.Option(False, "--no-database", help="Keep no example database."),
     output: Path = typer.Option(  # noqa: B008
-        Path("fuzz-counterexamples"), "--output", "-o", help="Where counterexamples are written."
+        Path("fuzz-counterexamples"),
+        "--output",
+        "-o",
+        help="The folder counterexamples are written to (created when needed).",
     ),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes on this machine."),
     ray: str | None = typer.Option(
         None, "--ray", help="Run on Ray: 'local' or a cluster address (needs the ray extra)."
     ),
 ) -> None:
-    """Fuzz injection strategies with generated tool universes, model behaviour and faults."""
-    console = Console(highlight=False)
+    """Fuzz your agent (--agent) or injection strategies in generated tool universes.
+
+    With --agent the fuzzer plays the model against the agent your factory makes
+    (fresh for every run) and checks your properties and the built-in invariants.
+    Without it, generated universes run with the strategy under test (--strategy; none:
+    the universe's own strategies only) under the dev profile unless told otherwise.
+    Exit status: 0 nothing failed, 1 a failure (its counterexample is written to
+    --output, and harness run FILE replays it), 2 bad usage, 130 interrupted.
+    """
+    console = Console(highlight=False, stderr=as_json)
     try:  # hypothesis comes with the fuzz extra: only this command needs it
         from harness.fuzz import FAULTS, CampaignConfig, run_campaign
     except ImportError as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
+    for folder in import_paths or []:
+        if not folder.is_dir():
+            _fail(console, f"--path {folder} is not a folder")
+    extend_import_path([*(import_paths or []), Path.cwd()])
+    if agent is not None:
+        if universe != "mixed" or strategy is not None or faults is not None:
+            _fail(
+                console,
+                "--universe, --strategy and --faults fuzz generated universes; with --agent "
+                "the agent's own tools and strategies are fuzzed: leave them out",
+            )
+        _fuzz_agent_command(
+            console,
+            agent=agent,
+            properties=properties or [],
+            examples=examples,
+            max_seconds=max_seconds,
+            seed=seed,
+            profile=profile,
+            max_turns=max_turns,
+            output=output,
+            workers=workers,
+            ray=ray,
+            as_json=as_json,
+        )
+        return
+    if properties or max_seconds is not None or as_json:
+        _fail(console, "--property, --max-seconds and --json go with --agent MODULE:FACTORY")
     chosen = FAULTS if faults is None else tuple(f.strip() for f in faults.split(",") if f.strip())
     config = CampaignConfig(
         kind=universe,
         strategy=strategy,
         examples=examples,
-        seed=seed,
+        seed=seed or 0,
         profile=profile,
         max_tools=max_tools,
         max_depth=max_depth,
         max_fan_out=max_fan_out,
-        max_turns=max_turns,
+        max_turns=20 if max_turns is None else max_turns,
         max_iterations=max_iterations,
         faults=chosen,
         database=None if no_database else str(database),
@@ -116,12 +265,11 @@ def fuzz_command(
     try:
         config.validate()
     except HarnessError as exc:
-        console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(2) from None
+        _fail(console, str(exc))
     where = f"Ray ({ray})" if ray else f"{workers} worker{'s' if workers != 1 else ''}"
     console.print(
         f"fuzzing universe={universe} strategy={strategy or '(universe only)'} "
-        f"profile={config.profile_name()} seed={seed} on {where}",
+        f"profile={config.profile_name()} seed={config.seed} on {where}",
         soft_wrap=True,
     )
     with Progress(
@@ -137,8 +285,7 @@ def fuzz_command(
         try:
             report = run_campaign(config, progress=lambda n: progress.advance(task, n))
         except HarnessError as exc:
-            console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
+            _fail(console, str(exc))
     console.print(_summary(report))
     for path, failure in zip(report.counterexamples, report.failures, strict=False):
         console.print(f"[bold red]FAIL[/bold red] {escape(failure)}", soft_wrap=True)

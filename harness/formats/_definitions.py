@@ -131,7 +131,7 @@ class ToolChoice:
     """Which tools the model may or must call on a request, in no provider's shape.
 
     Build it with the class methods: ``ToolChoice.auto()``, ``.none()``,
-    ``.required()``, ``.tool("name")``, ``.allowed(["a", "b"], mode="required")``; or
+    ``.required()``, ``.tool("name")``, ``.allowed_tools(["a", "b"], mode="required")``; or
     from the loop's settings with ``ToolChoice.of("required")``.
     """
 

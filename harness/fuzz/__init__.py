@@ -1,9 +1,15 @@
-"""Fuzzing injection strategies: generators, decision models, runs, campaigns.
+"""Fuzzing: your own agent (``fuzz_agent``), and injection strategies in generated universes.
 
-Hypothesis strategies generate tool universes, model decisions (by index into the
-offered tools) and faults; each generated scenario runs through the ordinary loop
-and is checked with ``harness.scenarios.check_invariants``; a failure is shrunk and
-written as a scenario file that ``harness run`` replays.
+``fuzz_agent(factory, properties)`` plays the model against the agent a factory makes
+(fresh per example): arguments copied from what the run showed or drawn from the
+schemas, guided toward new behaviour; the first failure is shrunk and written as a
+scenario file that ``harness run`` replays on a fresh agent. ``agent_runs(factory)``
+is the same as a hypothesis strategy, for your own ``@given`` tests.
+
+Hypothesis strategies also generate tool universes, model decisions (by index into
+the offered tools) and faults (``run_campaign``, ``harness fuzz --universe``): each
+generated scenario runs through the ordinary loop and is checked with
+``harness.scenarios.check_invariants``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ _require("hypothesis", "harness.fuzz (fuzzing)")
 _require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
+    from harness.fuzz._agent_campaign import (
+        AGENT_PROFILES as AGENT_PROFILES,
+        Guidance as Guidance,
+        fuzz_agent as fuzz_agent,
+    )
+    from harness.fuzz._agent_report import AgentFuzzReport as AgentFuzzReport
     from harness.fuzz._campaign import (
         DATABASE_ENV as DATABASE_ENV,
         PROFILE_ENV as PROFILE_ENV,
@@ -54,8 +66,14 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         tool_specs as tool_specs,
         tool_universes as tool_universes,
     )
+    from harness.fuzz._judge import Finding as Finding, no_timeouts as no_timeouts
     from harness.fuzz._machine import (
         loop_core_machine as loop_core_machine,
+    )
+    from harness.fuzz._runs import (
+        FUZZ_DEFAULTS as FUZZ_DEFAULTS,
+        FuzzedRun as FuzzedRun,
+        agent_runs as agent_runs,
     )
     from harness.fuzz._scenario import (
         FuzzScenario as FuzzScenario,
@@ -78,7 +96,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         universe_strategies as universe_strategies,
         universe_tools as universe_tools,
     )
-
+    from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
 
 __getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
 """Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""

@@ -16,7 +16,6 @@ import gc
 import multiprocessing
 import os
 import socket
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,8 +29,7 @@ from hypothesis.database import (
 )
 
 from harness._errors import HarnessError, UsageError
-from harness._extras import require
-from harness._validation import check_choice, check_choices, check_int
+from harness._validation import check_choice, check_choices, check_int, check_output
 from harness.fuzz._execute import (
     FuzzOutcome,
     StrategyFactory,
@@ -41,6 +39,7 @@ from harness.fuzz._execute import (
     write_counterexample,
 )
 from harness.fuzz._generators import fuzz_scenarios
+from harness.fuzz._ray import connect_ray
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
 from harness.injection import InjectionStrategy
@@ -182,16 +181,40 @@ class CampaignConfig:
         check_int(self.workers, name="workers", minimum=1)
         if self.ray is not None and not self.ray.strip():
             raise UsageError("ray must be 'local' or a cluster address, got an empty string")
+        check_output(self.output)
         if self.strategy is not None:
-            factory = load_strategy(self.strategy)
-            try:
-                factory()
-            except HarnessError:
-                raise
-            except Exception as exc:
-                raise UsageError(
-                    f"strategy {self.strategy!r} raised {type(exc).__name__} when built: {exc}"
-                ) from exc
+            check_strategies(load_strategy(self.strategy), self.strategy)
+
+
+def check_strategies(factory: Any, name: str = "strategies") -> list[InjectionStrategy]:
+    """Build ``factory`` once: a list of fresh strategies, else a ``UsageError`` saying
+    what it raised or returned (``SystemExit`` included: a factory must not end the
+    process, and a campaign must never end in silence with status 0)."""
+    if not callable(factory):
+        raise UsageError(
+            f"{name} must be a factory (a function with no arguments returning strategies), "
+            f"got {factory!r}"
+        )
+    try:
+        made = factory()
+    except HarnessError:
+        raise
+    except (Exception, SystemExit) as exc:
+        what = (
+            f"SystemExit({exc.code!r}) when built: a factory returns the strategies, it must "
+            "not end the process"
+            if isinstance(exc, SystemExit)
+            else f"{type(exc).__name__} when built: {exc}"
+        )
+        raise UsageError(f"strategy {name!r} raised {what}") from exc
+    items = list(made) if isinstance(made, (list, tuple)) else [made]
+    bad = [i for i in items if not isinstance(i, InjectionStrategy)]
+    if bad:
+        raise UsageError(
+            f"strategy {name!r} gave {bad!r}, not InjectionStrategy instances; return a list "
+            "of fresh strategies (e.g. [EntityDiscovery()])"
+        )
+    return items
 
 
 def load_strategy(name: str) -> StrategyFactory:
@@ -206,7 +229,7 @@ def load_strategy(name: str) -> StrategyFactory:
         registered = factory
         return lambda: [registered()]
     try:
-        target = resolve_import(name)
+        target = resolve_import(name, command="harness fuzz")
     except HarnessError as exc:
         raise UsageError(f"strategy {name!r}: {exc}") from None
 
@@ -311,6 +334,10 @@ class _Violated(AssertionError):
     """Raised inside the hypothesis test so that it shrinks the scenario."""
 
 
+class _Hung(BaseException):
+    """Ends the hypothesis run at once: shrinking a hang would wait out every replay."""
+
+
 def _database(location: str | None) -> ExampleDatabase | None:
     if location is None:
         return None
@@ -369,11 +396,15 @@ def _run_task(
             progress(1)
         if not outcome.ok:
             failing.append(outcome)
+            if any(v.invariant == "hang" for v in outcome.violations):
+                raise _Hung
             raise _Violated("; ".join(str(v) for v in outcome.violations))
 
     try:
         with _fewer_collections():
             campaign()
+    except _Hung:
+        pass  # written below as it was found
     except KeyboardInterrupt:
         report.interrupted = True
     except Exception:
@@ -450,6 +481,8 @@ def run_campaign(
             "a strategies= factory runs in this process only; with workers or Ray name the "
             "strategy by import path (config.strategy='module:factory')"
         )
+    if strategies is not None:
+        check_strategies(strategies, getattr(strategies, "__qualname__", "strategies"))
     started = time.perf_counter()
     if config.ray:
         report = _run_on_ray(config, progress)
@@ -498,34 +531,8 @@ def _collect_written(config: CampaignConfig, report: CampaignReport) -> None:
         )
 
 
-def _import_ray() -> Any:
-    try:
-        return require("ray", "--ray (campaigns on a Ray cluster)")
-    except ImportError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def _run_on_ray(config: CampaignConfig, progress: Callable[[int], None] | None) -> CampaignReport:
-    local = config.ray == "local"
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage reports over the network
-    if local:
-        # a single-node Ray on loopback only (read by Ray when it is first imported)
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    ray = _import_ray()
-    started_here = not ray.is_initialized()
-    if started_here:
-        if local:
-            ray.init(
-                num_cpus=config.workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-                _node_ip_address="127.0.0.1",
-                # tasks import the strategy under test as this process does
-                runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
-            )
-        else:
-            ray.init(address=config.ray, log_to_driver=False, configure_logging=False)
+    ray, started_here = connect_ray(str(config.ray), config.workers)
     report = CampaignReport(workers=config.workers, tasks=0)
     remote = ray.remote(_task_entry)
     pending = [remote.remote(config, seed, count) for seed, count in _chunks(config)]

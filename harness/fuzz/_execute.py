@@ -11,10 +11,12 @@ from typing import Any
 
 import yaml
 
-from harness._errors import HarnessError, VisibilityExpansionRequired
+from harness._errors import HarnessError, StrategyError, UsageError, VisibilityExpansionRequired
 from harness.fuzz._decisions import DecisionModel
+from harness.fuzz._runs import FUZZ_DEFAULTS
 from harness.fuzz._scenario import FuzzScenario
 from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
+from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.injection import InjectionStrategy, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
 from harness.messages import Message
@@ -84,10 +86,46 @@ class FuzzOutcome:
 
 
 def _options(universe: UniverseSpec, max_iterations: int) -> LoopOptions:
-    timeout = TIMEOUT if "timeout" in universe.faults() else None
+    # without the timeout fault the watchdog's limit: a tool the strategy under test
+    # injects that never returns is then a finding ("hang"), not a campaign that hangs
+    timeout = TIMEOUT if "timeout" in universe.faults() else WATCHDOG_SECONDS
     return LoopOptions(
-        max_iterations=max_iterations, tool_timeout=timeout, context={"api_key": SECRET}
+        max_iterations=max_iterations,
+        tool_timeout=timeout,
+        context={"api_key": SECRET},
+        # async calls a strategy under test starts are lost when the model answers, not
+        # waited for (up to 30 s a run): the campaign's speed does not depend on them
+        pending_completions=FUZZ_DEFAULTS["pending_completions"],
     )
+
+
+def _under_test(strategies: StrategyFactory | None) -> list[InjectionStrategy]:
+    """Fresh strategies under test; a factory that raises (or exits) is a ``UsageError``."""
+    if strategies is None:
+        return []
+    try:
+        made = strategies()
+    except HarnessError:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise UsageError(
+            f"the strategy factory raised {type(exc).__name__}: {exc} while the campaign ran"
+        ) from exc
+    items: list[Any] = list(made) if isinstance(made, (list, tuple)) else [made]
+    bad = [i for i in items if not isinstance(i, InjectionStrategy)]
+    if bad:
+        raise UsageError(f"the strategy factory gave {bad!r}, not InjectionStrategy instances")
+    return items
+
+
+def _chain(
+    universe: list[InjectionStrategy], tested: list[InjectionStrategy]
+) -> list[InjectionStrategy]:
+    """The universe's strategies, then those under test; one of a class the universe
+    brings too replaces the universe's (two would offer the same tools twice and end the
+    run with ``DuplicateToolName``, which is no bug of either)."""
+    kinds = {type(s) for s in tested}
+    return [*(s for s in universe if type(s) not in kinds), *tested]
 
 
 def _drive(
@@ -96,7 +134,7 @@ def _drive(
     strategies: StrategyFactory | None,
 ) -> tuple[RunResult | None, BaseException | None, Trace | None, list[Message]]:
     built = build_universe(scenario.universe)
-    chosen = [*built.strategies, *(strategies() if strategies is not None else ())]
+    chosen = _chain(list(built.strategies), _under_test(strategies))
     runner = run_with_sections if built.sections else run
     try:
         result = runner(
@@ -146,7 +184,35 @@ def run_fuzz_scenario(
         secrets=[SECRET],
         definitions=model.definitions,
     )
+    outcome.violations += _crash_and_hang(scenario, error, trace)
     return outcome
+
+
+def _crash_and_hang(
+    scenario: FuzzScenario, error: BaseException | None, trace: Trace
+) -> list[Violation]:
+    """A strategy that crashed (``StrategyError``) and a call the watchdog stopped are
+    violations too: a campaign must not call either a pass."""
+    found = []
+    if isinstance(error, StrategyError):
+        cause = error.__cause__
+        shown = cause is None or str(cause) in str(error)
+        detail = "" if shown else f" ({type(cause).__name__}: {cause})"
+        found.append(
+            Violation(invariant="crash", message=f"an injection strategy crashed: {error}{detail}")
+        )
+    if "timeout" not in scenario.universe.faults():
+        for iteration in trace.iterations:
+            for call in iteration.calls:
+                if call.error_kind == "timeout":
+                    found.append(
+                        Violation(
+                            invariant="hang",
+                            message=f"(iteration {iteration.index}) tool {call.name!r} did not "
+                            f"return within {WATCHDOG_SECONDS:g}s (the fuzzer's watchdog)",
+                        )
+                    )
+    return found
 
 
 def check_determinism(
@@ -255,20 +321,30 @@ def counterexample_data(
             {"harness.fuzz:universe_strategies": {"universe": universe}},
             *strategy_entries,
         ],
-        "options": {"max_iterations": scenario.max_iterations}
+        "options": {
+            "max_iterations": scenario.max_iterations,
+            "pending_completions": options.pending_completions,
+        }
         | ({"tool_timeout": options.tool_timeout} if options.tool_timeout else {}),
         "context": {"api_key": SECRET},
         "model": {"steps": outcome.steps, "lenient": True}
         | ({"factory": "harness.fuzz:static_tools_model"} if scenario.static_tools else {}),
-        "expect": {"invariants": True}
-        | (
-            {"error": type(outcome.error).__name__}
-            if isinstance(outcome.error, HarnessError)
-            else {}
-        ),
+        "expect": _expect(outcome),
         "tags": ["fuzz"],
     }
     return data
+
+
+def _expect(outcome: FuzzOutcome) -> dict[str, Any]:
+    """What the replay checks: the invariants; the run's error when it is a typed ending
+    (a crashed strategy is not: the replay fails on it); no timeout after a hang."""
+    expect: dict[str, Any] = {"invariants": True}
+    error = outcome.error
+    if isinstance(error, HarnessError) and not isinstance(error, StrategyError):
+        expect["error"] = type(error).__name__
+    if any(v.invariant == "hang" for v in outcome.violations):
+        expect["properties"] = ["harness.fuzz:no_timeouts"]
+    return expect
 
 
 class _NoAliases(yaml.SafeDumper):

@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from harness._errors import UsageError
 from harness.loop._model import Model
@@ -44,6 +45,10 @@ class CapturedRun:
     depth: int
     """0 for a run started directly inside the capture; 1 and more for runs nested in
     a tool of another run (agentic tools, subagents)."""
+    tools: tuple[Any, ...] = ()
+    """The tools the run started with (``Tool`` objects), for injection coverage."""
+    strategies: tuple[Any, ...] = ()
+    """The run's injection strategies, in chain order, for injection coverage."""
 
 
 class RunCapture:
@@ -158,11 +163,15 @@ def resolve_model(model: Model) -> Model:
 
 @contextlib.contextmanager
 def observed_run(
-    messages: Callable[[], list[Message]], trace: Callable[[], Trace]
+    messages: Callable[[], list[Message]],
+    trace: Callable[[], Trace],
+    parts: tuple[tuple[Any, ...], tuple[Any, ...]] = ((), ()),
 ) -> Iterator[Callable[[RunResult], None]]:
     """Bracket one run for the active captures: yields the function that reports success;
-    an exception leaving the block is reported as the run's end (and re-raised)."""
+    an exception leaving the block is reported as the run's end (and re-raised).
+    ``parts`` are the run's starting tools and its strategies."""
     captures = _captures.get()
+    tools, strategies = parts
     depth = _run_depth.get()
     token = _run_depth.set(depth + 1)
     reported = False
@@ -178,6 +187,8 @@ def observed_run(
                     result=result,
                     error=None,
                     depth=depth - capture.base_depth,
+                    tools=tools,
+                    strategies=strategies,
                 )
             )
 
@@ -193,6 +204,8 @@ def observed_run(
                         result=None,
                         error=exc,
                         depth=depth - capture.base_depth,
+                        tools=tools,
+                        strategies=strategies,
                     )
                 )
         raise

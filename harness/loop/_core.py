@@ -394,7 +394,7 @@ class LoopCore:
         if self.completions.active:
             self._ledger.fail(self.iteration)
         self._record.close()
-        _attach_run(exc, self.trace, self.messages)
+        _attach_run(exc, self.trace, self.messages, self.state)
 
     # -- events, strategies and changes -----------------------------------------------
 
@@ -562,14 +562,17 @@ class LoopCore:
         self._user.send(self.iteration, call_id, name, text)
 
 
-def _attach_run(exc: BaseException, trace: Any, messages: Sequence[Message]) -> None:
-    """Attach the run's trace and history to the error that ended it."""
+def _attach_run(
+    exc: BaseException, trace: Any, messages: Sequence[Message], state: dict[str, Any]
+) -> None:
+    """Attach the run's trace, history and shared state to the error that ended it."""
     if isinstance(exc, HarnessError):
-        exc.attach_run(trace, messages)
+        exc.attach_run(trace, messages, state)
         return
     try:
         exc.harness_trace = trace  # type: ignore[attr-defined]
         exc.harness_messages = list(messages)  # type: ignore[attr-defined]
+        exc.harness_state = state  # type: ignore[attr-defined]
     except AttributeError:
         # An exception refusing attribute assignment (a frozen dataclass
         # exception, a custom __setattr__): the run still fails with it.

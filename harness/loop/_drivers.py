@@ -20,7 +20,15 @@ from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyC
 from harness.messages import Message, SystemMessage, UserMessage
 from harness.tools import Tool, Toolset
 
-__all__ = ["adrive", "arun", "build_core", "default_strategy", "drive", "ending", "run"]
+__all__ = [
+    "adrive",
+    "arun",
+    "build_core",
+    "default_strategy",
+    "drive",
+    "observed",
+    "run",
+]
 
 Prompt = str | Sequence[Message]
 Tools = Toolset | Iterable[Tool | Callable[..., Any]]
@@ -39,6 +47,13 @@ def _initial_messages(prompt: Prompt | None, system: str | None) -> list[Message
     if not messages:
         raise UsageError("the prompt is empty: pass a text or a non-empty list of messages")
     return messages
+
+
+def _parts(core: LoopCore) -> tuple[tuple[Tool, ...], tuple[InjectionStrategy, ...]]:
+    """The tools a run starts with and its strategies (what ``capture_run`` keeps)."""
+    chain = core.strategy
+    strategies = chain.strategies if isinstance(chain, StrategyChain) else (chain,)
+    return tuple(core.toolset), strategies
 
 
 def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> InjectionStrategy:
@@ -86,7 +101,7 @@ def build_core(
 
 
 @contextlib.contextmanager
-def ending(core: LoopCore, model: Model) -> Iterator[None]:
+def _ending(core: LoopCore, model: Model) -> Iterator[None]:
     """On any error: attach the trace to it and tell the model the run ended unfinished."""
     try:
         yield
@@ -95,6 +110,17 @@ def ending(core: LoopCore, model: Model) -> Iterator[None]:
         if not core.finished:  # end_run(completed=True) itself may be what raised
             model.end_run(completed=False)
         raise
+
+
+@contextlib.contextmanager
+def observed(core: LoopCore, model: Model) -> Iterator[Callable[[RunResult], None]]:
+    """A run (or a session's turn) as the active captures see it, its errors carrying the
+    trace (``_ending``): yields the function that reports its result."""
+    with (
+        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
+        _ending(core, model),
+    ):
+        yield finished
 
 
 @contextlib.contextmanager
@@ -147,10 +173,7 @@ def run(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with (
-        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
-        ending(core, model),
-    ):
+    with observed(core, model) as finished:
         result = drive(core, model)
         model.end_run(completed=True)
         finished(result)
@@ -200,10 +223,7 @@ async def arun(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with (
-        observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
-        ending(core, model),
-    ):
+    with observed(core, model) as finished:
         result = await adrive(core, model)
         model.end_run(completed=True)
         finished(result)

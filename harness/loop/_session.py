@@ -26,9 +26,9 @@ from types import TracebackType
 from typing import Any
 
 from harness._errors import HarnessError, UsageError
-from harness.loop._capture import observed_run, resolve_model
+from harness.loop._capture import resolve_model
 from harness.loop._core import LoopCore
-from harness.loop._drivers import Prompt, Tools, adrive, build_core, drive, ending
+from harness.loop._drivers import Prompt, Tools, adrive, build_core, drive, observed
 from harness.loop._events import Observer
 from harness.loop._model import Model, Usage
 from harness.loop._options import LoopOptions
@@ -178,11 +178,7 @@ class Session:
 
     @contextlib.contextmanager
     def _turn(self) -> Iterator[Any]:
-        core = self._core
-        with (
-            observed_run(lambda: list(core.messages), lambda: core.trace) as finished,
-            ending(core, self.model),
-        ):
+        with observed(self._core, self.model) as finished:
             yield finished
 
     def send(self, prompt: Prompt) -> RunResult:

@@ -1,6 +1,8 @@
-"""Scenario files: loading, running, the compact injection timeline, and comparisons
-(one task, several injection designs, what each costs: ``run_comparison``)."""
+"""Scenario files: loading, running, the compact injection timeline, agent factories,
+properties of whole runs, injection coverage, and comparisons (one task, several
+injection designs, what each costs: ``run_comparison``)."""
 
+from harness.scenarios._agent import AGENT_KEYS, Agent, AgentFactory, build_agent, run_agent
 from harness.scenarios._compare import (
     ComparisonResult,
     ComparisonSpec,
@@ -9,6 +11,7 @@ from harness.scenarios._compare import (
     load_comparison,
     run_comparison,
 )
+from harness.scenarios._coverage import InjectionCoverage, name_pattern
 from harness.scenarios._invariants import (
     INVARIANTS,
     Violation,
@@ -23,6 +26,7 @@ from harness.scenarios._loader import (
     register_strategy,
     resolve_import,
 )
+from harness.scenarios._properties import AgentRun, Property, PropertyFailure, check_properties
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
 from harness.scenarios._spec import (
     CompletionExpect,
@@ -40,14 +44,21 @@ from harness.scenarios._timeline import (
 )
 
 __all__ = [
+    "AGENT_KEYS",
     "INVARIANTS",
     "STRATEGIES",
+    "Agent",
+    "AgentFactory",
+    "AgentRun",
     "ComparisonResult",
     "ComparisonSpec",
     "CompletionExpect",
     "Divergence",
     "ExpectSpec",
+    "InjectionCoverage",
     "ModelSpec",
+    "Property",
+    "PropertyFailure",
     "Scenario",
     "ScenarioOutcome",
     "ScenarioSpec",
@@ -55,7 +66,9 @@ __all__ = [
     "TimelineStep",
     "VariantResult",
     "Violation",
+    "build_agent",
     "check_invariants",
+    "check_properties",
     "check_timeline",
     "discover_scenarios",
     "format_timeline",
@@ -63,8 +76,10 @@ __all__ = [
     "is_comparison",
     "load_comparison",
     "load_scenario",
+    "name_pattern",
     "register_strategy",
     "resolve_import",
+    "run_agent",
     "run_comparison",
     "run_scenario",
     "timeline_rows",

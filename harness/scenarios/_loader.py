@@ -18,7 +18,9 @@ from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.loop._options import options_from
 from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
+from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
+from harness.scenarios._properties import Property
 from harness.scenarios._safe_yaml import read_yaml
 from harness.scenarios._session_files import check_sessions
 from harness.scenarios._spec import ScenarioSpec
@@ -47,12 +49,15 @@ def register_strategy(name: str, factory: Callable[..., InjectionStrategy]) -> N
     STRATEGIES[name] = factory
 
 
-def resolve_import(path: str, *, where: str = "", root: Path | None = None) -> Any:
+def resolve_import(
+    path: str, *, where: str = "", root: Path | None = None, command: str = "harness run"
+) -> Any:
     """Import ``module:attr`` (``module:attr()`` calls it with no arguments).
 
     ``root`` (a scenario's project folder) is appended to ``sys.path`` first when it is
     not there yet. Anything the import or the call raises, ``SystemExit`` included,
-    becomes a ``ScenarioError``.
+    becomes a ``ScenarioError``; an unimportable module's message names ``command
+    --path FOLDER`` (the command the user ran).
     """
     call = path.endswith("()")
     target = path[:-2] if call else path
@@ -67,7 +72,7 @@ def resolve_import(path: str, *, where: str = "", root: Path | None = None) -> A
         raise ScenarioError(
             f"{where}cannot import module {module_name!r} for {path!r}: {exc}. "
             "Run from the folder that holds it (the project root), name that folder with "
-            "'harness run --path FOLDER', or install the package."
+            f"'{command} --path FOLDER', or install the package."
         ) from None
     except (Exception, SystemExit) as exc:
         raise ScenarioError(
@@ -277,6 +282,26 @@ class Scenario:
         if self.spec.prompt is None:
             raise ScenarioError(f"{self._where()}give either prompt or messages")
         return self.spec.prompt
+
+    def build_agent(self) -> Agent | None:
+        """A fresh agent from the ``agent`` factory (``None`` without one)."""
+        if self.spec.agent is None:
+            return None
+        factory = resolve_import(self.spec.agent, where=self._where(), root=self.root)
+        try:
+            return build_agent(factory, name=self.spec.agent)
+        except UsageError as exc:
+            raise ScenarioError(f"{self._where()}{exc}") from None
+
+    def build_properties(self) -> list[Property]:
+        """The ``expect.properties`` functions."""
+        found: list[Property] = []
+        for path in self.spec.expect.properties:
+            prop = resolve_import(path, where=self._where(), root=self.root)
+            if not callable(prop):
+                raise ScenarioError(f"{self._where()}property {path!r} is not callable")
+            found.append(prop)
+        return found
 
 
 def project_root(path: Path) -> Path:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from harness._errors import HarnessError
+from harness._errors import HarnessError, ScenarioError, UsageError
 from harness.injection import SectionDisclosure, run_with_sections
-from harness.loop import RunResult, Trace, run
+from harness.loop import LoopOptions, Model, RunResult, Trace, run
+from harness.scenarios._agent import Agent
 from harness.scenarios._invariants import check_invariants, format_violations
 from harness.scenarios._loader import Scenario
+from harness.scenarios._mcp import McpParts
+from harness.scenarios._properties import AgentRun, check_properties
 from harness.scenarios._session_files import has_sessions
 from harness.scenarios._spec import CompletionExpect
 from harness.scenarios._timeline import (
@@ -56,6 +59,48 @@ def _error_name_matches(error: BaseException, name: str) -> bool:
     return any(cls.__name__ == name for cls in type(error).__mro__)
 
 
+def _run_options(scenario: Scenario, agent: Agent | None) -> LoopOptions:
+    """The file's options, laid over the agent factory's (when the file names one)."""
+    if agent is None:
+        return scenario.build_options()
+    spec = scenario.spec
+    extra: dict[str, Any] = dict(spec.options)
+    if spec.context:
+        extra["context"] = {**agent.options.context, **spec.context}
+    if spec.context_objects:
+        extra["context_objects"] = scenario.build_context_objects()
+    try:
+        return dataclasses.replace(agent.options, **extra)
+    except TypeError as exc:
+        raise ScenarioError(f"scenario {spec.name!r}: bad options {spec.options}: {exc}") from None
+
+
+def _launch(scenario: Scenario, model: Model, mcp: McpParts) -> RunResult:
+    spec = scenario.spec
+    agent = scenario.build_agent()
+    strategies = [
+        *(agent.strategies if agent else ()),
+        *mcp.strategies,
+        *scenario.build_strategies(),
+    ]
+    tools = [*(agent.tools if agent else ()), *scenario.build_tools(), *mcp.tools]
+    own_prompt = agent is None or spec.prompt is not None or spec.messages is not None
+    prompt = scenario.build_prompt() if own_prompt or agent is None else agent.prompt
+    system = spec.system if spec.system is not None or agent is None else agent.system
+    # sectioned prompts go through the outer loop that restarts for static-tool models
+    sections = any(isinstance(s, SectionDisclosure) for s in strategies)
+    return (run_with_sections if sections else run)(
+        model,
+        prompt,
+        tools=tools,
+        strategies=strategies,
+        system=system if isinstance(prompt, str) else None,
+        options=_run_options(scenario, agent),
+        observers=agent.observers if agent else (),
+        state=agent.state if agent else None,
+    )
+
+
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     """Run ``scenario`` with fresh tools, strategies and model; compare with ``expect``."""
     if has_sessions(scenario.spec):  # turns, sessions, continuation, tool_choice schedules
@@ -70,21 +115,15 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     mcp = None
     try:
         mcp = scenario.build_mcp()
-        strategies = [*mcp.strategies, *scenario.build_strategies()]
-        # sectioned prompts go through the outer loop that restarts for static-tool models
-        sections = any(isinstance(s, SectionDisclosure) for s in strategies)
-        result = (run_with_sections if sections else run)(
-            model,
-            scenario.build_prompt(),
-            tools=[*scenario.build_tools(), *mcp.tools],
-            strategies=strategies,
-            system=spec.system if spec.messages is None else None,
-            options=scenario.build_options(),
-        )
+        result = _launch(scenario, model, mcp)
         trace: Trace | None = result.trace
     except HarnessError as exc:
         error = exc
         trace = exc.trace if isinstance(exc.trace, Trace) else None
+    except Exception as exc:  # untyped: judged like any other ending (an invariant flags it)
+        error = exc
+        found = getattr(exc, "harness_trace", None)
+        trace = found if isinstance(found, Trace) else None
     finally:
         if mcp is not None:
             mcp.close()
@@ -129,16 +168,29 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             return outcome(problem)
     if expect.restarts is not None and trace is not None and trace.restarts != expect.restarts:
         return outcome(f"expected {expect.restarts} restarts, got {trace.restarts}")
+    if expect.properties:
+        run_view = AgentRun.from_result(result) if result is not None else None
+        if run_view is None and error is not None:
+            run_view = AgentRun.from_error(error)
+        if run_view is not None:
+            try:
+                failure = check_properties(run_view, scenario.build_properties())
+            except UsageError as exc:
+                return outcome(str(exc))
+            if failure is not None:
+                return outcome(f"property failed: {failure}")
     if expect.invariants and trace is not None:
+        agent = scenario.build_agent()
         messages = result.messages if result is not None else getattr(error, "messages", [])
         violations = check_invariants(
             trace,
             list(messages or []),
             error=error,
-            max_iterations=scenario.build_options().max_iterations,
+            max_iterations=_run_options(scenario, agent).max_iterations,
             secrets=[
                 *(str(v) for v in spec.context.values()),
                 *ContextObjects(scenario.build_context_objects()).secret_texts(),
+                *(agent.secret_values() if agent is not None else ()),
             ],
         )
         if violations:

@@ -142,8 +142,23 @@ def _where(spec: ScenarioSpec, where: str) -> str:
     return f"{where}: session {spec.name!r}: " if spec.name else f"{where}: "
 
 
+def _refuse_single_run_keys(spec: ScenarioSpec, here: str) -> None:
+    """Keys only single-run scenarios read yet: refused, not silently ignored."""
+    expects = [spec.expect, *(turn.expect for turn in spec.turns or ())]
+    given = ["agent"] if spec.agent else []
+    if any(expect.properties for expect in expects):
+        given.append("expect properties")
+    if given:
+        raise ScenarioError(
+            f"{here}{' and '.join(given)} {'is' if len(given) == 1 else 'are'} read by "
+            "single-run scenarios only, not yet with turns, sessions, continuation or "
+            "tool_choice: give tools and strategies, or split the file"
+        )
+
+
 def _check_one(spec: ScenarioSpec, where: str) -> None:
     here = _where(spec, where)
+    _refuse_single_run_keys(spec, here)
     continuation_from_data(spec.continuation, here)
     if spec.tool_choice is not None:
         schedule_from_data(spec.tool_choice, here)
@@ -187,6 +202,7 @@ def check_sessions(spec: ScenarioSpec, where: str) -> None:
         if has_sessions(spec):
             _check_one(spec, where)
         return
+    _refuse_single_run_keys(spec, f"{where}: ")
     sessions: Sequence[ScenarioSpec] = spec.sessions
     if not sessions:
         raise ScenarioError(f"{where}: sessions is empty; give at least one session")

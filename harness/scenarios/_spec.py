@@ -3,6 +3,7 @@
 ```yaml
 name: seed_average_spend
 description: What's John Smith's average spend?
+agent: mypackage.agents:make_agent        # optional: a factory of prompt, tools, strategies
 system: You are a CRM assistant.          # optional
 prompt: What's John Smith's average spend?
 tools: [fixtures.customers:search_customer]   # import paths; "mod:factory()" calls a factory,
@@ -13,6 +14,8 @@ context: {}                                   # run-level call context values
 context_objects: []                           # typed context objects (import paths/factories)
 model:
   steps: [{call: search_customer, args: {name: John Smith}}, ...]
+  # an argument may be a value seen earlier: {$from: call 1, path: "customers[0].id"}
+  # (see harness.models._scripted._refs); {call: "customer_*_get", rank: 2} picks the 2nd match
 expect:
   output: "..."                               # or output_contains
   timeline:
@@ -114,6 +117,9 @@ class ExpectSpec(BaseModel):
     requests: list[str] | None = None
     """Sessions files: the session that made each model request, in order (every recorded
     request of a converted cassette, interleaved conversations included)."""
+    properties: list[str] = Field(default_factory=list)
+    """Import paths of properties (``module:function``) called with the run (an
+    ``AgentRun``, finished or not); one raising ``AssertionError`` fails the scenario."""
     invariants: bool = False
     """Check the run's invariants (``harness.scenarios.check_invariants``): a sound history,
     explained toolset changes, valid names, limits, and no ``context`` value visible to the
@@ -171,6 +177,11 @@ class ScenarioSpec(BaseModel):
 
     name: str
     description: str = ""
+    agent: str | None = None
+    """Import path of an agent factory (``module:factory``): a function returning the
+    keyword arguments of ``harness.run`` without the model (prompt, tools, strategies,
+    system, loop options). It is called for each run; the file's own ``prompt``,
+    ``system`` and ``options`` win over the factory's, its tools and strategies are added."""
     system: str | None = None
     prompt: str | None = None
     messages: list[dict[str, Any]] | None = None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 
 from harness.loop import InjectionContext, InjectionStrategy, LoopCore, ToolsetChange
-from harness.tools import ToolResult
+from harness.tools import Tool, ToolResult
 
 
 class InjectsOfferedTool(InjectionStrategy):
@@ -60,3 +61,68 @@ class DropsSecondToolMessage(LoopCore):
         super().receive_results(results)
         if len(self.messages) - before >= 2:
             del self.messages[before + 1]
+
+
+class CrashesBeforeTurn(InjectionStrategy):
+    """Bug: ``before_turn`` raises once a tool has been called (a crashing strategy)."""
+
+    def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
+        if context.iteration > 1 and context.called:
+            raise RuntimeError("planted: the strategy's backend went away")
+        return None
+
+
+def crashing_before_turn() -> list[InjectionStrategy]:
+    """A strategy that crashes in ``before_turn`` after the first call."""
+    return [CrashesBeforeTurn()]
+
+
+class InjectsHangingTool(InjectionStrategy):
+    """Bug: after the first call, injects a tool that never returns."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if "wait_forever" in context.tools:
+            return None
+
+        def wait_forever(arguments: dict[str, object]) -> str:
+            threading.Event().wait()  # never set
+            return "unreachable"
+
+        schema = {"type": "object", "properties": {}, "additionalProperties": False}
+        tool = Tool.from_schema("wait_forever", "Waits.", schema, wait_forever)
+        return ToolsetChange(add=(tool,), reason="planted: a tool that never returns")
+
+
+def hanging_tool() -> list[InjectionStrategy]:
+    """A strategy injecting a tool that never returns."""
+    return [InjectsHangingTool()]
+
+
+def exits_zero() -> list[InjectionStrategy]:
+    """A strategy factory that ends the process, successfully."""
+    raise SystemExit(0)
+
+
+def not_strategies() -> int:
+    """A factory returning something that is not a strategy."""
+    return 5
+
+
+class InjectsAsyncTool(InjectionStrategy):
+    """Injects an async tool whose work never reports back (a slow background job)."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if "start_export" in context.tools:
+            return None
+
+        def start_export(arguments: dict[str, object]) -> ToolResult:
+            return ToolResult.started("export started")
+
+        schema = {"type": "object", "properties": {}, "additionalProperties": False}
+        tool = Tool.from_schema("start_export", "Start an export.", schema, start_export)
+        return ToolsetChange(add=(tool,), reason="planted: an async tool")
+
+
+def async_tool() -> list[InjectionStrategy]:
+    """A strategy injecting an async tool that never completes."""
+    return [InjectsAsyncTool()]

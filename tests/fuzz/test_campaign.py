@@ -117,7 +117,8 @@ def test_a_campaign_collects_garbage_less_often_and_restores_the_threshold(
     before = gc.get_threshold()
     config = CampaignConfig(kind="tools", examples=3, database=None, output=str(tmp_path))
     run_campaign(config, strategies=factory)
-    assert seen and min(seen) >= 10_000
+    # the first build is run_campaign checking the factory, before the campaign starts
+    assert len(seen) > 1 and min(seen[1:]) >= 10_000
     assert gc.get_threshold() == before
 
 

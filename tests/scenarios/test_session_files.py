@@ -84,6 +84,8 @@ def test_a_scenario_turn_without_steps_is_refused_at_load(tmp_path: Path) -> Non
         ({"tool_choice": "none"}, "tool_choice must be a non-empty list"),
         ({"tool_choice": [""]}, "ToolChoiceSchedule entry 1"),
         ({"during": {"session": "x", "tool": "t"}}, "during/after place a session"),
+        ({"agent": "fixtures.x:make"}, "agent is read by single-run scenarios only"),
+        ({"expect": {"properties": ["fixtures.x:p"]}}, "expect properties is read by single-run"),
     ],
 )
 def test_bad_session_files_are_refused_at_load(tmp_path: Path, change: dict, message: str) -> None:  # type: ignore[type-arg]

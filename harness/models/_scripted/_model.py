@@ -228,6 +228,13 @@ class ScriptedModel(Model):
     def _resolve(self, step: CallStep, names: tuple[str, ...]) -> str:
         __tracebackhide__ = True  # pytest shows the test's line, not this frame
         found = _matches(step.name, names, self._name_set)
+        if step.rank is not None and len(found) >= step.rank:
+            return found[step.rank - 1]
+        if step.rank is not None:
+            raise ScriptError(
+                f"{self._where()}: {step.name!r} matches {len(found)} offered tool(s), "
+                f"rank {step.rank} asked. Offered: {_show(names)}"
+            )
         if len(found) == 1:
             return found[0]
         if len(found) > 1:

@@ -61,10 +61,13 @@ class CallStep:
     """Token usage of the response (ignored inside ``calls(...)``: set it there)."""
     finish_reason: FinishReason | None = None
     """The response's finish reason; ``None`` means ``tool_calls``."""
+    rank: int | None = None
+    """When the glob matches several offered tools: call the ``rank``-th (1-based, in
+    offered order) instead of refusing the ambiguous glob."""
 
     def describe(self) -> str:
         """Short text for error messages."""
-        return f"call {self.name!r}"
+        return f"call {self.name!r}" + (f" #{self.rank}" if self.rank is not None else "")
 
     @functools.cached_property
     def arguments_json(self) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from harness._errors import ScriptError
 from harness._validation import is_int
 from harness.models._scripted._expect_choice import ExpectToolChoice, tool_choice_from_data
+from harness.models._scripted._refs import has_refs, resolve_refs
 from harness.models._scripted._steps import (
     CALL_FINISH_REASONS,
     TEXT_FINISH_REASONS,
@@ -41,7 +42,7 @@ _STEP_KEYS = (
     "raise",
 )
 _EXTRA_KEYS: dict[str, frozenset[str]] = {
-    "call": frozenset({"args", "arguments", "id", "usage", "finish_reason"}),
+    "call": frozenset({"args", "arguments", "id", "rank", "usage", "finish_reason"}),
     "calls": frozenset({"usage", "finish_reason"}),
     "reply": frozenset({"usage", "finish_reason"}),
     "output": frozenset({"usage", "finish_reason"}),
@@ -54,7 +55,9 @@ _EXTRA_KEYS: dict[str, frozenset[str]] = {
 
 
 def _call_from_data(data: Any, where: str, *, inner: bool = False) -> CallStep:
-    allowed = {"call", "args", "arguments", "id"} | (set() if inner else {"usage", "finish_reason"})
+    allowed = {"call", "args", "arguments", "id", "rank"} | (
+        set() if inner else {"usage", "finish_reason"}
+    )
     if not isinstance(data, Mapping) or "call" not in data:
         raise ScriptError(
             f"{where}: expected a mapping like {{call: name, args: {{...}}}}, got {data!r}"
@@ -69,9 +72,15 @@ def _call_from_data(data: Any, where: str, *, inner: bool = False) -> CallStep:
     args = data.get("args", data.get("arguments"))
     if args is not None and not isinstance(args, (Mapping, str)):
         raise ScriptError(f"{where}: args must be a mapping or a JSON string, got {args!r}")
+    rank = data.get("rank")
+    if rank is not None and not (is_int(rank) and rank >= 1):
+        raise ScriptError(f"{where}: rank must be an int >= 1, got {rank!r}")
+    if isinstance(args, Mapping) and has_refs(args):  # values from earlier results
+        args = resolve_refs(args, where)
     return CallStep(
         name=str(data["call"]),
         arguments=args,
+        rank=rank,
         id=data.get("id"),
         usage=parse_usage(data.get("usage"), f"{where}: usage"),
         finish_reason=parse_finish(data.get("finish_reason"), CALL_FINISH_REASONS, where),

@@ -1,0 +1,170 @@
+"""``fuzz_agent``: fuzz the user's own agent within a time and example budget.
+
+The entry point: it checks every argument (and the factory: it must build, and two of
+its agents must not share strategies or state) before anything runs, picks the
+profile's budget and seed, then runs the search (``_agent_search``) in this process
+or on workers and Ray (``_agent_parallel``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness._errors import UsageError
+from harness._validation import check_choice, check_output, is_int, is_number
+from harness.fuzz._agent_report import AgentFuzzReport
+from harness.fuzz._agent_search import (
+    Guidance,
+    SearchConfig,
+    load_agent_factory,
+    load_property,
+    search,
+)
+from harness.fuzz._watchdog import WATCHDOG_SECONDS
+from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
+from harness.scenarios._properties import Property
+
+__all__ = ["AGENT_PROFILES", "AgentBudget", "Guidance", "fuzz_agent"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class AgentBudget:
+    """The default budget of a profile."""
+
+    seconds: float
+    examples: int
+    seed: int | None
+    """A fixed seed (reproducible runs), or ``None`` for a random one (printed)."""
+
+
+AGENT_PROFILES: dict[str, AgentBudget] = {
+    "dev": AgentBudget(seconds=30.0, examples=5_000, seed=None),
+    "ci": AgentBudget(seconds=60.0, examples=3_000, seed=0),
+    "nightly": AgentBudget(seconds=600.0, examples=200_000, seed=None),
+}
+"""Budgets of ``fuzz_agent`` per profile (``$HARNESS_FUZZ_PROFILE``, default ``dev``):
+whichever of seconds and examples runs out first ends the search. ``ci`` is
+reproducible through a fixed seed, not through fewer examples: a derandomised run of
+60 examples misses bugs that random search finds in a hundred."""
+
+
+def _check_budget(max_examples: Any, max_seconds: Any) -> None:
+    if max_examples is not None and not (is_int(max_examples) and max_examples >= 1):
+        raise UsageError(f"max_examples must be an int >= 1, got {max_examples!r}")
+    if max_seconds is not None and not (
+        is_number(max_seconds) and max_seconds > 0 and math.isfinite(max_seconds)
+    ):
+        raise UsageError(f"max_seconds must be a number of seconds > 0, got {max_seconds!r}")
+
+
+def _profile_budget(profile: str | None) -> tuple[str, AgentBudget]:
+    from harness.fuzz._campaign import PROFILE_ENV
+
+    chosen = profile or os.environ.get(PROFILE_ENV) or "dev"
+    check_choice(chosen, tuple(AGENT_PROFILES), name=f"profile (or ${PROFILE_ENV})")
+    return chosen, AGENT_PROFILES[chosen]
+
+
+def _check_shared_instances(factory: AgentFactory, name: str) -> None:
+    """Two agents from the factory must not share strategy instances or a state dict."""
+    first, second = build_agent(factory, name=name), build_agent(factory, name=name)
+    shared = [s for s in first.strategies if any(s is t for t in second.strategies)]
+    if shared:
+        raise UsageError(
+            f"the agent factory {name} returns the same strategy instance(s) "
+            f"{[s.name for s in shared]} on every call: strategies keep per-run state, so "
+            "examples would share it. Build them inside the factory"
+        )
+    if first.state is not None and first.state is second.state:
+        raise UsageError(
+            f"the agent factory {name} returns the same 'state' dict on every call: make a "
+            "new dict inside the factory (examples would share it)"
+        )
+
+
+def fuzz_agent(
+    factory: str | AgentFactory,
+    properties: Sequence[str | Property] = (),
+    *,
+    max_examples: int | None = None,
+    max_seconds: float | None = None,
+    seed: int | None = None,
+    output: str | Path | None = None,
+    profile: str | None = None,
+    max_turns: int = 12,
+    guidance: Guidance = "coverage",
+    swarm: bool = True,
+    workers: int = 1,
+    ray: str | None = None,
+    replay_check: bool = True,
+    hang_seconds: float = WATCHDOG_SECONDS,
+    progress: Callable[[int], None] | None = None,
+) -> AgentFuzzReport:
+    """Fuzz the agent ``factory`` makes, with the fuzzer playing the model.
+
+    ``factory`` is a function with no arguments (or ``"module:function"``) returning
+    the keyword arguments of ``harness.run`` without the model; it is called once per
+    example. ``properties`` are functions ``(run) -> None`` raising ``AssertionError``
+    (or ``"module:function"``); the built-in invariants run as well, and a strategy
+    crash or a call that never returns is a finding by itself. The search ends at the
+    first failure (shrunk, and written to ``output`` as a scenario file when given),
+    after ``max_examples`` examples or ``max_seconds`` seconds (defaults: the
+    profile's, see ``AGENT_PROFILES``). ``workers`` processes (or Ray: ``"local"`` or
+    an address) search with distinct seeds; the first failure wins. A call still
+    running after ``hang_seconds`` is a hang (when the agent sets no ``tool_timeout``).
+    ``guidance`` picks the search (see ``Guidance``); ``replay_check`` replays an
+    example now and then on a fresh agent to detect state shared between examples.
+    Bad input raises ``UsageError`` before the search starts.
+    """
+    from harness.fuzz._agent_parallel import run_parallel
+
+    _check_budget(max_examples, max_seconds)
+    if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):
+        raise UsageError(f"hang_seconds must be a number of seconds > 0, got {hang_seconds!r}")
+    if not (is_int(max_turns) and max_turns >= 1):
+        raise UsageError(f"max_turns must be an int >= 1, got {max_turns!r}")
+    if not (is_int(workers) and workers >= 1):
+        raise UsageError(f"workers must be an int >= 1, got {workers!r}")
+    if seed is not None and not (is_int(seed) and seed >= 0):
+        raise UsageError(f"seed must be an int >= 0, got {seed!r}")
+    check_choice(guidance, Guidance, name="guidance")
+    if isinstance(properties, (str, bytes)) or callable(properties):
+        raise UsageError(
+            f"properties must be a list of functions (or 'module:function' texts), "
+            f"got {properties!r}"
+        )
+    folder = check_output(output)
+    built, name = load_agent_factory(factory)
+    props = [load_property(p) for p in properties]
+    names = [p if isinstance(p, str) else describe_factory(p) for p in properties]
+    _check_shared_instances(built, name)
+    _profile, budget = _profile_budget(profile)
+    chosen_seed = seed if seed is not None else budget.seed
+    if chosen_seed is None:
+        chosen_seed = random.randrange(1_000_000)
+    config = SearchConfig(
+        factory_spec=factory if isinstance(factory, str) else None,
+        properties_spec=tuple(p for p in properties if isinstance(p, str))
+        if all(isinstance(p, str) for p in properties)
+        else None,
+        seed=chosen_seed,
+        max_examples=max_examples if max_examples is not None else budget.examples,
+        max_seconds=float(max_seconds) if max_seconds is not None else budget.seconds,
+        max_turns=max_turns,
+        guidance=guidance,
+        swarm=swarm,
+        output=folder,
+        replay_check=replay_check,
+        hang_seconds=float(hang_seconds),
+        import_paths=tuple(p for p in sys.path if p),
+    )
+    if workers > 1 or ray:
+        return run_parallel(config, workers=workers, ray=ray, progress=progress)
+    return search(config, built, name, props, property_names=names, progress=progress)

@@ -1,0 +1,486 @@
+"""The search behind ``fuzz_agent``: rounds of hypothesis runs, judged, guided, shrunk.
+
+Each round is one hypothesis run of ``ROUND`` examples drawn by ``agent_runs`` and
+judged by ``judge``. Guided search (``guidance="coverage"``, the default) gives each
+round the corpus of runs that made progress before it (later examples replay their
+prefixes) and the behaviour seen so far as the baseline of ``target()``; both stay
+fixed within a round, so every example repeats exactly. The first failure ends the
+search; its script is shrunk by replaying smaller ones on fresh agents and written as
+a scenario file that ``harness run`` replays. One search runs in one process; workers
+and Ray run several (``_agent_parallel``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
+from hypothesis.database import InMemoryExampleDatabase
+from hypothesis.errors import Flaky, Unsatisfiable
+
+from harness._errors import ScriptError, UsageError
+from harness.fuzz._agent_report import AgentFuzzReport, counterexample_text
+from harness.fuzz._corpus import Corpus
+from harness.fuzz._counterexample import write_agent_counterexample
+from harness.fuzz._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
+from harness.fuzz._player import ANSWER
+from harness.fuzz._runs import (
+    FUZZ_DEFAULTS,
+    AgentAbort,
+    FuzzedRun,
+    agent_runs,
+    run_features,
+)
+from harness.fuzz._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
+from harness.fuzz._watchdog import WATCHDOG_SECONDS, WatchdogTimeout, signal_watchdog_available
+from harness.scenarios import resolve_import
+from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
+from harness.scenarios._coverage import InjectionCoverage
+from harness.scenarios._properties import AgentRun, Property
+
+__all__ = [
+    "SHARED_STATE",
+    "Guidance",
+    "SearchConfig",
+    "load_agent_factory",
+    "load_property",
+    "search",
+    "search_entry",
+]
+
+Guidance = Literal["coverage", "corpus", "target", "none"]
+"""How the search is guided: ``coverage`` (a corpus of runs that did something new,
+whose prefixes later examples replay before drawing on, plus ``target()`` of behaviour
+new to the campaign), ``corpus`` (the corpus alone), ``target`` (``target()`` of the
+run's own variety, no memory between rounds), ``none`` (plain random generation)."""
+
+
+ROUND = 25
+"""Examples per hypothesis run (a round); guidance renews its corpus and baseline
+between rounds (within a round they stay fixed, so that examples repeat)."""
+TRIM_TRIES = 24
+"""Replays spent trimming one corpus entry (its turns that make no difference go)."""
+TRIM_SECONDS = 1.0
+CORPUS_SIZE = 48
+"""Scripts kept in the corpus (the lightest go first, see ``_corpus``)."""
+MAX_FLAKY_ROUNDS = 3
+"""Rounds that may end because an example did not repeat itself before the agent is
+called nondeterministic (a usage error)."""
+REPLAY_EVERY = 16
+"""Every this many examples one is replayed on a fresh agent (shared state shows)."""
+FIRST_REPLAYS = 3
+"""The first examples that made calls are replayed too (state shared between examples
+shows early: a later world may have nothing left to change)."""
+SHARED_STATE = (
+    "the agent factory {name} shares state between examples (or the agent is not "
+    "deterministic): the same calls on a fresh agent gave a different run ({detail}). "
+    "Build the agent's world, ids and counters inside the factory, and seed any randomness: "
+    "the fuzzer relies on every example starting fresh"
+)
+
+
+def load_agent_factory(
+    spec: str | AgentFactory, *, command: str = "harness fuzz"
+) -> tuple[AgentFactory, str]:
+    """The factory for ``module:function`` (or a callable) and its name."""
+    if isinstance(spec, str):
+        if ":" not in spec:
+            raise UsageError(f"--agent takes MODULE:FACTORY, got {spec!r}")
+        factory = resolve_import(spec, command=command)
+        if not callable(factory):
+            raise UsageError(f"agent factory {spec!r} is not callable")
+        return factory, spec
+    if not callable(spec):
+        raise UsageError(f"an agent factory must be a function with no arguments, got {spec!r}")
+    return spec, describe_factory(spec)
+
+
+def load_property(spec: str | Property, *, command: str = "harness fuzz") -> Property:
+    """The property for ``module:function`` (or a callable)."""
+    found = resolve_import(spec, command=command) if isinstance(spec, str) else spec
+    if not callable(found):
+        raise UsageError(f"property {spec!r} is not callable: give a function (run) -> None")
+    return found
+
+
+class _Found(AssertionError):
+    """Raised inside hypothesis for a finding, so that it shrinks the run."""
+
+
+_FOUND_CLASSES: dict[str, type[_Found]] = {}
+
+
+def _found_class(name: str) -> type[_Found]:
+    """One exception class per finding name: hypothesis shrinks each kind on its own."""
+    cls = _FOUND_CLASSES.get(name)
+    if cls is None:
+        cls = _FOUND_CLASSES[name] = type("Found", (_Found,), {"finding": name})
+    return cls
+
+
+@dataclasses.dataclass(kw_only=True)
+class SearchConfig:
+    """One process's search (``fuzz_agent`` makes it; workers get a copy each)."""
+
+    factory_spec: str | None
+    properties_spec: tuple[str, ...] | None
+    seed: int
+    max_examples: int
+    max_seconds: float
+    max_turns: int = 12
+    guidance: Guidance = "coverage"
+    swarm: bool = True
+    output: str | None = None
+    replay_check: bool = True
+    shrink: Literal["steps", "hypothesis"] = "steps"
+    """``steps``: shrink the failing script by replaying smaller ones (``_shrink``);
+    ``hypothesis``: hypothesis's own shrinker on the choice sequence."""
+    shrink_seconds: float = 20.0
+    hang_seconds: float = WATCHDOG_SECONDS
+    """The watchdog: a call still running after this long is a hang (when the agent
+    sets no ``tool_timeout``)."""
+    stop_file: str | None = None
+    """A file whose existence stops the search (another worker found a failure)."""
+    import_paths: tuple[str, ...] = ()
+
+
+class _Search:
+    """One process's search: rounds of hypothesis runs until a failure or the budget."""
+
+    def __init__(
+        self,
+        config: SearchConfig,
+        factory: AgentFactory,
+        name: str,
+        properties: Sequence[Property],
+        *,
+        property_names: Sequence[str] = (),
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.factory = factory
+        self.name = name
+        self.properties = list(properties)
+        self.property_names = list(property_names)
+        self.progress = progress
+        probe = build_agent(factory, name=name)
+        self.defaults = {k: v for k, v in FUZZ_DEFAULTS.items() if k not in probe.explicit_options}
+        # a hang is a finding only when the agent has no timeout of its own
+        self.watchdog: float | None = None
+        self.signal_watchdog = False
+        if "tool_timeout" not in probe.explicit_options:
+            self.watchdog = config.hang_seconds
+            self.signal_watchdog = signal_watchdog_available()
+            if not self.signal_watchdog:  # a thread per call instead
+                self.defaults["tool_timeout"] = config.hang_seconds
+        self.coverage = InjectionCoverage()
+        self.coverage.declare(probe.tools, probe.strategies)
+        self.features: set[str] = set()
+        self.corpus = Corpus(CORPUS_SIZE)
+        self.examples = 0
+        self.failing: tuple[FuzzedRun, Finding] | None = None
+        self.found_after: float | None = None
+        self.examples_to_find: int | None = None
+        self.rounds = 0
+        self.flaky = 0
+        self.replays = 0
+        self.started = time.perf_counter()
+        self.cpu_started = time.process_time()
+        self.found_cpu: float | None = None
+        self.database = InMemoryExampleDatabase()
+
+    # -- the budget -------------------------------------------------------------------
+
+    def _stop(self) -> bool:
+        if self.failing is not None:
+            return False  # shrinking: let hypothesis finish
+        if time.perf_counter() - self.started >= self.config.max_seconds:
+            return True
+        stop_file = self.config.stop_file
+        return stop_file is not None and os.path.exists(stop_file)
+
+    # -- one example ------------------------------------------------------------------
+
+    def _example(self, fuzzed: FuzzedRun) -> None:
+        self.examples += 1
+        if self.progress is not None:
+            self.progress(1)
+        new = fuzzed.features - self.features
+        self.features |= new
+        self.coverage.add_run(fuzzed.run.trace)
+        if self.config.guidance in ("coverage", "corpus"):
+            self.corpus.seen(fuzzed.features)
+            if new:
+                self.corpus.add(fuzzed, frozenset(new), trim=self._trim)
+        if self.failing is None and self._replay_due(fuzzed):
+            self.replays += 1
+            self._check_replay(fuzzed)
+        try:
+            finding = judge_fuzzed(fuzzed, self.properties, watchdog=self.watchdog)
+        except UsageError as exc:
+            raise AgentAbort(exc) from exc
+        if finding is None:
+            return
+        if self.found_after is None:
+            self.found_after = time.perf_counter() - self.started
+            self.found_cpu = time.process_time() - self.cpu_started
+            self.examples_to_find = self.examples
+        self.failing = (fuzzed, finding)
+        raise _found_class(finding.name)(str(finding))
+
+    def _trim(self, steps: list[dict[str, Any]], brought: frozenset[str]) -> list[dict[str, Any]]:
+        """The fewest turns of ``steps`` that still make the progress ``brought``."""
+
+        def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
+            run, _agent, _definitions, _played = replay_steps(
+                self.factory,
+                [*candidate, {"reply": ANSWER}],
+                name=self.name,
+                defaults=self.defaults,
+                watchdog=self._signal_seconds(),
+            )
+            if isinstance(run.error, ScriptError):
+                return None
+            return run if brought <= run_features(run.trace, run.error) else None
+
+        found = minimise(
+            steps, keeps, passes=TURN_PASSES, seconds=TRIM_SECONDS, max_tries=TRIM_TRIES
+        )
+        return found[0] if found is not None else steps
+
+    def _replay_due(self, fuzzed: FuzzedRun) -> bool:
+        """Replay the first examples that made calls, then one in ``REPLAY_EVERY``; never
+        one the watchdog stopped (its replay would wait as long again)."""
+        if not self.config.replay_check:
+            return False
+        made = [c for i in fuzzed.run.trace.iterations for c in i.calls]
+        if any(isinstance(c.exception, WatchdogTimeout) or c.error_kind == "timeout" for c in made):
+            return False
+        if made and self.replays < FIRST_REPLAYS:
+            return True
+        return self.examples % REPLAY_EVERY == 0
+
+    def _check_replay(self, fuzzed: FuzzedRun) -> None:
+        try:
+            detail = replay_differs(
+                self.factory,
+                fuzzed,
+                name=self.name,
+                defaults=self.defaults,
+                watchdog=self._signal_seconds(),
+            )
+        except UsageError as exc:
+            raise AgentAbort(exc) from exc
+        if detail is not None:
+            raise AgentAbort(UsageError(SHARED_STATE.format(name=self.name, detail=detail)))
+
+    # -- rounds -----------------------------------------------------------------------
+
+    def _round(self, index: int, size: int) -> None:
+        guidance = self.config.guidance
+        baseline: frozenset[str] | None = {
+            "coverage": frozenset(self.features),
+            "target": frozenset(),
+            "corpus": None,
+            "none": None,
+        }[guidance]
+        entries, weights = self.corpus.frozen()
+        phases = [Phase.reuse, Phase.generate]
+        if baseline is not None:
+            phases.append(Phase.target)
+        if self.config.shrink == "hypothesis":
+            phases.append(Phase.shrink)
+
+        @settings(
+            max_examples=size,
+            database=self.database,
+            deadline=None,
+            derandomize=False,
+            phases=phases,
+            verbosity=Verbosity.quiet,
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        @hypothesis_seed(self.config.seed + index)
+        @given(
+            agent_runs(
+                self.factory,
+                name=self.name,
+                max_turns=self.config.max_turns,
+                swarm=self.config.swarm,
+                defaults=self.defaults,
+                baseline=baseline,
+                stop=self._stop,
+                watchdog=self._signal_seconds(),
+                corpus=entries,  # fixed for the round: examples repeat
+                weights=weights,
+            )
+        )
+        def fuzz(fuzzed: FuzzedRun) -> None:
+            self._example(fuzzed)
+
+        fuzz()
+
+    def run(self) -> AgentFuzzReport:
+        """Search until a failure, the example budget or the time budget."""
+        interrupted = False
+        try:
+            while self.failing is None and self.examples < self.config.max_examples:
+                if self._stop():
+                    break
+                size = min(ROUND, self.config.max_examples - self.examples)
+                try:
+                    self._round(self.rounds, size)
+                except Unsatisfiable:
+                    break  # every example was refused: the budget ran out
+                except _Found:
+                    break
+                except AgentAbort as abort:
+                    raise abort.error from None
+                except Flaky as exc:
+                    # an example did not repeat itself (a value seen that differs from run
+                    # to run changed a choice): the round ends; what it found is kept
+                    self.flaky += 1
+                    if self.failing is None and self.flaky > MAX_FLAKY_ROUNDS:
+                        detail = str(exc).splitlines()[0]
+                        raise UsageError(
+                            SHARED_STATE.format(name=self.name, detail=detail)
+                        ) from None
+                    if self.failing is not None:
+                        break
+                finally:
+                    self.rounds += 1
+        except KeyboardInterrupt:
+            interrupted = True
+        return self._report(interrupted)
+
+    def _signal_seconds(self) -> float | None:
+        """The signal watchdog's limit for a run, or ``None`` when it is not used."""
+        return self.watchdog if self.signal_watchdog else None
+
+    def _replay(self, steps: list[dict[str, Any]]) -> tuple[AgentRun, Finding | None]:
+        run, agent, definitions, played = replay_steps(
+            self.factory,
+            steps,
+            name=self.name,
+            defaults=self.defaults,
+            watchdog=self._signal_seconds(),
+        )
+        found = judge(
+            run,
+            agent,
+            self.properties,
+            definitions=definitions,
+            played=played,
+            watchdog=self.watchdog,
+        )
+        return run, found
+
+    def _shrunk(self, fuzzed: FuzzedRun, finding: Finding) -> Shrunk:
+        """The failing run, shrunk (``steps``) or as hypothesis left it (a hang: cut after
+        the turn that hung, as each replay of it waits out the watchdog)."""
+        steps = fuzzed.steps()
+        if finding.name == "hang":
+            steps = [*_up_to_first_hang(steps, fuzzed.run), {"reply": ANSWER}]
+            run, found = self._replay(steps)
+            if found is not None and found.name == "hang":
+                return Shrunk(steps=steps, run=run, finding=found, tries=1)
+            steps = fuzzed.steps()
+        if self.config.shrink == "steps" and finding.name != "hang":  # each try would wait
+            shrunk = shrink_steps(steps, finding, self._replay, seconds=self.config.shrink_seconds)
+            if shrunk is not None:
+                return shrunk
+        return Shrunk(steps=steps, run=fuzzed.run, finding=finding, tries=0)
+
+    def _report(self, interrupted: bool) -> AgentFuzzReport:
+        report = AgentFuzzReport(
+            agent=self.name,
+            examples=self.examples,
+            seed=self.config.seed,
+            rounds=self.rounds,
+            coverage=self.coverage,
+            behaviours=len(self.features),
+            interrupted=interrupted,
+        )
+        if self.failing is not None:
+            fuzzed, finding = self.failing
+            shrunk = self._shrunk(fuzzed, finding)
+            report.examples += shrunk.tries
+            report.finding = shrunk.finding
+            report.found_after = self.found_after
+            report.found_cpu = self.found_cpu
+            report.examples_to_find = self.examples_to_find
+            report.steps = len(shrunk.steps)
+            report.counterexample_text = counterexample_text(shrunk.steps, shrunk.run)
+            if self.config.output is not None:
+                options = dict(self.defaults)
+                if finding.name == "hang":  # so that `harness run` does not hang on it
+                    options["tool_timeout"] = self.watchdog
+                path = write_agent_counterexample(
+                    shrunk.steps,
+                    shrunk.finding,
+                    self.config.output,
+                    error=shrunk.run.error,
+                    agent=self.name,
+                    properties=self.property_names,
+                    options=options,
+                    note=f"harness fuzz --agent {self.name} --seed {self.config.seed}",
+                )
+                report.counterexample = str(path)
+        report.seconds = report.busy = time.perf_counter() - self.started
+        host = f"{socket.gethostname()}:{os.getpid()}"
+        report.by_worker = {host: (report.examples, report.busy)}
+        return report
+
+
+def _up_to_first_hang(steps: list[dict[str, Any]], run: AgentRun) -> list[dict[str, Any]]:
+    """The turns of ``steps`` up to the one whose call the watchdog stopped."""
+    made = [call for iteration in run.trace.iterations for call in iteration.calls]
+    hung = next(
+        (
+            number
+            for number, call in enumerate(made, start=1)
+            if call.error_kind == "timeout" or isinstance(call.exception, WatchdogTimeout)
+        ),
+        None,
+    )
+    count = 0
+    for index, step in enumerate(steps):
+        count += len(step_calls(step))
+        if hung is not None and count >= hung:
+            return steps[: index + 1]
+    return [s for s in steps if step_calls(s)]
+
+
+def search(
+    config: SearchConfig,
+    factory: AgentFactory,
+    name: str,
+    properties: Sequence[Property],
+    *,
+    property_names: Sequence[str] = (),
+    progress: Callable[[int], None] | None = None,
+) -> AgentFuzzReport:
+    """Run one search in this process (see the module docstring)."""
+    return _Search(
+        config, factory, name, properties, property_names=property_names, progress=progress
+    ).run()
+
+
+def search_entry(config: SearchConfig) -> AgentFuzzReport:
+    """A worker's search (module level, so it pickles for processes and Ray)."""
+    for entry in config.import_paths:
+        if entry not in sys.path:
+            sys.path.append(entry)
+    assert config.factory_spec is not None
+    factory, name = load_agent_factory(config.factory_spec)
+    specs = config.properties_spec or ()
+    props = [load_property(p) for p in specs]
+    return search(config, factory, name, props, property_names=list(specs))

@@ -1,0 +1,106 @@
+"""An agent counterexample as a scenario file that ``harness run`` replays on a fresh agent.
+
+The file names the agent by its factory (``agent: module:function``), plays the shrunk
+turns with references to earlier results and tools by pattern and rank (so fresh ids
+do not make it stale), carries the loop options the fuzzer set, and expects what makes
+it fail while the bug is there: the invariants, the properties, and no unexpected error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.fuzz._execute import _NoAliases
+from harness.fuzz._judge import EXPECTED_ENDINGS, Finding
+
+__all__ = ["agent_counterexample_data", "write_agent_counterexample"]
+
+NO_TIMEOUTS = "harness.fuzz:no_timeouts"
+"""The property a hang counterexample is checked with."""
+
+
+def _importable(path: str) -> bool:
+    module, _, attr = path.partition(":")
+    return bool(module and attr) and "<" not in attr and module != "__main__"
+
+
+def agent_counterexample_data(
+    steps: list[dict[str, Any]],
+    finding: Finding,
+    *,
+    error: BaseException | None = None,
+    agent: str,
+    properties: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    name: str = "fuzz_counterexample",
+    note: str = "",
+) -> dict[str, Any]:
+    """The scenario-file data replaying ``fuzzed`` (see the module docstring)."""
+    expect: dict[str, Any] = {"invariants": True}
+    checked = [p for p in properties if _importable(p)]
+    if finding.name == "hang":
+        checked.append(NO_TIMEOUTS)
+    if checked:
+        expect["properties"] = checked
+    if error is not None and isinstance(error, EXPECTED_ENDINGS):
+        expect["error"] = type(error).__name__
+    description = f"{note}: {finding}" if note else str(finding)
+    if not _importable(agent):
+        description += (
+            f" (the agent factory {agent} is not importable: define it at module level to "
+            "replay this file)"
+        )
+    left_out = [p for p in properties if not _importable(p)]
+    if left_out:
+        description += f" (properties not importable, not checked on replay: {left_out})"
+    data: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "agent": agent,
+    }
+    if options:
+        data["options"] = dict(options)
+    data["model"] = {"steps": steps}
+    data["expect"] = expect
+    data["tags"] = ["fuzz"]
+    return data
+
+
+def write_agent_counterexample(
+    steps: list[dict[str, Any]],
+    finding: Finding,
+    directory: str | Path,
+    *,
+    error: BaseException | None = None,
+    agent: str,
+    properties: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    note: str = "",
+) -> Path:
+    """Write the counterexample under ``directory``; return the file's path."""
+    played = json.dumps(steps, sort_keys=True, default=str)
+    digest = hashlib.sha1(f"{agent}\n{finding.name}\n{played}".encode()).hexdigest()[:10]
+    name = f"fuzz_{digest}"
+    data = agent_counterexample_data(
+        steps,
+        finding,
+        error=error,
+        agent=agent,
+        properties=properties,
+        options=options,
+        name=name,
+        note=note,
+    )
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(
+        yaml.dump(data, Dumper=_NoAliases, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
+    return path

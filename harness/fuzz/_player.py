@@ -1,0 +1,380 @@
+"""The fuzzer playing the model: each turn is drawn from hypothesis, against what is offered.
+
+On each request the player reads what is new (results, offered names) into its pool of
+seen values, then draws one turn: answer, call one offered tool, call two or three in
+one turn, or (when the example allows it) fail like a provider. Tools are weighted
+toward those not called yet and those injected since the previous request; a swarm
+setting drawn per example leaves some tools out altogether. Every turn is kept as a
+``Turn`` whose ``repr`` reads as the calls made (``read_thread(thread_id='t-3' <- call 1
+.threads[0].id)``) and whose ``to_data`` is a scripted step with references, so the
+counterexample replays on a fresh agent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from hypothesis import strategies as st
+
+from harness.formats import ToolChoice
+from harness.fuzz._args import (
+    CLOSE,
+    ArgumentMaker,
+    Copied,
+    Draw,
+    affinity,
+    chance,
+    concrete,
+    offered_schemas,
+    pick,
+    short_repr,
+    to_data,
+)
+from harness.fuzz._seen import SeenValues
+from harness.loop import Model, ModelRequest, ModelResponse
+from harness.messages import AssistantMessage, ToolCall
+from harness.models import ScriptedModel, raise_error, steps_from_data
+from harness.models._scripted._refs import call_results
+from harness.scenarios._coverage import name_pattern
+from harness.tools import match_names
+
+__all__ = ["ANSWER", "FuzzPlayer", "PlannedCall", "Swarm", "Turn", "swarms"]
+
+ANSWER = "Done."
+"""The fuzzer's final text answer."""
+
+TurnKind = Literal["calls", "answer", "error", "replayed"]
+
+_ROLL = st.integers(0, 99)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Swarm:
+    """What one example may do (swarm testing: each example leaves some things out)."""
+
+    answer_percent: int = 6
+    """Chance, per turn, of answering (ending the run)."""
+    parallel_percent: int = 12
+    """Chance, per turn, of calling two or three tools at once."""
+    error_percent: int = 0
+    """Chance, per turn, of a provider error (ends the run with ``ProviderError``)."""
+    copy_percent: int = 80
+    """Chance of copying a value seen rather than drawing one from the schema."""
+    to_the_limit: bool = False
+    """Keep calling up to the agent's ``max_iterations`` (the run then ends with
+    ``MaxIterationsExceeded``, which properties judge too) rather than answer before."""
+    left_out: int = 0
+    """Tools whose pattern hashes to this (mod 4, when not 0) are never called (in three
+    examples in eight: leaving a tool out lets the others go further, a "cancel" that
+    undoes progress for one)."""
+
+
+@functools.lru_cache(maxsize=1)
+def swarms() -> st.SearchStrategy[Swarm]:
+    """Swarm settings; the simplest (0) draws give the default behaviour."""
+    return st.builds(
+        lambda a, p, e, c, left, limit: Swarm(
+            answer_percent=(6, 3, 12)[a],
+            parallel_percent=(12, 0, 35)[p],
+            error_percent=(0, 4)[e],
+            copy_percent=(80, 95, 50)[c],
+            left_out=left,
+            to_the_limit=limit == 7,
+        ),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.integers(0, 1),
+        st.integers(0, 2),
+        st.integers(0, 7).map(lambda n: n if n < 4 else 0),
+        st.integers(0, 7),
+    )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PlannedCall:
+    """One call the player made: the tool (by name, or by pattern and rank) and arguments."""
+
+    name: str
+    pattern: str
+    """``name`` with its id-like parts as ``*`` (equal to ``name`` when it has none)."""
+    rank: int
+    """Its position among the offered tools matching ``pattern`` (1-based)."""
+    args: dict[str, Any]
+    """Values, ``Copied`` values (with their reference) or lists of them."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{k}={v!r}" if isinstance(v, Copied) else f"{k}={short_repr(v)}"
+            for k, v in self.args.items()
+        )
+        return f"{self.name}({shown})"
+
+    def to_data(self) -> dict[str, Any]:
+        """The scripted call (``{call, rank?, args}``)."""
+        data: dict[str, Any] = {"call": self.pattern}
+        if self.pattern != self.name:
+            data["rank"] = self.rank
+        data["args"] = to_data(self.args)
+        return data
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Turn:
+    """One model turn the player made."""
+
+    kind: TurnKind
+    calls: tuple[PlannedCall, ...] = ()
+    answer: Any = ANSWER
+    """The final answer: a text, or a structured value when the run asks for one."""
+    status: int = 500
+    """The HTTP status of a provider error."""
+    step: dict[str, Any] | None = None
+    """For a ``replayed`` turn: the scripted step it replayed (a corpus prefix)."""
+
+    def __repr__(self) -> str:
+        if self.step is not None:
+            return f"<replayed {json.dumps(self.step, default=str)[:80]}>"
+        if self.kind == "calls":
+            return " + ".join(repr(c) for c in self.calls)
+        if self.kind == "error":
+            return f"<provider error {self.status}>"
+        return f"answer({short_repr(self.answer)})"
+
+    def to_data(self) -> dict[str, Any]:
+        """The scripted step that replays this turn."""
+        if self.step is not None:
+            return self.step
+        if self.kind == "calls":
+            if len(self.calls) == 1:
+                return self.calls[0].to_data()
+            return {"calls": [c.to_data() for c in self.calls]}
+        if self.kind == "error":
+            return {"raise": {"status": self.status}}
+        if isinstance(self.answer, str):
+            return {"reply": self.answer}
+        return {"output": self.answer}
+
+
+@functools.lru_cache(maxsize=64)
+def _output_strategy(key: str) -> st.SearchStrategy[Any]:
+    from hypothesis_jsonschema import from_schema
+
+    return from_schema(json.loads(key))
+
+
+class FuzzPlayer(Model):
+    """A model whose every turn is drawn by hypothesis (see the module docstring)."""
+
+    __test__ = False
+
+    def __init__(
+        self,
+        draw: Draw,
+        *,
+        swarm: Swarm,
+        max_turns: int,
+        prefix: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        self.draw = draw
+        self.swarm = swarm
+        self.max_turns = max_turns
+        self.name = "fuzz"
+        self.turns: list[Turn] = []
+        self.seen = SeenValues()
+        self.args = ArgumentMaker(draw, copy_percent=swarm.copy_percent)
+        self.called: dict[str, int] = {}
+        self.failed_only: set[str] = set()
+        self._offered_before: frozenset[str] = frozenset()
+        self._ids = 0
+        self.prefix = list(prefix)
+        """Scripted steps played first, as they are (a corpus entry of an earlier round)."""
+        self._replaying = (
+            ScriptedModel(steps_from_data(self.prefix), name="corpus", require_exhausted=False)
+            if self.prefix
+            else None
+        )
+
+    # -- one turn ---------------------------------------------------------------------
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        self.seen.read(request)
+        self._note_outcomes(request)
+        names = request.tool_names
+        fresh = frozenset(names) - self._offered_before
+        self._offered_before = frozenset(names)
+        replaying = self._replaying
+        if replaying is not None and replaying.position < len(replaying.steps):
+            step = self.prefix[replaying.position]
+            response = replaying.request(request)  # a ScriptError: the prefix no longer fits
+            self.turns.append(Turn(kind="replayed", step=step))
+            for call in response.message.tool_calls or ():
+                self._ids += 1
+                pattern = name_pattern(call.name)
+                self.called[pattern] = self.called.get(pattern, 0) + 1
+            return response
+        turn = self.draw(self._turns(request, names, fresh))
+        self.turns.append(turn)
+        if turn.kind == "error":
+            raise raise_error(status=turn.status).error()
+        if turn.kind == "answer":
+            text = turn.answer if isinstance(turn.answer, str) else json.dumps(turn.answer)
+            return ModelResponse(message=AssistantMessage(content=text), model_name=self.name)
+        calls = []
+        for planned in turn.calls:
+            self._ids += 1
+            calls.append(
+                ToolCall(
+                    id=f"call_{self._ids}",
+                    name=planned.name,
+                    arguments=json.dumps(concrete(planned.args)),
+                )
+            )
+            self.called[planned.pattern] = self.called.get(planned.pattern, 0) + 1
+        return ModelResponse(
+            message=AssistantMessage(tool_calls=tuple(calls)),
+            finish_reason="tool_calls",
+            model_name=self.name,
+        )
+
+    def _turns(
+        self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]
+    ) -> st.SearchStrategy[Turn]:
+        """This turn's draws as one strategy: one span that hypothesis can delete whole
+        when it shrinks (taking the later turns along to the states they now meet)."""
+        return _turn_strategy(self, request, names, fresh)
+
+    def _turn(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]) -> Turn:
+        settings = request.settings
+        choice, permitted = _obeyed(settings.tool_choice, names)
+        callable_names = [n for n in permitted if not self._left_out(n)] or list(permitted)
+        must_call = choice in ("required", "tool") and bool(callable_names)
+        if choice == "none" or not callable_names:
+            return self._answer(request)
+        if len(self.turns) >= self.max_turns and not must_call:
+            return self._answer(request)
+        swarm = self.swarm
+        # one roll: answer, provider error, several calls, one call, counted from 40.
+        # Hypothesis leans toward the ends of a range (0, 99) at an example's first
+        # draws; an ending there would end many runs at once.
+        roll = (int(self.draw(_ROLL)) - 40) % 100
+        if roll < swarm.answer_percent and not must_call:
+            return self._answer(request)
+        if roll < swarm.answer_percent + swarm.error_percent:
+            return Turn(kind="error", status=(500, 429, 503)[pick(self.draw, (3, 1, 1))])
+        count = 1
+        parallel_until = swarm.answer_percent + swarm.error_percent + swarm.parallel_percent
+        if roll < parallel_until and settings.parallel_tool_calls is not False:
+            count = 2 if chance(self.draw, 80) else 3
+        schemas = offered_schemas(request)
+        calls = tuple(self._call(callable_names, names, fresh, schemas) for _ in range(count))
+        return Turn(kind="calls", calls=calls)
+
+    def _answer(self, request: ModelRequest) -> Turn:
+        schema = request.settings.output_schema
+        if schema is None:
+            return Turn(kind="answer")
+        key = json.dumps(schema, sort_keys=True, default=str)
+        return Turn(kind="answer", answer=self.draw(_output_strategy(key)))
+
+    def _left_out(self, name: str) -> bool:
+        if not self.swarm.left_out:
+            return False
+        return hash_name(name_pattern(name)) % 4 == self.swarm.left_out
+
+    def _call(
+        self,
+        candidates: list[str],
+        offered: tuple[str, ...],
+        fresh: frozenset[str],
+        schemas: Mapping[str, Mapping[str, Any]],
+    ) -> PlannedCall:
+        weights = []
+        keys, latest = self.seen.keys()
+        for name in candidates:
+            pattern = name_pattern(name)
+            weight = 2
+            if pattern not in self.called:
+                weight += 4
+            if name in fresh:
+                weight += 6
+            if pattern in self.failed_only:
+                weight += 1
+            weight += _inputs_ready(schemas.get(name, {}), keys, latest)
+            weights.append(weight)
+        name = candidates[pick(self.draw, weights)]
+        pattern = name_pattern(name)
+        rank = match_names(pattern, offered).index(name) + 1  # as the replaying model finds it
+        args = self.args.arguments(schemas.get(name, {}), self.seen)
+        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args)
+
+    def _note_outcomes(self, request: ModelRequest) -> None:
+        """Remember tools whose calls so far all failed (worth trying again)."""
+        outcomes: dict[str, list[bool]] = {}
+        for _number, name, answer in call_results(request.messages):
+            if answer is not None:
+                outcomes.setdefault(name_pattern(name), []).append(answer.is_error)
+        self.failed_only = {p for p, errors in outcomes.items() if all(errors)}
+
+    # -- what was played --------------------------------------------------------------
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The scripted steps that replay the run (references, patterns and ranks)."""
+        return [turn.to_data() for turn in self.turns]
+
+
+def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -> int:
+    """Extra weight for a tool whose required inputs the conversation now holds, under
+    their own names (``thread_id`` after a result with a ``thread_id``): most when one of
+    them just arrived. The next step of a chain of ids is usually the tool whose input
+    the last result gave."""
+    required = [p for p in schema.get("required") or () if isinstance(p, str)]
+    if not required:
+        return 0
+    matched = [p for p in required if any(affinity(p, k) >= CLOSE for k in keys)]
+    if len(matched) < len(required):
+        return 0
+    fresh = any(affinity(p, k) >= CLOSE for p in matched for k in latest)
+    return 8 if fresh else 3
+
+
+@st.composite
+def _turn_strategy(
+    draw: st.DrawFn,
+    player: FuzzPlayer,
+    request: ModelRequest,
+    names: tuple[str, ...],
+    fresh: frozenset[str],
+) -> Turn:
+    """One turn of ``player`` (defined once: building a composite per turn is slow)."""
+    outer = player.draw
+    player.draw = player.args.draw = draw
+    try:
+        return player._turn(request, names, fresh)
+    finally:
+        player.draw = player.args.draw = outer
+
+
+def hash_name(text: str) -> int:
+    """A small stable hash (``hash()`` of a text differs between processes)."""
+    value = 0
+    for char in text:
+        value = (value * 31 + ord(char)) % 1_000_003
+    return value
+
+
+def _obeyed(tool_choice: ToolChoice | None, names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The request's tool choice as a model obeys it: its mode, and the offered names it
+    may call (one forced tool; the ``allowed`` subset; else every offered name)."""
+    if tool_choice is None:
+        return "auto", names
+    if tool_choice.mode == "tool":
+        forced = tuple(n for n in names if n == tool_choice.name)
+        return ("tool", forced) if forced else ("auto", names)
+    if tool_choice.allowed is not None:
+        allowed = set(tool_choice.allowed)
+        return tool_choice.mode, tuple(n for n in names if n in allowed)
+    return tool_choice.mode, names

@@ -1,0 +1,80 @@
+"""The agents of the fuzzing benchmark really have their bugs, and the benchmark runs.
+
+Each agent's ``KNOWN_BAD`` script (the shortest path to its bug, with references to
+earlier results) must fail on a fresh agent, and pass without its last call: the bug
+is real, and it takes the whole path. No timing assertions (the numbers are the
+benchmark's to print).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(autouse=True)
+def _benchmarks_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+
+
+def _agents() -> list[object]:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from fuzz_agents import AGENTS
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return list(AGENTS)
+
+
+@pytest.mark.parametrize("agent", _agents(), ids=lambda a: a.name)  # type: ignore[attr-defined]
+def test_the_known_path_reaches_the_bug_and_needs_its_last_call(agent: object) -> None:
+    from harness.fuzz._agent_search import load_agent_factory, load_property
+    from harness.fuzz._judge import judge, replay_steps
+
+    factory, name = load_agent_factory(agent.factory)  # type: ignore[attr-defined]
+    props = [load_property(p) for p in agent.properties]  # type: ignore[attr-defined]
+    module = importlib.import_module(agent.factory.split(":")[0])  # type: ignore[attr-defined]
+    bad = module.KNOWN_BAD
+    calls = sum(len(s.get("calls", [s])) for s in bad if "call" in s or "calls" in s)
+    assert calls >= agent.depth >= 2  # type: ignore[attr-defined]
+
+    def finding(steps: list[dict[str, object]]) -> object:
+        run, built, definitions, played = replay_steps(factory, steps, name=name, defaults={})
+        assert run.error is None, run.error
+        return judge(run, built, props, definitions=definitions, played=played)
+
+    found = finding(bad)
+    assert found is not None
+    expected = agent.properties[0] if agent.properties else "invariant:secrets"  # type: ignore[attr-defined]
+    assert found.name == expected  # type: ignore[attr-defined]
+    assert finding([*bad[:-2], bad[-1]]) is None
+
+
+def test_the_benchmark_quick_run_finds_the_shallow_bugs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "fuzz_agents_bench", BENCHMARKS / "fuzz_agents_bench.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.main(["--quick", "--no-walk"])
+    out = capsys.readouterr().out
+    assert [r["agent"] for r in rows["harness"]] == ["mail", "bank"]
+    assert all(r["found"] for r in rows["harness"])
+    assert "harness          found 2/2" in out and "runs/CPU-s" in out
+
+
+def test_the_random_walk_copies_values_and_finds_a_shallow_bug() -> None:
+    from fuzz_walk import walk
+
+    found = walk("fuzz_agents.bank:make", ["fuzz_agents.bank:no_overdraft"], seconds=20, seed=1)
+    assert found.found and found.finding is not None
+    assert found.finding.name == "fuzz_agents.bank:no_overdraft"

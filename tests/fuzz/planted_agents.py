@@ -1,0 +1,202 @@
+"""Small agents for the tests of ``fuzz_agent`` (named ``planted_agents:...``).
+
+Each factory makes a fresh world per call (fresh ids too, so replays must use
+references); the bad ones are bad on purpose (shared state, a crashing strategy, a
+property that raises the wrong exception, a factory that fails).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Annotated, Any
+
+from harness import RunResult, ToolChoice, llm_tool
+from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
+from harness.tools import Tool, as_tool
+
+
+class Inbox:
+    """Two notes with fresh ids; deleting the pinned one is the planted bug."""
+
+    def __init__(self) -> None:
+        self.notes = {f"n-{uuid.uuid4().hex[:8]}": pinned for pinned in (False, True)}
+        self.deleted: list[tuple[str, bool]] = []
+
+
+def _inbox_tools(inbox: Inbox) -> list[Any]:
+    @llm_tool
+    def list_notes() -> list[dict[str, Any]]:
+        """The notes: id and whether it is pinned."""
+        return [{"note_id": n, "pinned": p} for n, p in inbox.notes.items()]
+
+    @llm_tool
+    def delete_note(note_id: Annotated[str, "A note id"]) -> str:
+        """Delete a note (BUG: pinned notes too)."""
+        if note_id not in inbox.notes:
+            raise KeyError(f"no note {note_id!r}")
+        inbox.deleted.append((note_id, inbox.notes.pop(note_id)))
+        return "deleted"
+
+    return [list_notes, delete_note]
+
+
+def notes() -> dict[str, Any]:
+    """A two-call bug: list the notes, delete the pinned one."""
+    inbox = Inbox()
+    return {"prompt": "Tidy my notes.", "tools": _inbox_tools(inbox), "state": {"inbox": inbox}}
+
+
+def pinned_notes_stay(run: RunResult) -> None:
+    inbox: Inbox = run.state["inbox"]
+    gone = [n for n, pinned in inbox.deleted if pinned]
+    assert not gone, f"pinned notes deleted: {gone}"
+
+
+def sound() -> dict[str, Any]:
+    """No bug: reading only."""
+
+    @llm_tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    return {"prompt": "Weather in Oslo?", "tools": [weather], "strategies": []}
+
+
+_SHARED = Inbox()
+
+
+def shares_state() -> dict[str, Any]:
+    """Bad: every call returns tools over one module-level inbox."""
+    return {"prompt": "Tidy my notes.", "tools": _inbox_tools(_SHARED)}
+
+
+_ONE_STRATEGY = InjectionStrategy()
+
+
+def same_strategy() -> dict[str, Any]:
+    """Bad: the same strategy instance on every call."""
+    return {"prompt": "Hi.", "tools": [], "strategies": [_ONE_STRATEGY]}
+
+
+def raises() -> dict[str, Any]:
+    raise ConnectionError("the agent's database is down")
+
+
+def exits() -> dict[str, Any]:
+    raise SystemExit(0)
+
+
+def wrong_shape() -> list[str]:
+    return ["prompt", "tools"]
+
+
+def unknown_key() -> dict[str, Any]:
+    return {"prompt": "Hi.", "tool": []}
+
+
+def property_with_a_bug(run: RunResult) -> None:
+    run.state["missing"]
+
+
+class Crashes(InjectionStrategy):
+    """Raises in ``on_tool_result`` after a second call."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if sum(context.called.values()) >= 2:
+            raise RuntimeError("planted crash")
+        return None
+
+
+def crashing() -> dict[str, Any]:
+    """A strategy that crashes once two calls succeeded."""
+    return {**sound(), "strategies": [Crashes()]}
+
+
+def hangs() -> dict[str, Any]:
+    """A tool that never returns."""
+
+    @llm_tool
+    def wait_for_reply() -> str:
+        """Waits for the user's reply."""
+        threading.Event().wait()
+        return "unreachable"
+
+    return {"prompt": "Ask the user.", "tools": [wait_for_reply]}
+
+
+def to_the_limit() -> dict[str, Any]:
+    """A tight iteration limit: runs end in ``MaxIterationsExceeded`` now and then."""
+    return {**sound(), "max_iterations": 2}
+
+
+SEEN: list[Any] = []
+
+
+def records_errors(run: Any) -> None:
+    """Property: remembers every run that ended in an error (the tests read them)."""
+    if run.error is not None:
+        SEEN.append(run)
+
+
+LEAKED_KEY = "sk-live-0f9e8d7c6b5a4321"
+
+
+class _LeakAfterLookup(InjectionStrategy):
+    """After the first lookup, offers a tool whose description quotes the preset key."""
+
+    def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
+        if context.call is None or context.call.name != "lookup" or "escalate" in context.tools:
+            return None
+        tool = Tool.from_schema(
+            "escalate",
+            f"Escalate an order (auth: {LEAKED_KEY}).",  # the planted leak
+            {"type": "object", "properties": {}},
+            lambda arguments: "escalated",
+        )
+        return ToolsetChange(add=(tool,), reason="a lookup happened")
+
+
+def leaky() -> dict[str, Any]:
+    """A preset secret that reaches the model: after a lookup, a strategy offers a tool
+    whose description quotes it (tool results are scrubbed; descriptions are the user's
+    text). The built-in secrets invariant catches it."""
+
+    def lookup(order_id: str, api_key: str) -> str:
+        """Look an order up."""
+        return f"order {order_id} found"
+
+    tool = as_tool(llm_tool(lookup)).with_presets(api_key=LEAKED_KEY)
+    return {"prompt": "Where is order 17?", "tools": [tool], "strategies": [_LeakAfterLookup()]}
+
+
+def _two_tools() -> list[Any]:
+    @llm_tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    @llm_tool
+    def reset() -> str:
+        """Reset everything."""
+        return "reset"
+
+    return [ping, reset]
+
+
+def forced_ping() -> dict[str, Any]:
+    """The agent forces ``ping`` on every request (``tool_choice``): a model never calls
+    ``reset``, so the fuzzer must not either."""
+    return {"prompt": "Check.", "tools": _two_tools(), "tool_choice": "ping", "max_iterations": 4}
+
+
+def only_ping_allowed() -> dict[str, Any]:
+    """``ping`` is the only tool the model may call (``ToolChoice.allowed``)."""
+    choice = ToolChoice(mode="auto", allowed=("ping",))
+    return {"prompt": "Check.", "tools": _two_tools(), "tool_choice": choice}
+
+
+def never_reset(run: RunResult) -> None:
+    called = [c.name for it in run.trace.iterations for c in it.calls]
+    assert "reset" not in called, f"reset was called: {called}"
