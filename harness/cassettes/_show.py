@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from harness._errors import CassetteError
-from harness.cassettes._convert import conversations
+from harness.cassettes._conversations import conversations_of as conversations
 from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns, recorded_request

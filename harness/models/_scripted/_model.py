@@ -9,8 +9,16 @@ from typing import Any, cast, get_args
 from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
-from harness.loop import Model, ModelRequest, ModelResponse, Usage, follow_up_source
+from harness.loop import (
+    Model,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+    choice_violation,
+    follow_up_source,
+)
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from harness.models._scripted._expect_choice import ExpectToolChoice
 from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
@@ -158,6 +166,13 @@ class ScriptedModel(Model):
             if isinstance(step, ExpectMessage):
                 self._check_message(step, request)
                 continue
+            if isinstance(step, ExpectToolChoice):
+                problem = step.problem(request.settings.tool_choice)
+                if problem is not None:
+                    raise ScriptError(
+                        f"{self._where()}: {problem} (request of iteration {request.iteration})"
+                    )
+                continue
             return self._respond(step, request)
 
     def _where(self) -> str:
@@ -270,13 +285,15 @@ class ScriptedModel(Model):
                 )
             case ReplyStep() | OutputStep():
                 text = step.text if isinstance(step, ReplyStep) else step.text()
+                answer = AssistantMessage(content=text)
+                self._obey(request, answer)
                 return ModelResponse(
-                    message=AssistantMessage(content=text),
+                    message=answer,
                     finish_reason=step.finish_reason or "stop",
                     usage=step.usage or _NO_USAGE,
                     model_name=self.name,
                 )
-            case ExpectOffered() | ExpectMessage():  # pragma: no cover - request() checks these
+            case ExpectOffered() | ExpectMessage() | ExpectToolChoice():  # pragma: no cover
                 raise AssertionError(f"{step!r} is a check, not a response")
             case _:  # pragma: no cover - every step type is checked in __init__
                 assert_never(step)
@@ -301,12 +318,26 @@ class ScriptedModel(Model):
                     }
                 )
             )
+        message = _assistant_message({"tool_calls": tuple(tool_calls)})
+        if request.settings.tool_choice is not None:
+            self._obey(request, message)
         return _ModelResponse(
-            message=_assistant_message({"tool_calls": tuple(tool_calls)}),
+            message=message,
             finish_reason=step.finish_reason or "tool_calls",
             usage=step.usage or _NO_USAGE,
             model_name=self.name,
         )
+
+    def _obey(self, request: ModelRequest, message: AssistantMessage) -> None:
+        """A strict script answers as a real model must under the request's tool_choice."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
+        problem = choice_violation(request.settings.tool_choice, message)
+        if problem is not None and not self.lenient:
+            raise ScriptError(
+                f"{self._where()}: {problem} (request of iteration {request.iteration}); a "
+                "real model could not answer so. Fix the script or the tool_choice, or pass "
+                "lenient=True"
+            )
 
     def end_run(self, *, completed: bool) -> None:
         __tracebackhide__ = True  # pytest shows the test's line, not this frame
