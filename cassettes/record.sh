@@ -17,3 +17,5 @@ for S in "" "--stream"; do
     --string-content $S --tool-choice 'fetch_paper,fetch_paper,fetch_paper,none' \
     -o cassettes/recorded/playbook$SUF.yaml
 done
+harness record --scenario scenarios/sessions/react_forced_actions.yaml --base-url $URL --model $M \
+  --string-content -o cassettes/recorded/sessions/react_none_then_forced.yaml

@@ -501,6 +501,25 @@ def harness_scripted() -> Any:
 
 
 @pytest.fixture
+def harness_session() -> Iterator[Any]:
+    """A factory for sessions: ``harness_session(model, tools=..., strategies=...)`` returns
+    a ``harness.Session`` (the arguments of ``harness.run``); each is closed after the test,
+    so a scripted model with steps left fails it there."""
+    from harness.loop import Session
+
+    made: list[Session] = []
+
+    def make(model: Any, **kwargs: Any) -> Session:
+        session = Session(model, **kwargs)
+        made.append(session)
+        return session
+
+    yield make
+    for session in made:
+        session.close()
+
+
+@pytest.fixture
 def harness_runner() -> HarnessRunner:
     """Runs the loop (``.run``/``.arun``/``.run_scenario``) and records every trace for
     the test report (timelines on failure, JUnit properties)."""

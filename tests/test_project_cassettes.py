@@ -74,6 +74,8 @@ def test_project_cassettes_hold_no_credentials() -> None:
         if not copied:
             headers += ("openai-organization", "set-cookie")
         for header in headers:
+            if copied:  # a copy whose recorder scrubbed the value to a placeholder keeps it
+                text = text.replace(f"{header}:\n      - {header}-xxx", "")
             assert f"{header}:" not in text, f"{path} stores the {header} header"
         assert "sk-harness-test" not in text
 

@@ -8,6 +8,10 @@ Build an expectation and compare it with a trace (or a run result) using ``==``:
 The cost of a run's requests in prompt cache is judged on a ``harness.cost.CostReport``:
 ``assert report == no_cache_break(after=1)``, ``cache_breaks(2, cause="tools-changed")``.
 
+In a session, ``turn=`` judges one user turn (``called("customer_*", turn=2)``, ``at=``
+then counts that turn's requests); ``tool_choices("none", "required")`` checks the
+``tool_choice`` each request was made with.
+
 Or check several at once with ``expect(result, ...)`` / ``expect_timeline(result, ...)``,
 which return a truthy-or-falsy ``Verdict``. Under the pytest plugin a failure shows
 a compact timeline table with the first divergence marked.
@@ -23,6 +27,7 @@ from harness.assertions._calls import (
     called_unordered,
     never_called,
 )
+from harness.assertions._choices import tool_choices
 from harness.assertions._cost import cache_breaks, cache_marks, no_cache_break
 from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
 from harness.assertions._native import allowed, deferred, discovered, searched
@@ -64,4 +69,5 @@ __all__ = [
     "render_table",
     "searched",
     "timeline",
+    "tool_choices",
 ]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import UsageError
-from harness.assertions._verdict import Expectation, Failure
+from harness.assertions._verdict import Expectation, Failure, after_last, in_turn
 from harness.loop import CallRecord, Trace
 
 __all__ = [
@@ -167,16 +167,17 @@ class _InOrder(Expectation):
                 return Failure(
                     problem=f"no call matching {spec} after the calls before it; "
                     f"calls were {_shown(calls)}{hint}",
-                    iteration=len(trace.iterations) + 1 if not calls else None,
+                    iteration=after_last(trace) if not calls else None,
                     expected=f"call {spec}",
                 )
             position += 1
         return None
 
 
-def called_in_order(*calls: str | CallSpec) -> Expectation:
-    """These calls happened in this order (other calls may come between them)."""
-    return _InOrder(_specs(calls, "called_in_order()"))
+def called_in_order(*calls: str | CallSpec, turn: int | None = None) -> Expectation:
+    """These calls happened in this order (other calls may come between them); ``turn=``:
+    in that user turn of a session."""
+    return in_turn(_InOrder(_specs(calls, "called_in_order()")), turn)
 
 
 class _Exactly(Expectation):
@@ -194,7 +195,7 @@ class _Exactly(Expectation):
                 return Failure(
                     problem=f"call #{index + 1} missing: expected {spec}, the run made "
                     f"{len(calls)} calls {_shown(calls)}",
-                    iteration=len(trace.iterations) + 1,
+                    iteration=after_last(trace),
                     expected=f"call {spec}",
                 )
             problem = spec.mismatch(calls[index])
@@ -215,9 +216,10 @@ class _Exactly(Expectation):
         return None
 
 
-def called_exactly(*calls: str | CallSpec) -> Expectation:
-    """The run made exactly these calls, in this order (none: no calls at all)."""
-    return _Exactly(_specs(calls, "called_exactly()"))
+def called_exactly(*calls: str | CallSpec, turn: int | None = None) -> Expectation:
+    """The run (``turn=``: that user turn) made exactly these calls, in this order (none:
+    no calls at all)."""
+    return in_turn(_Exactly(_specs(calls, "called_exactly()")), turn)
 
 
 def _assign(specs: Sequence[CallSpec], calls: Sequence[CallRecord]) -> list[int] | None:
@@ -275,10 +277,12 @@ class _Unordered(Expectation):
         return None
 
 
-def called_unordered(*calls: str | CallSpec, only: bool = False) -> Expectation:
+def called_unordered(
+    *calls: str | CallSpec, only: bool = False, turn: int | None = None
+) -> Expectation:
     """Each of these calls happened (a distinct call each), in any order; ``only=True``
-    also forbids any other call."""
-    return _Unordered(_specs(calls, "called_unordered()"), only)
+    also forbids any other call; ``turn=``: in that user turn of a session."""
+    return in_turn(_Unordered(_specs(calls, "called_unordered()"), only), turn)
 
 
 class _Called(Expectation):
@@ -316,9 +320,12 @@ class _Called(Expectation):
         return None
 
 
-def called(call: str | CallSpec, *, times: int | None = None) -> Expectation:
-    """A call matching ``call`` happened (``times=``: exactly that many times)."""
-    return _Called(_specs([call], "called()")[0], times)
+def called(
+    call: str | CallSpec, *, times: int | None = None, turn: int | None = None
+) -> Expectation:
+    """A call matching ``call`` happened (``times=``: exactly that many times; ``turn=``:
+    in that user turn of a session)."""
+    return in_turn(_Called(_specs([call], "called()")[0], times), turn)
 
 
 class _Never(Expectation):
@@ -344,6 +351,7 @@ class _Never(Expectation):
         return None
 
 
-def never_called(*calls: str | CallSpec) -> Expectation:
-    """No call matches any of these names, globs or ``call_to(...)`` specs."""
-    return _Never(_specs(calls, "never_called()"))
+def never_called(*calls: str | CallSpec, turn: int | None = None) -> Expectation:
+    """No call matches any of these names, globs or ``call_to(...)`` specs (``turn=``: in
+    that user turn of a session)."""
+    return in_turn(_Never(_specs(calls, "never_called()")), turn)

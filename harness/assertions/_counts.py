@@ -7,7 +7,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import is_int
-from harness.assertions._verdict import Expectation, Failure
+from harness.assertions._verdict import Expectation, Failure, in_turn
 from harness.loop import Event, Trace
 
 __all__ = ["has_events", "has_injections", "has_iterations", "has_restarts"]
@@ -61,10 +61,14 @@ class _Count(Expectation):
 
 
 def has_iterations(
-    count: int | None = None, *, at_least: int | None = None, at_most: int | None = None
+    count: int | None = None,
+    *,
+    at_least: int | None = None,
+    at_most: int | None = None,
+    turn: int | None = None,
 ) -> Expectation:
-    """The run made this many model requests."""
-    return _Count("iterations", len, count, at_least, at_most)
+    """The run (``turn=``: that user turn of a session) made this many model requests."""
+    return in_turn(_Count("iterations", len, count, at_least, at_most), turn)
 
 
 def has_restarts(
@@ -75,10 +79,16 @@ def has_restarts(
 
 
 def has_injections(
-    count: int | None = None, *, at_least: int | None = None, at_most: int | None = None
+    count: int | None = None,
+    *,
+    at_least: int | None = None,
+    at_most: int | None = None,
+    turn: int | None = None,
 ) -> Expectation:
-    """This many tools were injected over the run (tool names, not change records)."""
-    return _Count("injected tools", lambda t: len(t.injected), count, at_least, at_most)
+    """This many tools were injected over the run (``turn=``: that user turn of a
+    session; tool names, not change records)."""
+    injections = _Count("injected tools", lambda t: len(t.injected), count, at_least, at_most)
+    return in_turn(injections, turn)
 
 
 def _event_filter(kind: type[Event] | str, fields: dict[str, Any]) -> Callable[[Event], bool]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from harness._errors import UsageError
 from harness._validation import is_int
-from harness.assertions._verdict import Expectation, Failure
+from harness.assertions._verdict import Expectation, Failure, after_last, in_turn
 from harness.loop import ChangeRecord, Trace
 from harness.tools import match_names
 
@@ -34,9 +34,13 @@ def _show(names: Sequence[str], limit: int = 12) -> str:
 
 
 def _resolve_iteration(trace: Trace, at: int) -> int | None:
-    """1-based index for ``at`` (negative counts from the end), or ``None`` if absent."""
-    index = at if at > 0 else len(trace.iterations) + at + 1
-    return index if 1 <= index <= len(trace.iterations) else None
+    """The recorded index of ``trace``'s request at 1-based position ``at`` (negative
+    counts from the end), or ``None`` if absent. In one turn of a session's trace
+    (``turn=``) ``at=1`` is the turn's first request, whose index counts the session's."""
+    position = at if at > 0 else len(trace.iterations) + at + 1
+    if not 1 <= position <= len(trace.iterations):
+        return None
+    return trace.iterations[position - 1].index
 
 
 class _Offered(Expectation):
@@ -71,10 +75,10 @@ class _Offered(Expectation):
         if index is None:
             return Failure(
                 problem=f"the run has {len(trace.iterations)} iterations, no iteration {self.at}",
-                iteration=len(trace.iterations) + 1,
+                iteration=after_last(trace),
                 expected=self.description,
             )
-        offered = trace.iterations[index - 1].offered
+        offered = next(it.offered for it in trace.iterations if it.index == index)
 
         def fail(problem: str, step: str) -> Failure:
             return Failure(problem=problem, iteration=index, expected=step)
@@ -106,15 +110,18 @@ def offered(
     includes: str | Sequence[str] = (),
     excludes: str | Sequence[str] = (),
     exactly: str | Sequence[str] | None = None,
+    turn: int | None = None,
 ) -> Expectation:
-    """The tools offered on request ``at`` (1-based; ``-1`` = the last) include / exclude
-    names or globs, or are ``exactly`` the names matched by these patterns (any order)."""
-    return _Offered(
+    """The tools offered on request ``at`` (1-based; ``-1`` = the last; ``turn=``: of that
+    user turn of a session) include / exclude names or globs, or are ``exactly`` the names
+    matched by these patterns (any order)."""
+    offered_at = _Offered(
         at,
         _patterns(includes, "offered(includes=...)"),
         _patterns(excludes, "offered(excludes=...)"),
         None if exactly is None else _patterns(exactly, "offered(exactly=...)"),
     )
+    return in_turn(offered_at, turn)
 
 
 class _NeverOffered(Expectation):
@@ -140,9 +147,10 @@ class _NeverOffered(Expectation):
         return None
 
 
-def never_offered(*patterns: str) -> Expectation:
-    """No request offers a tool matching any of ``patterns``."""
-    return _NeverOffered(_patterns(patterns, "never_offered()"))
+def never_offered(*patterns: str, turn: int | None = None) -> Expectation:
+    """No request (``turn=``: of that user turn) offers a tool matching any of
+    ``patterns``."""
+    return in_turn(_NeverOffered(_patterns(patterns, "never_offered()")), turn)
 
 
 class _Changed(Expectation):
@@ -214,7 +222,7 @@ class _Changed(Expectation):
         if self.at is not None and index is None:
             return Failure(
                 problem=f"the run has {len(trace.iterations)} iterations, no iteration {self.at}",
-                iteration=len(trace.iterations) + 1,
+                iteration=after_last(trace),
                 expected=self.description,
             )
         names: list[str] = []
@@ -269,13 +277,16 @@ def injected(
     at: int | None = None,
     after_call: str | None = None,
     strategy: str | None = None,
+    turn: int | None = None,
 ) -> Expectation:
     """Tools matching each pattern were added (no patterns: at least one tool was), at
     iteration ``at``, by a change caused by a call of ``after_call`` (name or glob), made
-    by ``strategy`` (its recorded name, or a glob). Changes made before the run's first
-    request (a playbook's first tools, a state machine's initial state) set up the
-    starting toolset and are not injections: check those with ``offered(at=1, ...)``."""
-    return _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
+    by ``strategy`` (its recorded name, or a glob); ``turn=``: in that user turn of a
+    session (``at`` counts its requests). Changes made before the run's first request (a
+    playbook's first tools, a state machine's initial state) set up the starting toolset
+    and are not injections: check those with ``offered(at=1, ...)``."""
+    change = _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
+    return in_turn(change, turn)
 
 
 def removed(
@@ -283,6 +294,8 @@ def removed(
     at: int | None = None,
     after_call: str | None = None,
     strategy: str | None = None,
+    turn: int | None = None,
 ) -> Expectation:
     """Like ``injected``, for tools removed from the offered toolset."""
-    return _Changed("removed", _patterns(patterns, "removed()"), at, after_call, strategy)
+    change = _Changed("removed", _patterns(patterns, "removed()"), at, after_call, strategy)
+    return in_turn(change, turn)

@@ -14,11 +14,21 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._plugin import _sink
+from harness._validation import is_int
 from harness.assertions._render import cut, render_table
 from harness.loop import Trace
 from harness.scenarios import timeline_rows
 
-__all__ = ["Expectation", "Failure", "Verdict", "as_trace", "expect", "for_assert"]
+__all__ = [
+    "Expectation",
+    "Failure",
+    "Verdict",
+    "after_last",
+    "as_trace",
+    "expect",
+    "for_assert",
+    "in_turn",
+]
 
 _COMPACT_FIRST = 240
 _COMPACT_ROW = 100
@@ -178,3 +188,35 @@ def expect(subject: Any, *expectations: Expectation) -> Verdict:
             return for_assert(verdict)
     description = "; ".join(e.description for e in expectations)
     return Verdict(passed=True, description=description, trace=verdict.trace)
+
+
+def after_last(trace: Trace) -> int:
+    """The index a request after ``trace``'s last would have: the row a failure marks
+    when what it expected never came (in one turn of a session, that turn's end)."""
+    return trace.iterations[-1].index + 1 if trace.iterations else 1
+
+
+class _InTurn(Expectation):
+    """An expectation judged on one user turn of a session's trace (``turn=``)."""
+
+    def __init__(self, inner: Expectation, turn: int) -> None:
+        if not is_int(turn) or turn < 1:
+            raise UsageError(f"turn= takes a 1-based user turn number, got {turn!r}")
+        self.inner, self.turn = inner, turn
+
+    @property
+    def description(self) -> str:
+        return f"{self.inner.description} in turn {self.turn}"
+
+    def evaluate(self, trace: Trace) -> Failure | None:
+        try:
+            part = trace.turn(self.turn)
+        except UsageError as exc:
+            return Failure(problem=str(exc), iteration=after_last(trace))
+        return self.inner.evaluate(part)
+
+
+def in_turn(expectation: Expectation, turn: int | None) -> Expectation:
+    """``expectation`` judged on user turn ``turn`` of a session's trace only (``at=``
+    then counts that turn's requests); ``None``: on the whole trace."""
+    return expectation if turn is None else _InTurn(expectation, turn)

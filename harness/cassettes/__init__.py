@@ -19,12 +19,12 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     from harness.cassettes._conversations import (
         Conversation as Conversation,
         conversations as conversations,
+        conversations_of as conversations_of,
     )
     from harness.cassettes._convert import (
         RecordedSession as RecordedSession,
         RecordedTools as RecordedTools,
         recorded_tools as recorded_tools,
-        scenario_data as scenario_data,
     )
     from harness.cassettes._load import (
         Cassette as Cassette,
@@ -38,6 +38,10 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     )
     from harness.cassettes._model import (
         CassetteModel as CassetteModel,
+    )
+    from harness.cassettes._to_scenario import (
+        RecordedResults as RecordedResults,
+        scenario_data as scenario_data,
     )
     from harness.cassettes._trace import (
         trace_from_cassette as trace_from_cassette,

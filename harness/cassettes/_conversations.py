@@ -1,27 +1,38 @@
 """How a cassette's LLM requests group into conversations: the one place that decides.
 
-A cassette may hold several conversations (a sub-agent's requests interleaved with its
-parent's, the same request recorded twice, one agent asking two providers). A request
-continues a conversation when that conversation's last request's messages are a strict
-prefix of its own; otherwise it starts a new one. ``conversations_of`` is the grouping
-that ``harness cassette show`` (text and ``--json``), ``scenario_data`` and
-``RecordedSession`` use (issue 23 refines it for multi-turn sessions: replace its body).
+A cassette may hold several conversations, sometimes interleaved: a sub-agent's requests
+inside its parent's, an MCP sampling request made while a tool runs, the same request
+recorded twice. Requests are grouped by history, not by order: a request continues a
+conversation when that conversation's last request's messages are a strict prefix of
+its own. When several conversations qualify, the evidence decides, strongest first:
+
+1. the message that follows the prefix is that conversation's last answer (the same
+   call ids, a subset of them when the client kept only some calls, or the same text):
+   an MCP sampling request repeats its parent's history but not its parent's answer;
+2. the longest prefix (the most specific history).
+
+Two conversations that qualify alike cannot be told apart: a ``CassetteError`` names the
+request and the interactions of both (record them in separate cassettes, or make their
+histories differ). ``conversations_of`` is what ``harness cassette show`` (text and
+``--json``), ``scenario_data``, ``RecordedSession`` and the tests use.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
+from harness._errors import CassetteError
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
 from harness.cassettes._model import llm_turns, recorded_request
 from harness.cassettes._trace import client_searches, trace_from_requests
 from harness.formats import ParsedRequest
 from harness.loop import ModelResponse, Trace
-from harness.messages import AssistantMessage, SystemMessage, ToolMessage
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
 
-__all__ = ["Conversation", "conversations", "conversations_of"]
+__all__ = ["Conversation", "conversations", "conversations_of", "kept_answer"]
 
 
 def _turn(message: AssistantMessage) -> tuple[str, ...]:
@@ -89,8 +100,36 @@ class Conversation:
         """The conversation's wire trace."""
         return trace_from_requests(self.requests, self.responses)
 
+    def kept_answer(self, k: int) -> AssistantMessage | None:
+        """The assistant message of request ``k``'s answer as the next request's history
+        kept it (a client may keep fewer calls than the model made), else the recorded
+        response's; ``None`` when there is neither."""
+        if k + 1 < len(self.requests):
+            added = self.requests[k + 1].messages[len(self.requests[k].messages) :]
+            kept = kept_answer(added)[0]
+            if kept is not None:
+                return kept
+        response = self.responses[k]
+        return response.message if response is not None else None
 
-def _continues(before: ParsedRequest, after: ParsedRequest) -> bool:
+
+def kept_answer(added: Sequence[Message]) -> tuple[AssistantMessage | None, list[Message]]:
+    """The answer a client kept among the messages it ``added`` after a request (the
+    leading assistant messages: the one with tool calls, else the last; some clients write
+    an empty one before it), and the messages after them."""
+    leading: list[AssistantMessage] = []
+    for message in added:
+        if not isinstance(message, AssistantMessage):
+            break
+        leading.append(message)
+    if not leading:
+        return None, list(added)
+    with_calls = [m for m in leading if m.tool_calls]
+    return (with_calls[-1] if with_calls else leading[-1]), list(added[len(leading) :])
+
+
+def _prefix(before: ParsedRequest, after: ParsedRequest) -> bool:
+    """``before``'s messages are a strict prefix of ``after``'s."""
     if len(after.messages) <= len(before.messages):
         return False
     head = ParsedRequest(model=None, messages=after.messages[: len(before.messages)], tools=())
@@ -99,10 +138,39 @@ def _continues(before: ParsedRequest, after: ParsedRequest) -> bool:
     )
 
 
+def answered_by(response: ModelResponse | None, message: Message) -> bool:
+    """True when ``message`` (in a later history) is ``response``'s answer: the same call
+    ids (or a subset: the client kept only some calls), else the same text."""
+    if response is None or not isinstance(message, AssistantMessage):
+        return False
+    made = response.message
+    if made.tool_calls or message.tool_calls:
+        ids = {c.id for c in made.tool_calls}
+        kept = [c.id for c in message.tool_calls]
+        return bool(kept) and set(kept) <= ids
+    return (made.content or "").strip() == (message.content or "").strip()
+
+
+_Group = list[tuple[Interaction, ParsedRequest, ModelResponse | None, str]]
+
+
+def _evidence(group: _Group, request: ParsedRequest) -> tuple[int, int] | None:
+    """How strongly ``request`` continues ``group`` (``None``: it does not)."""
+    last, response = group[-1][1], group[-1][2]
+    if not _prefix(last, request):
+        return None
+    follows = request.messages[len(last.messages)]
+    return (1 if answered_by(response, follows) else 0, len(last.messages))
+
+
+def _numbers(group: _Group) -> str:
+    return ", ".join(str(g[0].index + 1) for g in group)
+
+
 def conversations_of(source: str | Path | Cassette) -> list[Conversation]:
-    """The cassette's conversations, in the order each one starts."""
+    """The cassette's conversations, in the order each one starts (see the module)."""
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    groups: list[list[tuple[Interaction, ParsedRequest, ModelResponse | None, str]]] = []
+    groups: list[_Group] = []
     for interaction, codec in llm_turns(cassette):
         request = recorded_request(cassette, interaction, codec)
         try:
@@ -111,12 +179,24 @@ def conversations_of(source: str | Path | Cassette) -> list[Conversation]:
             )
         except Exception:  # error status or unreadable body: the turn has no answer
             response = None
-        for group in reversed(groups):
-            if _continues(group[-1][1], request):
-                group.append((interaction, request, response, codec.name))
-                break
-        else:
-            groups.append([(interaction, request, response, codec.name)])
+        scored = [(e, g) for g in groups if (e := _evidence(g, request)) is not None]
+        entry = (interaction, request, response, codec.name)
+        if not scored:
+            groups.append([entry])
+            continue
+        best = max(e for e, _ in scored)
+        chosen = [g for e, g in scored if e == best]
+        if len(chosen) > 1:
+            shown = "; ".join(f"interactions {_numbers(g)}" for g in chosen)
+            raise CassetteError(
+                f"cassette {cassette.name!r}: the conversations cannot be told apart: "
+                f"interaction {interaction.index + 1} continues {len(chosen)} conversations "
+                f"alike ({shown}): the same history and the same answer. Record them in "
+                "separate cassettes, or make their histories differ",
+                path="" if cassette.path is None else str(cassette.path),
+                index=interaction.index,
+            )
+        chosen[0].append(entry)
     return [
         Conversation(
             interactions=tuple(g[0] for g in group),

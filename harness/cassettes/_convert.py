@@ -1,50 +1,41 @@
-"""From a recording to something runnable: conversations, stub tools, scenarios.
+"""From a recording to something runnable: stub tools and the recorded toolset changes.
 
-A cassette may hold several conversations (a sub-agent's requests interleaved
-with its parent's, the same request recorded twice). ``conversations`` splits the
-LLM turns by history: a request continues a conversation when that conversation's
-last request's messages are a strict prefix of its own. ``RecordedSession`` gives
-what is needed to replay one conversation through the loop: its starting
-messages, stub tools (with the recorded schemas, answering the recorded results
-in order) and a strategy that changes the offered tools as the recording did.
-``scenario_data`` writes the same as an editable scenario file.
+``RecordedSession`` gives what is needed to replay one conversation
+(harness/cassettes/_conversations.py) through the loop: its starting messages, stub
+tools (with the recorded schemas, answering the recorded results in order) and a
+strategy that changes the offered tools as the recording did. ``scenario_data``
+(harness/cassettes/_to_scenario.py) writes the same as an editable scenario file.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from harness._errors import CassetteError, UsageError
-from harness.cassettes._conversations import Conversation, conversations
-from harness.cassettes._load import Cassette, load_cassette
+from harness._errors import UsageError
+from harness.cassettes._conversations import Conversation
 from harness.formats import ToolDefinition
-from harness.formats.openai_chat import messages_to_dicts
-from harness.loop import (
-    InjectionContext,
-    InjectionStrategy,
-    ModelResponse,
-    ToolsetChange,
-)
+from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.messages import AssistantMessage, Message, ToolMessage
 from harness.tools import CallContext, PreparedCall, Tool, ToolResult
 
-__all__ = [
-    "Conversation",
-    "RecordedSession",
-    "RecordedTools",
-    "conversations",
-    "recorded_tools",
-    "scenario_data",
-]
+__all__ = ["RecordedSession", "RecordedTools", "recorded_tools", "results_by_call"]
 
 
 Recorded = str | dict[str, Any]
 """One recorded result: its text, or ``{"content": text, "reveals": [names]}`` for a
 result that revealed deferred tools (a client search's ``tool_reference`` blocks)."""
+
+
+def results_by_call(conversation: Conversation) -> dict[str, str]:
+    """Recorded tool results by call id (the first answer of each call)."""
+    out: dict[str, str] = {}
+    for request in conversation.requests:
+        for message in request.messages:
+            if isinstance(message, ToolMessage):
+                out.setdefault(message.tool_call_id, str(message.content))
+    return out
 
 
 def _results_by_tool(conversation: Conversation) -> dict[str, list[Recorded]]:
@@ -265,114 +256,3 @@ class RecordedSession:
             definitions=tuple(definitions.values()),
             results=results,
         )
-
-
-def _steps(response: ModelResponse | None) -> list[dict[str, Any]]:
-    """The script steps of a recorded answer: its provider-run searches, then the rest."""
-    searches = [
-        {
-            "search": json.loads(s.arguments) if s.arguments.strip() else {},
-            "found": list(s.found),
-            "id": s.id,
-        }
-        for s in (response.message.searches if response is not None else ())
-        if s.tool
-    ]
-    return [*searches, _step(response)]
-
-
-def _step(response: ModelResponse | None) -> dict[str, Any]:
-    if response is None:
-        return {"reply": ""}
-    calls = response.message.tool_calls
-    if not calls:
-        return {"reply": response.message.content or ""}
-
-    def one(call: Any) -> dict[str, Any]:
-        try:
-            args = json.loads(call.arguments or "{}")
-        except ValueError:
-            return {"call": call.name, "arguments": call.arguments, "id": call.id}
-        return {"call": call.name, "args": args, "id": call.id}
-
-    if len(calls) == 1:
-        return one(calls[0])
-    return {"calls": [one(c) for c in calls]}
-
-
-def scenario_data(
-    source: str | Path | Cassette, *, name: str | None = None, conversation: int = 0
-) -> dict[str, Any]:
-    """An editable scenario (scripted steps and the expected timeline) from a recording.
-
-    The recorded tools become stubs that answer the recorded results, and a
-    ``RecordedTools`` strategy offers tools request by request as recorded.
-    """
-    cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    found = conversations(cassette)
-    if not found:
-        raise CassetteError(
-            f"cassette {cassette.name!r} holds no LLM request to convert",
-            path="" if cassette.path is None else str(cassette.path),
-        )
-    if not 0 <= conversation < len(found):
-        raise UsageError(
-            f"cassette {cassette.name!r} holds {len(found)} conversation(s); "
-            f"conversation={conversation} does not exist"
-        )
-    chosen = found[conversation]
-    session = RecordedSession.of(chosen)
-    trace = chosen.trace()
-    timeline: list[dict[str, Any]] = []
-    for it in trace:
-        step: dict[str, Any] = {"offered": len(it.offered)}
-        if it.calls:
-            step["calls"] = [c.name for c in it.calls]
-        else:
-            step["answer"] = True
-        if it.injected:
-            step["injected"] = list(it.injected)
-        if it.removed:
-            step["removed"] = list(it.removed)
-        timeline.append(step)
-    steps = [step for r in chosen.responses for step in _steps(r)]
-    last = chosen.responses[-1]
-    note = ""
-    if last is not None and last.message.tool_calls:
-        # the recorded agent stopped on a tool call (an output tool): the harness loop
-        # answers the call and asks once more, so the script ends with a reply
-        steps.append({"reply": ""})
-        timeline.append({"offered": len(chosen.requests[-1].tools), "answer": True})
-        note = " The recording ends on a tool call (an output tool); a final reply was added."
-    stem = Path(cassette.name).stem if cassette.path else "cassette"
-    data: dict[str, Any] = {
-        "name": name or stem,
-        "description": (
-            f"Converted from cassette {Path(cassette.name).name} (interactions "
-            f"{', '.join(map(str, chosen.numbers))}): recorded tools are stubs that return "
-            "the recorded results; edit freely." + note
-        ),
-        "messages": messages_to_dicts(session.messages),
-        "tools": [
-            {
-                "harness.cassettes:recorded_tools": {
-                    "tools": [
-                        d for d in session.definitions if d["name"] in chosen.requests[0].tool_names
-                    ],
-                    "results": {k: list(v) for k, v in session.results.items()},
-                }
-            }
-        ],
-        "strategies": [
-            {
-                "harness.cassettes:RecordedTools": {
-                    "offered": [list(r.tool_names) for r in chosen.requests],
-                    "tools": list(session.definitions),
-                    "results": {k: list(v) for k, v in session.results.items()},
-                }
-            }
-        ],
-        "model": {"steps": steps},
-        "expect": {"timeline": timeline},
-    }
-    return data

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from harness._errors import CassetteError
+from harness.formats._json import body_content_type, is_sse
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -161,8 +162,9 @@ class Interaction:
 
     @property
     def is_stream(self) -> bool:
-        """True when the response is server-sent events."""
-        return self.response.headers.get("content-type", "").startswith("text/event-stream")
+        """True when the response is server-sent events (by its ``content-type``, or by its
+        content when the recording kept no headers)."""
+        return is_sse(self.response.headers, self.response.body)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -318,7 +320,8 @@ def to_stock(data: Any) -> Any:
     """``data`` with every variant's response turned into vcrpy's own fields (in place):
     ``parsed_body`` entries, ``{type: json, content}`` bodies and bare-integer ``status``
     (pydantic-ai's newer cassettes), and the ``status_code``/``content`` responses vcrpy 4's
-    httpx stubs wrote (the content stored decoded, under the original encoding headers).
+    httpx stubs wrote (the content stored decoded, under the original encoding headers);
+    a response recorded without headers gets the ``content-type`` its body shows.
     Anything but a mapping with an ``interactions`` list is returned as it is."""
     items = data.get("interactions") if isinstance(data, dict) else None
     for item in items if isinstance(items, list) else ():
@@ -346,7 +349,23 @@ def to_stock(data: Any) -> Any:
             response["status"] = {"code": code, "message": _reason(code)}
             response["body"] = {"string": response.pop("content", "")}
             _drop_encoding(response)
+        if isinstance(response, dict):
+            _infer_content_type(response)
     return data
+
+
+def _infer_content_type(response: dict[str, Any]) -> None:
+    """A response recorded without headers (``headers: {}``) gets the ``content-type`` its
+    body shows (JSON, or server-sent events), so the SDKs read the replay as they read the
+    real answer; recorded headers are never changed."""
+    headers = response.get("headers", {})
+    body = response.get("body")
+    if not isinstance(headers, dict) or headers:  # only a response recorded without headers
+        return
+    text = body.get("string") if isinstance(body, dict) else None
+    kind = body_content_type(text) if isinstance(text, (str, bytes)) else None
+    if kind is not None:  # a new mapping: the file may share this one (a YAML alias)
+        response["headers"] = {**headers, "Content-Type": [kind]}
 
 
 def _typed_json(body: Any) -> bool:

@@ -13,6 +13,7 @@ from rich.table import Table
 from harness._errors import HarnessError, ScenarioError
 from harness.cli._help import HarnessGroup
 from harness.cli._paths import extend_import_path
+from harness.cli._report import json_report
 from harness.scenarios import (
     ScenarioOutcome,
     discover_scenarios,
@@ -54,6 +55,12 @@ def _root(
 
 def _timeline_table(outcome: ScenarioOutcome) -> Table:
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    sessions = any(row.session is not None for row in outcome.rows)
+    turns = any(row.turn != 1 for row in outcome.rows)
+    if sessions:
+        table.add_column("session")
+    if turns:
+        table.add_column("turn", justify="right")
     table.add_column("iter", justify="right")
     table.add_column("offered", justify="right")
     table.add_column("calls")
@@ -66,7 +73,13 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             + (" [magenta](handoff)[/magenta]" if c in row.handoffs else "")
             + (" [magenta](async)[/magenta]" if c in row.started else "")
             for c in row.calls
-        ) or ("[dim]answer[/dim]" if row.final else "")
+        ) or (
+            "[dim]answer[/dim]"
+            if row.final
+            else "[dim]text, continued[/dim]"
+            if row.continued
+            else ""
+        )
         if row.follow_ups:
             calls = (
                 ", ".join(f"[magenta]<- {escape(n)}[/magenta]" for n in row.follow_ups)
@@ -80,7 +93,9 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             ]
         )
         marker = "[bold red]>[/bold red]" if row.iteration == divergent else ""
-        table.add_row(f"{marker}{row.iteration}", str(row.offered), calls, changes)
+        lead = [escape(row.session or "")] if sessions else []
+        lead += [str(row.turn)] if turns else []
+        table.add_row(*lead, f"{marker}{row.iteration}", str(row.offered), calls, changes)
     return table
 
 
@@ -94,6 +109,8 @@ def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -
             console.print(_timeline_table(outcome))
         if outcome.problem:
             console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
+    for note in outcome.notes:
+        console.print(f"  [yellow]result differs: {escape(note)}[/yellow]", soft_wrap=True)
 
 
 @app.command("run")
@@ -109,6 +126,12 @@ def run_command(
         help="A folder to import the scenarios' tools, strategies and models from "
         "(repeatable; the current folder is always searched).",
     ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print one JSON report on stdout instead of timelines (the shape is in "
+        "docs/scenarios.md#json-report); the exit status is the same.",
+    ),
 ) -> None:
     """Run scenario files and check each one's expected injection timeline.
 
@@ -116,24 +139,25 @@ def run_command(
     scenario file is broken (it cannot be read, or its tools, strategies or model cannot
     be built), no scenario file was found, or a --path is not a folder.
     """
-    console = Console(highlight=False)
+    console = Console(highlight=False, stderr=as_json)
+
+    def broken(message: str) -> typer.Exit:
+        if as_json:
+            typer.echo(json_report([], error=message))
+        console.print(f"[bold red]error:[/bold red] {escape(message)}", soft_wrap=True)
+        return typer.Exit(2)
+
     for folder in import_paths or []:
         if not folder.is_dir():
-            console.print(
-                f"[bold red]error:[/bold red] --path {escape(str(folder))} is not a folder",
-                soft_wrap=True,
-            )
-            raise typer.Exit(2)
+            raise broken(f"--path {folder} is not a folder")
     extend_import_path([*(import_paths or []), Path.cwd()])
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]
     except HarnessError as exc:
-        console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise broken(str(exc)) from None
     if not scenarios:
-        console.print("[yellow]no scenario files found[/yellow]")
-        raise typer.Exit(2)
+        raise broken("no scenario files found")
     if list_only:
         for scenario in scenarios:
             description = " ".join(scenario.spec.description.split())
@@ -150,7 +174,7 @@ def run_command(
         TextColumn("{task.completed}/{task.total}"),
         console=console,
         transient=True,
-        disable=len(scenarios) < 10 or not console.is_terminal,
+        disable=len(scenarios) < 10 or not console.is_terminal or as_json,
     ) as progress:
         task = progress.add_task("running scenarios", total=len(scenarios))
         for scenario in scenarios:
@@ -162,13 +186,16 @@ def run_command(
                 )
             outcomes.append(outcome)
             progress.advance(task)
-    for outcome in outcomes:
-        _print_outcome(console, outcome, quiet=quiet)
     failed = sum(1 for o in outcomes if not o.passed)
-    console.print(
-        f"\n{len(outcomes) - failed} passed, {failed} failed",
-        style="bold red" if failed else "bold green",
-    )
+    if as_json:
+        typer.echo(json_report(outcomes))
+    else:
+        for outcome in outcomes:
+            _print_outcome(console, outcome, quiet=quiet)
+        console.print(
+            f"\n{len(outcomes) - failed} passed, {failed} failed",
+            style="bold red" if failed else "bold green",
+        )
     # a scenario whose tools, strategies or model cannot be built is a broken file: 2
     if any(isinstance(o.error, ScenarioError) and not o.passed for o in outcomes):
         raise typer.Exit(2)

@@ -82,11 +82,27 @@ def to_scenario_command(
     ),
     name: str = typer.Option(None, "--name", help="Scenario name (default: the file's stem)."),
     conversation: int = typer.Option(
-        1, "--conversation", "-c", help="Which conversation of the cassette (1-based)."
+        None,
+        "--conversation",
+        "-c",
+        help="Only this conversation of the cassette (1-based; default: all of them).",
+    ),
+    tools: str = typer.Option(
+        None,
+        "--tools",
+        help="Your tools instead of stubs: MODULE:FACTORY() (or MODULE:NAME); every result "
+        "that differs from the recorded one is reported.",
+    ),
+    strategies: list[str] = typer.Option(  # noqa: B008
+        None,
+        "--strategies",
+        help="Your strategies with --tools: a registered name or MODULE:FACTORY (repeatable).",
     ),
 ) -> None:
-    """Write an editable scenario (scripted steps + expected timeline) that ``harness run``
-    executes; the recorded tools become stubs that return the recorded results."""
+    """Write one scenario file that ``harness run`` replays with every recorded request, in
+    order: every conversation of the cassette (interleaved ones placed where they ran), its
+    user turns, tool choices and timelines; the recorded tools become stubs that return the
+    recorded results, or your own with --tools."""
     import yaml
 
     from harness.cassettes import scenario_data
@@ -98,8 +114,16 @@ def to_scenario_command(
             f"--output {str(output)!r} is a folder; give the scenario file to write "
             f"(e.g. {str(output / (file.stem + '.yaml'))!r})",
         )
+    if strategies and not tools:
+        raise _fail(console, "--strategies goes with --tools (the stubs replay the recording)")
     try:
-        data = scenario_data(file, name=name or output.stem, conversation=conversation - 1)
+        data = scenario_data(
+            file,
+            name=name or output.stem,
+            conversation=None if conversation is None else conversation - 1,
+            tools=tools,
+            strategies=strategies or (),
+        )
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
@@ -108,8 +132,19 @@ def to_scenario_command(
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
-    steps = len(data["model"]["steps"])
-    console.print(f"wrote {output} ({steps} scripted step(s)); run it with: harness run {output}")
+    sessions = data.get("sessions") or [data]
+    requests = sum(_requests(s) for s in sessions)
+    console.print(
+        f"wrote {output} ({len(sessions)} session(s), {requests} recorded request(s)); "
+        f"run it with: harness run {output}"
+    )
+
+
+def _requests(session: dict[str, Any]) -> int:
+    turns = session.get("turns") or [session.get("model", {})]
+    return sum(
+        1 for turn in turns for step in turn.get("steps", []) if "expect_tool_choice" not in step
+    )
 
 
 @cassette_app.command("check")
@@ -207,6 +242,7 @@ def record_command(
     from harness.loop import run
     from harness.models import OpenAIResponsesModel
     from harness.scenarios import load_scenario
+    from harness.scenarios._session_files import continuation_from_data, schedule_from_data
     from harness.testing import open_cassette
 
     console = _console()
@@ -227,6 +263,12 @@ def record_command(
         tools, strategies = loaded.build_tools(), loaded.build_strategies()
         prompt = loaded.build_prompt()
         options = dataclasses.replace(loaded.build_options(), max_iterations=max_iterations)
+        if loaded.spec.tool_choice is not None:  # the scenario's schedule and continuation
+            strategies.append(schedule_from_data(loaded.spec.tool_choice, ""))
+        if loaded.spec.continuation is not None:
+            options = dataclasses.replace(
+                options, continuation=continuation_from_data(loaded.spec.continuation, "")
+            )
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None
     target = output or Path("cassettes") / "recorded" / f"{loaded.name}.yaml"

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness._errors import ProviderError, RateLimited
 from harness.formats._definitions import ToolChoice, ToolDefinition
-from harness.formats._json import sse_data
+from harness.formats._json import is_sse, sse_data
 from harness.formats._server import WireError, WireRequest
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
@@ -142,7 +142,7 @@ class Codec(ABC):
         ``ProviderError``)."""
         if status >= 400:
             raise error_from(status, body)
-        if headers.get("content-type", "").startswith("text/event-stream"):
+        if is_sse(headers, body):  # by content too: some recordings kept no headers
             return self.decode_events(sse_data(body))
         return self.decode_json(json.loads(body))
 

@@ -14,7 +14,9 @@ from typing import Any
 
 __all__ = [
     "SSEEvent",
+    "body_content_type",
     "encode_json",
+    "is_sse",
     "sse",
     "sse_data",
     "sse_events",
@@ -70,6 +72,27 @@ def sse_data(body: str | bytes) -> list[Any]:
         for _event, data in sse_events(body)
         if data.strip() and data.strip() != "[DONE]"
     ]
+
+
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def body_content_type(body: str | bytes) -> str | None:
+    """The ``content-type`` a body's content shows: ``application/json`` for a body that
+    starts with ``{`` or ``[``, ``text/event-stream`` for one that starts with an SSE field
+    name such as ``data:``, else ``None`` (for recordings that kept no headers)."""
+    head = (body.encode("utf-8", "replace") if isinstance(body, str) else body)[:64].lstrip()
+    if head.startswith((b"{", b"[")):
+        return "application/json"
+    return "text/event-stream" if head.startswith(_SSE_FIELDS) else None
+
+
+def is_sse(headers: Mapping[str, str], body: bytes) -> bool:
+    """True when a response body is server-sent events: by its ``content-type``, or by its
+    content (``body_content_type``) when a recording kept no headers."""
+    if headers.get("content-type", "").startswith("text/event-stream"):
+        return True
+    return body_content_type(body) == "text/event-stream"
 
 
 def unencodable_path(value: Any, path: str = "") -> str | None:

@@ -3,6 +3,14 @@
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
 from harness.loop._channels import EMPTY_ERROR, EMPTY_RESULT
 from harness.loop._completions import FOLLOW_UP, follow_up_source, follow_up_text
+from harness.loop._continuation import (
+    Continuation,
+    ContinuationContext,
+    ContinueUntilTool,
+    ContinueWhile,
+    NudgeAfterResults,
+    ReAct,
+)
 from harness.loop._control import RETURN_DIRECT, is_return_direct, return_direct
 from harness.loop._core import LoopCore, PendingCall
 from harness.loop._drivers import arun, build_core, default_strategy, run
@@ -44,6 +52,7 @@ from harness.loop._options import (
 )
 from harness.loop._phases import Phase
 from harness.loop._result import RunResult
+from harness.loop._session import Session
 from harness.loop._strategy import (
     DeclaredChanges,
     InjectionContext,
@@ -52,12 +61,14 @@ from harness.loop._strategy import (
     ToolsetChange,
 )
 from harness.loop._telemetry import METRICS, configure_metrics, record_metric
+from harness.loop._tool_choice import ToolChoiceSchedule, choice_violation
 from harness.loop._trace import (
     CallRecord,
     ChangeRecord,
     CompletionRecord,
     IterationRecord,
     Trace,
+    TurnRecord,
 )
 
 __all__ = [
@@ -74,6 +85,10 @@ __all__ = [
     "CompletionQueued",
     "CompletionRecord",
     "CompletionsAwaited",
+    "Continuation",
+    "ContinuationContext",
+    "ContinueUntilTool",
+    "ContinueWhile",
     "DeclaredChanges",
     "Event",
     "FinishReason",
@@ -91,30 +106,36 @@ __all__ = [
     "ModelResponded",
     "ModelResponse",
     "ModelSettings",
+    "NudgeAfterResults",
     "Observer",
     "PendingCall",
     "PendingCompletionsPolicy",
     "Phase",
     "ProviderDiscovered",
+    "ReAct",
     "RetryableToolError",
     "RunCapture",
     "RunFinished",
     "RunResult",
+    "Session",
     "StrategyChain",
     "StrategyWarning",
     "ToolAbandoned",
     "ToolCalled",
+    "ToolChoiceSchedule",
     "ToolFailed",
     "ToolsInjected",
     "ToolsRemoved",
     "ToolsetChange",
     "Trace",
+    "TurnRecord",
     "UnknownToolPolicy",
     "Usage",
     "UserNotified",
     "arun",
     "build_core",
     "capture_run",
+    "choice_violation",
     "configure_metrics",
     "default_strategy",
     "follow_up_source",

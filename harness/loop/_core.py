@@ -25,7 +25,6 @@ of the hot path (harness/loop/_fast.py).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import types
 import uuid
@@ -39,7 +38,7 @@ from harness._errors import (
     UsageError,
 )
 from harness.formats._definitions import ToolChoice
-from harness.loop import _fast as fast
+from harness.loop import _changes, _fast as fast
 from harness.loop._calls import PendingCall, prepare, result_event, unique_ids
 from harness.loop._channels import UserChannel, model_content, user_text
 from harness.loop._completions import CompletionQueue
@@ -49,8 +48,6 @@ from harness.loop._events import (
     LimitReached,
     Observer,
     RunFinished,
-    ToolsInjected,
-    ToolsRemoved,
 )
 from harness.loop._ledger import CompletionLedger
 from harness.loop._model import (
@@ -72,10 +69,10 @@ from harness.loop._strategy import (
     consult,
     hook_strategies,
 )
-from harness.loop._telemetry import logger, record_metric
+from harness.loop._telemetry import logger
 from harness.loop._tool_states import revealed_definitions
-from harness.loop._trace import ChangeRecord
 from harness.loop._trace_builder import TraceBuilder
+from harness.loop._turns import TurnControl
 from harness.loop._unknown import not_run_result
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, Tool, ToolResult, Toolset
@@ -198,6 +195,7 @@ class LoopCore:
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = fast.ResultHooks(strategy)
         self._answer_text: str | None = None  # the answer given while async calls ran
+        self._turns = TurnControl(options, strategy)
 
     # -- the phase --------------------------------------------------------------------
 
@@ -205,6 +203,11 @@ class LoopCore:
     def phase(self) -> Phase:
         """Where the run is; ``harness.loop.Phase`` lists the calls each phase allows."""
         return self._phase
+
+    @property
+    def turn(self) -> int:
+        """The current user turn (1-based; ``begin_turn`` starts the next one)."""
+        return self._turns.turn
 
     @property
     def finished(self) -> bool:
@@ -237,7 +240,7 @@ class LoopCore:
         """Start an iteration: run before-turn hooks and build the model request."""
         self._record.close()
         limit = self.options.max_iterations
-        if self.iteration >= limit:
+        if self.iteration - self._turns.start >= limit:  # counted per user turn
             message = f"max_iterations={limit} reached without an answer"
             self.emit(
                 LimitReached(
@@ -252,14 +255,18 @@ class LoopCore:
             for change in self._ask(self._turn_hooks, "before_turn", self._context()):
                 self.apply_change(change)
         offered = self.toolset.names
-        self._record.open(self.iteration, offered)
+        turns = self._turns
+        settings = (  # a strategy's choice, if one decides
+            turns.settings(self._settings, self._context) if turns.choosers else self._settings
+        )
+        self._record.open(self.iteration, offered, turns.turn, settings.tool_choice)
         self.emit(fast.IterationStarted(iteration=self.iteration, offered=offered))
         self._move("requested")
         request = fast.ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
             tool_names=offered,
-            settings=self._settings,
+            settings=settings,
             iteration=self.iteration,
         )
         self._record.tool_states.request(request)
@@ -329,6 +336,8 @@ class LoopCore:
         if error is not None:
             raise error
         if direct is None:
+            if self._turns.policy is not None:  # its user message after results, if any
+                self._turns.after_results(self)
             self._move("results")
         else:
             self._return_direct(*direct)
@@ -345,18 +354,34 @@ class LoopCore:
 
     @_protocol("result")
     def result(self) -> RunResult:
-        """The run's result once ``finished``."""
+        """The result of the run (of the current user turn, for a session) once ``finished``."""
         self._record.close()
+        turns = self._turns
         return RunResult(
             output=self.output,
             messages=self.messages,
-            iterations=self.iteration,
-            tools_injected=list(self.injected),
+            iterations=turns.iteration(self.iteration),
+            tools_injected=self.injected[turns.injected_start :],
             trace=self.trace,
-            usage=self.usage,
+            usage=self.usage - turns.usage_start,
             state=self.state,
             user_outputs=list(self.user_outputs),
+            turn=turns.turn,
         )
+
+    @_protocol("begin_turn")
+    def begin_turn(self, messages: Sequence[Message]) -> None:
+        """Start a session's next user turn after the last one finished: ``messages`` (the
+        user's) join the same history, toolset, strategy state and blackboard."""
+        self._record.close()
+        self.messages.extend(messages)
+        self._turns.next_turn(self)
+        self._ledger.turn_start = self.iteration  # max_iterations counts each turn
+        for strategy in self._turns.resetting:  # strategies that start each turn afresh
+            self._strategy_state.pop(id(strategy), None)
+        self.output = None
+        self._output = RunOutput(self.options.output_type, self.options.output_retries)
+        self._move("user_turn")
 
     def abort(self, exc: BaseException) -> None:
         """End the run with ``exc`` (unless it finished): close the trace, attach it to ``exc``.
@@ -406,6 +431,8 @@ class LoopCore:
             capabilities=self.capabilities,
             run_id=self.run_id,
             usage=self.trace.usage,
+            turn=self._turns.turn,
+            turn_iteration=self.iteration - self._turns.start,
         )
 
     @staticmethod
@@ -416,65 +443,7 @@ class LoopCore:
 
     def apply_change(self, change: ToolsetChange, call: ToolCall | None = None) -> None:
         """Apply a toolset change, record it in the trace and emit its events."""
-        removed = tuple(name for name in change.remove if self.toolset.discard(name) is not None)
-        for tool in change.replace:
-            self.toolset.replace(tool)
-        added = []
-        for tool in change.add:
-            self.toolset.add(tool)
-            added.append(tool.name)
-        after = call.name if call else None
-        if change.tool_choice is not None:  # from the next request on (AllowedTools)
-            self._settings = dataclasses.replace(self._settings, tool_choice=change.tool_choice)
-        for event in change.events:
-            self.emit(event)
-        initial = self._record.before_first_request
-        if removed or added or change.replace:
-            self._record.change(
-                ChangeRecord(
-                    initial=initial,
-                    strategy=change.strategy,
-                    reason=change.reason,
-                    added=tuple(added),
-                    removed=removed,
-                    replaced=tuple(t.name for t in change.replace),
-                    after_call=after,
-                    after_call_id=call.id if call else None,
-                )
-            )
-        if removed:
-            self.emit(
-                ToolsRemoved(
-                    iteration=self.iteration,
-                    tool_names=removed,
-                    strategy=change.strategy,
-                    reason=change.reason,
-                    after_call=after,
-                )
-            )
-        if added:
-            if not initial:
-                self.injected.extend(added)
-                record_metric("tools_injected", len(added), strategy=change.strategy)
-            _log.info(
-                "run %s iteration %d: %s %s %s (%s)",
-                self.run_id,
-                self.iteration,
-                change.strategy,
-                "set up" if initial else "injected",
-                ", ".join(added),
-                change.reason,
-            )
-            self.emit(
-                ToolsInjected(
-                    iteration=self.iteration,
-                    tool_names=tuple(added),
-                    strategy=change.strategy,
-                    reason=change.reason,
-                    after_call=after,
-                    section_key=change.section_key,
-                )
-            )
+        _changes.apply_change(self, self._record, change, call)
 
     # -- answers ----------------------------------------------------------------------
 
@@ -485,6 +454,12 @@ class LoopCore:
         if correction is not None:
             self.messages.append(UserMessage(content=correction))
             return "answer_retried"
+        nudge = self._turns.after_answer(self, message)  # a continuation policy goes on
+        if nudge is not None:
+            self._record.continued()
+            if nudge:
+                self.messages.append(UserMessage(content=nudge))
+            return "answer_continued"
         self.output = output
         return self._finish(message.content)
 

@@ -20,13 +20,23 @@ from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyC
 from harness.messages import Message, SystemMessage, UserMessage
 from harness.tools import Tool, Toolset
 
-__all__ = ["arun", "build_core", "default_strategy", "run"]
+__all__ = [
+    "adrive",
+    "arun",
+    "build_core",
+    "default_strategy",
+    "drive",
+    "observed",
+    "run",
+]
 
 Prompt = str | Sequence[Message]
 Tools = Toolset | Iterable[Tool | Callable[..., Any]]
 
 
-def _initial_messages(prompt: Prompt, system: str | None) -> list[Message]:
+def _initial_messages(prompt: Prompt | None, system: str | None) -> list[Message]:
+    if prompt is None:  # a session before its first user turn
+        return [SystemMessage(content=system)] if system else []
     if isinstance(prompt, str):
         messages: list[Message] = [SystemMessage(content=system)] if system else []
         messages.append(UserMessage(content=prompt))
@@ -61,7 +71,7 @@ def default_strategy(strategies: Sequence[InjectionStrategy] | None) -> Injectio
 
 
 def build_core(
-    prompt: Prompt,
+    prompt: Prompt | None,
     *,
     tools: Tools = (),
     strategies: Sequence[InjectionStrategy] | None = None,
@@ -72,7 +82,8 @@ def build_core(
     option_overrides: Mapping[str, Any] | None = None,
     capabilities: ModelCapabilities | None = None,
 ) -> LoopCore:
-    """Assemble a ``LoopCore`` from ``run``'s arguments."""
+    """Assemble a ``LoopCore`` from ``run``'s arguments (``prompt=None``: no user message
+    yet, as a ``Session`` before its first turn)."""
     if options is None:
         options = options_from(option_overrides or {})
     elif option_overrides:
@@ -99,6 +110,17 @@ def _ending(core: LoopCore, model: Model) -> Iterator[None]:
         if not core.finished:  # end_run(completed=True) itself may be what raised
             model.end_run(completed=False)
         raise
+
+
+@contextlib.contextmanager
+def observed(core: LoopCore, model: Model) -> Iterator[Callable[[RunResult], None]]:
+    """A run (or a session's turn) as the active captures see it, its errors carrying the
+    trace (``_ending``): yields the function that reports its result."""
+    with (
+        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
+        _ending(core, model),
+    ):
+        yield finished
 
 
 @contextlib.contextmanager
@@ -151,11 +173,16 @@ def run(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with (
-        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
-        _ending(core, model),
-        _lazy_pool(core.options.max_workers) as pool,
-    ):
+    with observed(core, model) as finished:
+        result = drive(core, model)
+        model.end_run(completed=True)
+        finished(result)
+    return result
+
+
+def drive(core: LoopCore, model: Model) -> RunResult:
+    """Run ``core`` (phase ``ready``) with ``model`` until the turn's answer: the sync I/O."""
+    with _lazy_pool(core.options.max_workers) as pool:
         while not core.finished:
             if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
                 core.completions.wait()
@@ -168,10 +195,7 @@ def run(
                 for event in abandoned_events(pending, outcomes, core.iteration):
                     core.emit(event)
                 core.receive_results(outcomes)
-        result = core.result()
-        model.end_run(completed=True)
-        finished(result)
-    return result
+    return core.result()
 
 
 async def arun(
@@ -199,23 +223,25 @@ async def arun(
         option_overrides=option_overrides,
         capabilities=model.capabilities,
     )
-    with (
-        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
-        _ending(core, model),
-    ):
-        while not core.finished:
-            if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
-                await core.completions.wait_async()
-                core.settle_completions()
-                continue
-            response = await model.arequest(core.begin_iteration())
-            pending = core.receive_response(response)
-            if pending:
-                outcomes = await execute_async(pending, core.options)
-                for event in abandoned_events(pending, outcomes, core.iteration):
-                    core.emit(event)
-                core.receive_results(outcomes)
-        result = core.result()
+    with observed(core, model) as finished:
+        result = await adrive(core, model)
         model.end_run(completed=True)
         finished(result)
     return result
+
+
+async def adrive(core: LoopCore, model: Model) -> RunResult:
+    """Async ``drive``: async tools are awaited, parallel calls run concurrently."""
+    while not core.finished:
+        if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+            await core.completions.wait_async()
+            core.settle_completions()
+            continue
+        response = await model.arequest(core.begin_iteration())
+        pending = core.receive_response(response)
+        if pending:
+            outcomes = await execute_async(pending, core.options)
+            for event in abandoned_events(pending, outcomes, core.iteration):
+                core.emit(event)
+            core.receive_results(outcomes)
+    return core.result()

@@ -81,6 +81,8 @@ class CompletionLedger:
         self._run_id = run_id
         self._queued: list[AsyncCall] = []
         """Completions noticed, delivered with the next request."""
+        self.turn_start = 0
+        """Iterations made before the current user turn (``max_iterations`` counts a turn)."""
 
     def started(self, call: ToolCall, result: ToolResult, iteration: int) -> None:
         """``call`` returned ``ToolResult.started(...)``: its result follows later."""
@@ -173,7 +175,7 @@ class CompletionLedger:
                 return "completions_running"
             self.notice(iteration)
         if self._queued:
-            if iteration < self._options.max_iterations:
+            if iteration - self.turn_start < self._options.max_iterations:
                 return "completions_arrived"  # a further turn delivers them
             queued, self._queued = self._queued, []
             self.queue.lose_entries(queued, "max_iterations")

@@ -121,6 +121,16 @@ class Usage:
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
+    def __sub__(self, other: Usage) -> Usage:
+        """What was used since ``other`` (an earlier sum), e.g. one turn of a session."""
+        return Usage(
+            input_tokens=self.input_tokens - other.input_tokens,
+            output_tokens=self.output_tokens - other.output_tokens,
+            total_tokens=self.total_tokens - other.total_tokens,
+            cache_read_tokens=self.cache_read_tokens - other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens - other.cache_write_tokens,
+        )
+
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:

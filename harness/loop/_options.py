@@ -19,6 +19,7 @@ from harness._validation import (
     seconds_problem,
 )
 from harness.formats._definitions import ToolChoice
+from harness.loop._continuation import continuation_of
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
 
@@ -91,11 +92,20 @@ class LoopOptions:
     completion_deadline: float = 30.0
     """Seconds the end-of-run wait lasts (``0``: do not wait); a call's own
     ``ToolResult.started(completion_deadline=...)`` wins over it."""
+    continuation: Any = None
+    """Whether a text answer ends the user turn, and user messages between requests: a
+    ``harness.Continuation`` (``ReAct()``, ``ContinueUntilTool(name)``,
+    ``ContinueWhile(predicate)``, ``NudgeAfterResults(text)``) or a list of them;
+    ``None``: every text answer ends the turn (see docs/sessions.md)."""
 
     def __post_init__(self) -> None:
         problems = [*_check_numbers(self), *_check_kinds(self)]
         try:
             object.__setattr__(self, "tool_choice", ToolChoice.of(self.tool_choice))
+        except UsageError as exc:
+            problems.append(str(exc))
+        try:
+            object.__setattr__(self, "continuation", continuation_of(self.continuation))
         except UsageError as exc:
             problems.append(str(exc))
         if problems:

@@ -24,7 +24,12 @@ from harness._validation import format_names
 __all__ = ["ALLOWED", "TRANSITIONS", "Call", "Phase", "Trigger", "no_move", "refusal"]
 
 Call = Literal[
-    "begin_iteration", "receive_response", "receive_results", "settle_completions", "result"
+    "begin_iteration",
+    "receive_response",
+    "receive_results",
+    "settle_completions",
+    "result",
+    "begin_turn",
 ]
 """The protocol calls a driver makes on the core."""
 
@@ -33,10 +38,12 @@ Trigger = Literal[
     "tool_calls",
     "answer",
     "answer_retried",
+    "answer_continued",
     "completions_running",
     "completions_arrived",
     "results",
     "return_direct",
+    "user_turn",
     "error",
 ]
 """What moved the core: the second key of ``TRANSITIONS``."""
@@ -55,7 +62,8 @@ class Phase(enum.Enum):
     """The model answered while async tool calls are running (``pending_completions="wait"``):
     wait on ``core.completions``, then call ``settle_completions()``."""
     FINISHED = "finished"
-    """The model gave its final answer: call ``result()``."""
+    """The model gave its final answer: call ``result()``; a session's next user turn
+    calls ``begin_turn()``."""
     FAILED = "failed"
     """The run ended with an error, kept in ``core.error``; start a new run."""
 
@@ -69,7 +77,7 @@ ALLOWED: dict[Phase, tuple[Call, ...]] = {
     Phase.AWAITING_RESPONSE: ("receive_response",),
     Phase.AWAITING_RESULTS: ("receive_results",),
     Phase.AWAITING_COMPLETIONS: ("settle_completions",),
-    Phase.FINISHED: ("result",),
+    Phase.FINISHED: ("result", "begin_turn"),
     Phase.FAILED: (),
 }
 """Which protocol calls each phase allows: the one table the core's guard reads."""
@@ -80,6 +88,7 @@ TRANSITIONS: dict[tuple[Phase, Trigger], Phase] = {
     (Phase.AWAITING_RESPONSE, "tool_calls"): Phase.AWAITING_RESULTS,
     (Phase.AWAITING_RESPONSE, "answer"): Phase.FINISHED,
     (Phase.AWAITING_RESPONSE, "answer_retried"): Phase.READY,
+    (Phase.AWAITING_RESPONSE, "answer_continued"): Phase.READY,
     (Phase.AWAITING_RESPONSE, "completions_running"): Phase.AWAITING_COMPLETIONS,
     (Phase.AWAITING_RESPONSE, "completions_arrived"): Phase.READY,
     (Phase.AWAITING_RESPONSE, "error"): Phase.FAILED,
@@ -90,6 +99,7 @@ TRANSITIONS: dict[tuple[Phase, Trigger], Phase] = {
     (Phase.AWAITING_COMPLETIONS, "completions_arrived"): Phase.READY,
     (Phase.AWAITING_COMPLETIONS, "answer"): Phase.FINISHED,
     (Phase.AWAITING_COMPLETIONS, "error"): Phase.FAILED,
+    (Phase.FINISHED, "user_turn"): Phase.READY,
     (Phase.FINISHED, "error"): Phase.FINISHED,
     (Phase.FAILED, "error"): Phase.FAILED,
 }
@@ -110,11 +120,14 @@ def refusal(call: Call, phase: Phase, detail: str = "") -> str:
     ``detail`` says why the phase is what it is (the pending calls, the error).
     """
     allowed = ALLOWED[phase]
-    if allowed:
+    if phase is Phase.FINISHED:  # result(), or a session's next user turn
+        fix = (
+            "call result() next, or begin_turn() for a session's next user turn, "
+            "or start a new run with a new LoopCore"
+        )
+    elif allowed:
         fix = f"call {format_names([f'{name}()' for name in allowed], quote=False)} next"
     else:
         fix = "no call is allowed any more; start a new run with a new LoopCore"
-    if phase is Phase.FINISHED:
-        fix += ", or start a new run with a new LoopCore"
     why = f" ({detail})" if detail else ""
     return f"can't {call}() while the run is {phase.value}{why}; {fix}"

@@ -33,6 +33,10 @@ class RunResult:
     user_outputs: list[str] = dataclasses.field(default_factory=list)
     """What tool results said to the user (``user_content`` of non-silent results), in
     order; each was also a ``UserNotified`` event."""
+    turn: int = 1
+    """The user turn this result ends (a ``Session``'s ``send``; 1 for a plain run).
+    ``iterations``, ``tools_injected`` and ``usage`` count this turn; ``messages`` and
+    ``trace`` span the session (``trace.turn(n)`` reads one turn)."""
 
     def __repr__(self) -> str:
         # a summary: asyncio.run(arun(...)) formats its result twice on Python 3.11

@@ -96,6 +96,10 @@ class InjectionContext:
     usage: Mapping[str, Usage] = dataclasses.field(default_factory=dict)
     """Live token usage per model so far (``Trace.usage``: nested runs that returned
     included); read-only."""
+    turn: int = 1
+    """The user turn (1-based): a ``Session``'s ``send`` starts the next one."""
+    turn_iteration: int = 1
+    """The iteration within the user turn (1-based; ``iteration`` counts the session's)."""
 
     def state_for(self, strategy: object) -> dict[str, Any]:
         """Private per-run storage for ``strategy`` (strategies stay reusable across runs)."""
@@ -103,7 +107,15 @@ class InjectionContext:
 
 
 class InjectionStrategy:
-    """Base for strategies: override one or both hooks; return ``None`` for no change."""
+    """Base for strategies: override one or more hooks; return ``None`` for no change.
+
+    ``on_tool_result`` and ``before_turn`` return toolset changes; ``tool_choice`` decides
+    the next request's tool choice (harness/loop/_tool_choice.py).
+    """
+
+    resets_per_turn: bool = False
+    """True: the strategy's ``state_for`` storage starts empty at each user turn of a
+    ``Session`` (the default keeps it across turns, as the toolset and blackboard are)."""
 
     @property
     def name(self) -> str:
@@ -121,6 +133,12 @@ class InjectionStrategy:
         self, context: InjectionContext
     ) -> ToolsetChange | Sequence[ToolsetChange] | None:
         """Called before each model request."""
+        return None
+
+    def tool_choice(self, context: InjectionContext) -> Any:
+        """The next request's ``tool_choice`` (a ``ToolChoice``, ``auto`` / ``none`` /
+        ``required`` or a tool name), or ``None`` to leave it to the next strategy of the
+        chain (and finally ``LoopOptions.tool_choice``). Called after ``before_turn``."""
         return None
 
 
@@ -173,12 +191,21 @@ class StrategyChain(InjectionStrategy):
     def before_turn(self, context: InjectionContext) -> list[ToolsetChange]:
         return _collect(self._turns, context, "before_turn")
 
+    def tool_choice(self, context: InjectionContext) -> Any:
+        for strategy in self.strategies:
+            choice = strategy.tool_choice(context)
+            if choice is not None:
+                return choice
+        return None
+
 
 def uses_hook(strategy: InjectionStrategy, hook: str) -> bool:
     """False when ``strategy`` keeps the base class's no-op ``hook`` (it never changes anything)."""
     method = getattr(strategy, hook, None)
     function = getattr(method, "__func__", method)
     if isinstance(strategy, StrategyChain) and function is getattr(StrategyChain, hook):
+        if hook == "tool_choice":
+            return any(uses_hook(s, hook) for s in strategy.strategies)
         return bool(strategy._results if hook == "on_tool_result" else strategy._turns)
     return function is not getattr(InjectionStrategy, hook)
 

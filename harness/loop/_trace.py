@@ -7,12 +7,21 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness._errors import UsageError
 from harness._secrets import scrub_text
+from harness.formats._definitions import ToolChoice
 from harness.loop._events import Event
 from harness.loop._model import Usage
 from harness.loop._tool_states import ToolStates
 
-__all__ = ["CallRecord", "ChangeRecord", "CompletionRecord", "IterationRecord", "Trace"]
+__all__ = [
+    "CallRecord",
+    "ChangeRecord",
+    "CompletionRecord",
+    "IterationRecord",
+    "Trace",
+    "TurnRecord",
+]
 
 
 def parse_arguments(arguments: str) -> dict[str, Any] | None:
@@ -190,6 +199,14 @@ class IterationRecord:
     """The model's text, if any."""
     finish_reason: str | None = None
     """The model's finish reason (``None`` if the turn did not complete)."""
+    turn: int = 1
+    """The user turn of a ``Session`` this request belongs to (1-based)."""
+    tool_choice: ToolChoice | None = None
+    """The request's tool choice (a strategy's, or ``LoopOptions.tool_choice``; ``None``:
+    the provider's default)."""
+    continued: bool = False
+    """The model answered with text and the continuation policy kept the turn going
+    (a ReAct thought, a text before the required tool): not the turn's answer."""
     tools: ToolStates | None = None
     """The request's tool states (visible, deferred, search, namespaces, tool choice); when
     anything is deferred, searched or namespaced, ``offered`` is ``tools.offered``."""
@@ -224,8 +241,9 @@ class IterationRecord:
         return tuple(n for c in self.changes if c.initial for n in c.added)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form; ``tools``, ``tool_choice``, ``discovered`` and ``searches``
-        appear only for requests with native tool states (other traces keep their shape)."""
+        """JSON-friendly form; ``turn``, ``tool_choice`` and ``continued`` appear only when
+        they differ from their defaults, and ``tools``, ``tool_choice``, ``discovered`` and
+        ``searches`` for requests with native tool states (other traces keep their shape)."""
         data: dict[str, Any] = {
             "index": self.index,
             "offered": list(self.offered),
@@ -234,6 +252,12 @@ class IterationRecord:
             "answer": self.answer,
             "finish_reason": self.finish_reason,
         }
+        if self.turn != 1:
+            data["turn"] = self.turn
+        if self.tool_choice is not None:
+            data["tool_choice"] = self.tool_choice.to_data()
+        if self.continued:
+            data["continued"] = True
         tools = self.tools
         if (tools is not None and not tools.is_plain) or self.discovered or self.searches:
             if tools is not None:
@@ -243,6 +267,26 @@ class IterationRecord:
             data["discovered"] = list(self.discovered)
             data["searches"] = self.searches
         return data
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class TurnRecord:
+    """One user turn of a session: its requests, in order."""
+
+    index: int
+    """1-based turn number."""
+    iterations: tuple[IterationRecord, ...]
+    """The turn's requests (their ``index`` counts the session's requests)."""
+
+    @property
+    def answer(self) -> str | None:
+        """The text that ended the turn (its last request's answer)."""
+        return self.iterations[-1].answer if self.iterations else None
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """The turn's tool calls, in order."""
+        return [c for it in self.iterations for c in it.calls]
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -295,6 +339,32 @@ class Trace:
     def events_of(self, kind: type[Event]) -> list[Event]:
         """Events of one type."""
         return [e for e in self.events if isinstance(e, kind)]
+
+    @property
+    def turns(self) -> list[TurnRecord]:
+        """The user turns (a plain run has one), each with its requests."""
+        turns: dict[int, list[IterationRecord]] = {}
+        for it in self.iterations:
+            turns.setdefault(it.turn, []).append(it)
+        return [TurnRecord(index=n, iterations=tuple(its)) for n, its in turns.items()]
+
+    def turn(self, number: int) -> Trace:
+        """The part of this trace that belongs to user turn ``number`` (1-based): its
+        iterations and their events, so every assertion can read one turn."""
+        iterations = [it for it in self.iterations if it.turn == number]
+        if not iterations:
+            known = sorted({it.turn for it in self.iterations})
+            raise UsageError(f"the trace has no user turn {number!r}; its turns: {known}")
+        first, last = iterations[0].index, iterations[-1].index
+        return Trace(
+            iterations=iterations,
+            events=[e for e in self.events if first <= e.iteration <= last],
+            initial_tools=iterations[0].offered,
+            restarts=self.restarts,
+            children=self.children,
+            usage=self.usage,
+            completions=[c for c in self.completions if first <= c.iteration <= last],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form of the whole trace (known secrets scrubbed from every string)."""

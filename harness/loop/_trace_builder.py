@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from harness.formats._definitions import ToolChoice
 from harness.loop import _fast as fast
 from harness.loop._completions import AsyncCall
 from harness.loop._model import Usage
@@ -30,9 +31,12 @@ class TraceBuilder:
         "_answer",
         "_calls",
         "_changes",
+        "_choice",
+        "_continued",
         "_finish_reason",
         "_index",
         "_offered",
+        "_turn",
         "tool_states",
         "trace",
     )
@@ -50,17 +54,32 @@ class TraceBuilder:
         """The open iteration's changes; before it opens, those of its before-turn hooks."""
         self._answer: str | None = None
         self._finish_reason: str | None = None
+        self._turn = 1
+        self._choice: ToolChoice | None = None
+        self._continued = False
 
     @property
     def before_first_request(self) -> bool:
         """No request was built yet: a change now is the run's initial set-up."""
         return self._index is None and not self.trace.iterations
 
-    def open(self, index: int, offered: tuple[str, ...]) -> None:
-        """Open iteration ``index``, offering ``offered``; the changes made since the last
-        one closed belong to it."""
+    def open(
+        self,
+        index: int,
+        offered: tuple[str, ...],
+        turn: int = 1,
+        tool_choice: ToolChoice | None = None,
+    ) -> None:
+        """Open iteration ``index`` of user turn ``turn``, offering ``offered`` with
+        ``tool_choice``; the changes made since the last one closed belong to it."""
         self._index = index
         self._offered = offered
+        self._turn = turn
+        self._choice = tool_choice
+
+    def continued(self) -> None:
+        """The open iteration's text answer did not end the turn."""
+        self._continued = True
 
     def close(self) -> None:
         """Close the open iteration into an ``IterationRecord`` (if one is open)."""
@@ -73,6 +92,9 @@ class TraceBuilder:
                     changes=tuple(self._changes),
                     answer=self._answer,
                     finish_reason=self._finish_reason,
+                    turn=self._turn,
+                    tool_choice=self._choice,
+                    continued=self._continued,
                 )
             else:
                 states, found = self.tool_states.close()
@@ -83,6 +105,9 @@ class TraceBuilder:
                     changes=tuple(self._changes),
                     answer=self._answer,
                     finish_reason=self._finish_reason,
+                    turn=self._turn,
+                    tool_choice=self._choice,
+                    continued=self._continued,
                     tools=states,
                     discovered=found.discovered,
                     searches=found.searches,
@@ -91,6 +116,7 @@ class TraceBuilder:
             self._index = None
             self._calls = []
             self._answer = self._finish_reason = None
+            self._continued = False
         self._changes = []
 
     def answer(self, text: str | None, finish_reason: str | None) -> None:

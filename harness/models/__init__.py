@@ -72,6 +72,10 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     from harness.models._personas._weak import (
         WeakBehavior as WeakBehavior,
     )
+    from harness.models._scripted._expect_choice import (
+        ExpectToolChoice as ExpectToolChoice,
+        expect_tool_choice as expect_tool_choice,
+    )
     from harness.models._scripted._model import (
         ScriptedModel as ScriptedModel,
     )

@@ -22,6 +22,7 @@ from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._properties import Property
 from harness.scenarios._safe_yaml import read_yaml
+from harness.scenarios._session_files import check_sessions
 from harness.scenarios._spec import ScenarioSpec
 from harness.tools import Tool, Toolset, as_tool
 
@@ -264,6 +265,8 @@ class Scenario:
     def build_model(self) -> Model:
         """A fresh model playing the scenario's script."""
         model_spec = self.spec.model
+        if model_spec is None:
+            raise ScenarioError(f"{self._where()}give the scripted model: model: {{steps: [...]}}")
         try:
             steps = steps_from_data(model_spec.steps)
         except HarnessError as exc:
@@ -350,6 +353,7 @@ def load_scenario(path: str | Path) -> Scenario:
         )
         raise ScenarioError(f"scenario file {str(file)!r} is invalid: {problems}") from None
     _check_options(spec.options, f"scenario file {str(file)!r}")
+    check_sessions(spec, f"scenario file {str(file)!r}")
     return Scenario(spec=spec, path=file)
 
 

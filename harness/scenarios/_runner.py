@@ -13,6 +13,7 @@ from harness.scenarios._invariants import check_invariants, format_violations
 from harness.scenarios._loader import Scenario
 from harness.scenarios._mcp import McpParts
 from harness.scenarios._properties import AgentRun, check_properties
+from harness.scenarios._session_files import has_sessions
 from harness.scenarios._spec import CompletionExpect
 from harness.scenarios._timeline import (
     Divergence,
@@ -39,6 +40,19 @@ class ScenarioOutcome:
     result: RunResult | None = None
     error: BaseException | None = None
     trace: Trace | None = None
+    model_requests: int | None = None
+    """Model requests made (every session's, for a sessions file)."""
+    turns: int = 1
+    """User turns sent (every session's, for a sessions file)."""
+    sessions: list[Any] = dataclasses.field(default_factory=list)
+    """Each session's ``SessionOutcome`` (files with turns or sessions)."""
+    notes: list[str] = dataclasses.field(default_factory=list)
+    """What the run reports besides its verdict (results that differ from a recording's)."""
+
+    @property
+    def iterations(self) -> int:
+        """Iterations (model requests) in the timeline."""
+        return len(self.rows)
 
 
 def _error_name_matches(error: BaseException, name: str) -> bool:
@@ -89,6 +103,10 @@ def _launch(scenario: Scenario, model: Model, mcp: McpParts) -> RunResult:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     """Run ``scenario`` with fresh tools, strategies and model; compare with ``expect``."""
+    if has_sessions(scenario.spec):  # turns, sessions, continuation, tool_choice schedules
+        from harness.scenarios._session_run import run_sessions
+
+        return run_sessions(scenario)
     spec = scenario.spec
     expect = spec.expect
     model = scenario.build_model()
@@ -121,6 +139,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             result=result,
             error=error,
             trace=trace,
+            model_requests=len(getattr(model, "requests", None) or rows),
         )
 
     if error is not None and (expect.error is None or not _error_name_matches(error, expect.error)):

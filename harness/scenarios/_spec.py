@@ -33,7 +33,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.scenarios._mcp import McpServerSpec
 
-__all__ = ["CompletionExpect", "ExpectSpec", "ModelSpec", "ScenarioSpec", "TimelineStep"]
+__all__ = [
+    "CompletionExpect",
+    "ExpectSpec",
+    "ModelSpec",
+    "PlacementSpec",
+    "ScenarioSpec",
+    "TimelineStep",
+    "TurnSpec",
+]
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
@@ -67,7 +75,10 @@ class TimelineStep(BaseModel):
     follow_ups: list[str] | None = None
     """Tools whose async results reached the model on this turn's request, in order."""
     answer: bool | str | None = None
-    """``true``: the turn is the final answer; a string: the exact answer text."""
+    """``true``: the turn is the final answer; a string: the exact answer text (a final
+    answer, or a text the continuation policy went on from)."""
+    continued: bool | None = None
+    """``true``: a text answer that did not end the turn (a ReAct thought)."""
     deferred: list[str] | None = None
     """Names (or globs) deferred on the request (declared, not revealed yet), in order."""
     discovered: list[str] | None = None
@@ -111,6 +122,9 @@ class ExpectSpec(BaseModel):
     """Exact ``RunResult.user_outputs``: what tool results said to the user, in order."""
     completions: list[CompletionExpect] | None = None
     """How every async call ended, in order (delivered as a follow-up, or lost and why)."""
+    requests: list[str] | None = None
+    """Sessions files: the session that made each model request, in order (every recorded
+    request of a converted cassette, interleaved conversations included)."""
     properties: list[str] = Field(default_factory=list)
     """Import paths of properties (``module:function``) called with the run (an
     ``AgentRun``, finished or not); one raising ``AssertionError`` fails the scenario."""
@@ -133,8 +147,39 @@ class ModelSpec(BaseModel):
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
 
 
+class TurnSpec(BaseModel):
+    """One user turn of a session: the user's message, the script's steps, what to expect."""
+
+    model_config = _STRICT
+
+    prompt: str | None = None
+    """The user's text (or ``messages``)."""
+    messages: list[dict[str, Any]] | None = None
+    """The user's messages (Chat Completions dicts), e.g. several at once."""
+    steps: list[Any] | None = None
+    """The scripted model's steps for this turn (required)."""
+    expect: ExpectSpec = Field(default_factory=ExpectSpec)
+    """What this turn must produce (its timeline covers this turn's requests only)."""
+
+
+class PlacementSpec(BaseModel):
+    """Where a session runs inside another one (interleaved conversations)."""
+
+    model_config = _STRICT
+
+    session: str
+    """The other session's name."""
+    tool: str | None = None
+    """``during``: right after this tool's result in the other session (before its next
+    request), e.g. an MCP sampling request made while the tool ran."""
+    call: int = 1
+    """``during``: which call of ``tool`` (1-based, counted over the session)."""
+    turn: int | None = None
+    """``after``: right after this user turn of the other session finished."""
+
+
 class ScenarioSpec(BaseModel):
-    """One scenario file."""
+    """One scenario file (or one session of a ``sessions`` file)."""
 
     model_config = _STRICT
 
@@ -157,8 +202,26 @@ class ScenarioSpec(BaseModel):
     context_objects: list[str | dict[str, Any]] = Field(default_factory=list)
     """Typed context objects of the run: import paths (``mod:factory()``) or
     ``{path: {kwargs}}`` (e.g. ``{"harness:ChatContext": {channel: web, chat_id: ...}}``)."""
-    model: ModelSpec
+    model: ModelSpec | None = None
+    """The scripted model (required unless the steps are given per turn, or ``sessions``)."""
     expect: ExpectSpec = Field(default_factory=ExpectSpec)
     tags: list[str] = Field(default_factory=list)
     mcp_servers: list[McpServerSpec] = Field(default_factory=list)
     """MCP servers whose tools, facades and groups join the run (see ``harness.mcp``)."""
+    turns: list[TurnSpec] | None = None
+    """Several user turns of one session (docs/sessions.md); ``prompt``/``messages`` then
+    give the history before the first turn, if any."""
+    continuation: Any = None
+    """Whether a text answer ends the turn: ``react``, ``{react: {nudge: ...}}``,
+    ``{until_tool: NAME, nudge: ...}``, ``{nudge_after_results: TEXT}``, an import path,
+    or a list of these."""
+    tool_choice: Any = None
+    """A ``tool_choice`` schedule by request of each turn: a list (``[none, required]``) or
+    ``{schedule: [...], then: last | repeat | default}``."""
+    sessions: list[ScenarioSpec] | None = None
+    """Several sessions in one file, each a scenario of its own (name, tools, turns...);
+    ``harness run`` runs them all, in file order unless ``during``/``after`` places them."""
+    during: PlacementSpec | None = None
+    """A session that runs right after a tool's result in another session."""
+    after: PlacementSpec | None = None
+    """A session that runs right after a user turn of another session."""

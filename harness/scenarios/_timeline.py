@@ -35,6 +35,12 @@ class TimelineRow:
     """Calls that started async work (``ToolResult.started``)."""
     follow_ups: tuple[str, ...] = ()
     """Tools whose async results reached the model on this iteration's request."""
+    turn: int = 1
+    """The user turn of a session the iteration belongs to."""
+    continued: bool = False
+    """A text answer that did not end the turn (a continuation policy kept it going)."""
+    session: str | None = None
+    """The session's name, in a file of several sessions."""
     deferred: tuple[str, ...] = ()
     """Tools deferred on the request (declared, not revealed yet)."""
     discovered: tuple[str, ...] = ()
@@ -48,6 +54,10 @@ class TimelineRow:
         """``#2 offered=3 calls=a,b !b +x -y`` style text; with native tools
         ``deferred=?a,?b``, ``allowed=a``, ``searches=1`` and ``discovered=+a``."""
         parts = [f"#{self.iteration}", f"offered={self.offered}"]
+        if self.session is not None:
+            parts.insert(0, f"[{self.session}]")
+        if self.turn != 1:
+            parts.insert(1, f"turn={self.turn}")
         if self.calls:
             parts.append("calls=" + ",".join(self.calls))
         if self.errors:
@@ -72,9 +82,9 @@ class TimelineRow:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
             parts.append("-" + ",".join(self.removed))
-        if self.final:
+        if self.final or self.continued:
             text = (self.answer or "").replace("\n", " ")
-            parts.append(f"answer={text[:60]!r}")
+            parts.append(f"{'answer' if self.final else 'continued'}={text[:60]!r}")
         return " ".join(parts)
 
 
@@ -107,7 +117,9 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                 injected=it.injected,
                 removed=it.removed,
                 answer=it.answer,
-                final=not it.calls and it.finish_reason is not None,
+                final=not it.calls and it.finish_reason is not None and not it.continued,
+                turn=it.turn,
+                continued=it.continued,
                 deferred=it.deferred,
                 discovered=it.discovered,
                 searches=it.searches,
@@ -175,8 +187,12 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         return f"searches={step.searches}", f"searches={row.searches}"
     if step.answer is True and not row.final:
         return "a final answer", row.render()
-    if isinstance(step.answer, str) and (not row.final or row.answer != step.answer):
+    if isinstance(step.answer, str) and (
+        not (row.final or row.continued) or row.answer != step.answer
+    ):
         return f"answer={step.answer!r}", row.render()
+    if step.continued is not None and step.continued != row.continued:
+        return f"continued={step.continued}", row.render()
     return None
 
 

@@ -69,6 +69,11 @@ def recordings(*folders: str) -> list[Path]:
     return sorted(by_digest.values(), key=lambda p: (p.parent.name, p.name))
 
 
+def cost_recordings() -> list[Path]:
+    """The real recordings kept for their prompt-cache figures (``<provider>/cost/``)."""
+    return sorted(REAL.glob(f"*/{COST}/*.yaml"), key=lambda p: (p.parent.parent.name, p.name))
+
+
 def corpus_files() -> list[Path]:
     """Every real recording (see ``recordings``)."""
     return recordings()

@@ -32,7 +32,8 @@ def test_to_scenario_writes_a_file_harness_run_passes(path: Path, tmp_path: Path
     target = tmp_path / "scenarios" / f"{path.stem}.yaml"
     result = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
     assert result.exit_code == 0, result.output
-    assert load_scenario(target).spec.expect.timeline
+    spec = load_scenario(target).spec
+    assert spec.expect.timeline or (spec.turns and spec.turns[0].expect.timeline)
     ran = runner.invoke(app, ["run", str(target)])
     assert ran.exit_code == 0, ran.output
     assert "1 passed, 0 failed" in ran.output
@@ -73,7 +74,7 @@ def test_errors_name_the_file_and_exit_2(tmp_path: Path) -> None:
         app,
         ["cassette", "to-scenario", str(RECORDED[0]), "-o", str(tmp_path / "x.yaml"), "-c", "5"],
     )
-    assert result.exit_code == 2 and "conversation=4 does not exist" in result.output
+    assert result.exit_code == 2 and "conversation 5 does not exist" in result.output
 
 
 def test_record_writes_a_cassette_from_a_real_endpoint(

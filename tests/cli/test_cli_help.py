@@ -39,5 +39,5 @@ def test_run_names_its_exit_codes_and_lists_read_as_items() -> None:
 def test_a_docstring_paragraph_is_one_line_of_prose() -> None:
     listing = _help()
     assert "(or, with --mcp, its tools" in " ".join(listing.split())
-    assert "that harness run executes" in " ".join(_help("cassette").split())
+    assert "that harness run replays" in " ".join(_help("cassette").split())
     assert plain_help("Write ``x``\nthat runs.\n\n  Exit: 2.") == "Write x that runs.\n\nExit: 2."

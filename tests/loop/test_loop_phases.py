@@ -27,6 +27,7 @@ from harness.loop import (
     StrategyChain,
     return_direct,
 )
+from harness.loop._continuation import ContinueWhile
 from harness.loop._phases import ALLOWED, TRANSITIONS, Call, Trigger, refusal
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.tools import Tool, ToolResult, Toolset
@@ -97,7 +98,7 @@ def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: Phase) -> No
     message = refusal("begin_iteration", phase)
     assert message.startswith(f"can't begin_iteration() while the run is {phase.value}; ")
     for allowed in ALLOWED[phase]:
-        assert f"call {allowed}() next" in message
+        assert f"{allowed}()" in message
     if not ALLOWED[phase]:
         assert "start a new run with a new LoopCore" in message
 
@@ -106,7 +107,10 @@ def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: Phase) -> No
 def test_only_a_finished_run_also_suggests_a_new_core(phase: Phase) -> None:
     message = refusal("begin_iteration", phase)
     if phase is Phase.FINISHED:
-        assert message.endswith("; call result() next, or start a new run with a new LoopCore")
+        assert message.endswith(
+            "; call result() next, or begin_turn() for a session's next user turn, "
+            "or start a new run with a new LoopCore"
+        )
     elif phase is Phase.FAILED:
         assert message.endswith(
             "; no call is allowed any more; start a new run with a new LoopCore"
@@ -203,12 +207,14 @@ class CoreMachine(RuleBasedStateMachine):
                 unknown_tool="raise",
                 output_type=str,
                 output_retries=_RETRIES,
+                continuation=ContinueWhile(lambda context: context.answer.content == '"more"'),
             ),
             observers=[self._observe],
         )
         self.expected = Phase.READY
         self.pending: list[tuple[str, str]] = []
         self.iterations = 0
+        self.turn_start = 0
         self.attempts = 0
         self.jobs: list[Job] = []
         self.output: str | None = None
@@ -318,7 +324,9 @@ class CoreMachine(RuleBasedStateMachine):
         elif self.expected is Phase.AWAITING_RESPONSE:
             calls = st.lists(st.sampled_from(self.pool), min_size=1, max_size=2)
             names = data.draw(st.one_of(st.just([]), calls), label="calls")
-            answer = data.draw(st.sampled_from(['"done"', '"done"', "oops"]), label="answer")
+            answer = data.draw(
+                st.sampled_from(['"done"', '"done"', "oops", '"more"']), label="answer"
+            )
             running = self._jobs("running")
             reported = data.draw(st.sampled_from([False, False, True]), label="all reported first")
             if not names and running and reported:
@@ -333,14 +341,17 @@ class CoreMachine(RuleBasedStateMachine):
                 self._report(running[0])
             self._settle_completions()
         elif self.expected is Phase.FINISHED:
-            self._result()
+            if data.draw(st.booleans(), label="a session's next user turn"):
+                self._begin_turn()
+            else:
+                self._result()
         else:
             self._after_the_failure()
 
     def _begin_iteration(self) -> None:
         if self.armed:
             self._fails_with(Boom, self.core.begin_iteration)
-        elif self.iterations >= self.max_iterations:
+        elif self.iterations - self.turn_start >= self.max_iterations:
             self._fails_with(MaxIterationsExceeded, self.core.begin_iteration)
         else:
             request = self._attempt("begin_iteration", self.core.begin_iteration)
@@ -371,6 +382,9 @@ class CoreMachine(RuleBasedStateMachine):
             self._attempt("receive_response", act)
             self.attempts += 1
             self.expected = Phase.READY
+        elif answer == '"more"':  # the continuation policy keeps the turn going
+            self._attempt("receive_response", act)
+            self.expected = Phase.READY
         else:
             self._attempt("receive_response", act)
             self._answered()
@@ -379,7 +393,7 @@ class CoreMachine(RuleBasedStateMachine):
         """The model's valid answer (or the end of the wait): what the ledger does next."""
         if self._jobs("running"):
             self.expected = Phase.AWAITING_COMPLETIONS
-        elif self._jobs("arrived") and self.iterations < self.max_iterations:
+        elif self._jobs("arrived") and self.iterations - self.turn_start < self.max_iterations:
             self.expected = Phase.READY  # a further turn delivers them
         else:
             self.expected = Phase.FINISHED
@@ -430,6 +444,14 @@ class CoreMachine(RuleBasedStateMachine):
                     job.state = "done"  # past its deadline: lost
             self._answered()
 
+    def _begin_turn(self) -> None:
+        """A session's next user turn: the same core goes on, counting a new turn."""
+        self._attempt("begin_turn", lambda: self.core.begin_turn([UserMessage(content="again")]))
+        self.turn_start = self.iterations
+        self.attempts = 0
+        self.output = None
+        self.expected = Phase.READY
+
     def _result(self) -> None:
         outcome = self._attempt("result", self.core.result)
         assert outcome.output == self.output
@@ -463,6 +485,7 @@ class CoreMachine(RuleBasedStateMachine):
             ),
             "settle_completions": self.core.settle_completions,
             "result": self.core.result,
+            "begin_turn": lambda: self.core.begin_turn([UserMessage(content="again")]),
         }
         self._attempt(call, actions[call])
 

@@ -263,7 +263,7 @@ def test_strict_profile_refuses_history_with_undeclared_tools() -> None:
 
 
 def test_served_model_sees_the_neutral_request(app: WireApp) -> None:
-    canned = Canned(KINDS["text"])
+    canned = Canned(KINDS["tool_call"])  # tool_choice "any": the served model must call
     served = WireApp(canned)
     data = body(
         TOOL_TURNS, tools=[TOOL], system="Be brief.", tool_choice={"type": "any"}, temperature=0.2
@@ -271,9 +271,9 @@ def test_served_model_sees_the_neutral_request(app: WireApp) -> None:
     status, answer = post(served, data, path="/v1/messages?beta=true")
     assert status == 200
     assert answer["type"] == "message" and answer["model"] == "claude-x"
-    assert answer["content"] == [{"type": "text", "text": KINDS["text"].message.content}]
-    assert answer["stop_reason"] == "end_turn"
-    assert answer["usage"]["input_tokens"] == 12 and answer["usage"]["output_tokens"] == 9
+    assert [block["type"] for block in answer["content"]] == ["tool_use"]
+    assert answer["stop_reason"] == "tool_use"
+    assert answer["usage"]["input_tokens"] == 20 and answer["usage"]["output_tokens"] == 7
     seen = canned.requests[0]
     assert seen.tool_names == ("get_weather",)
     assert seen.settings.tool_choice == ToolChoice.required()

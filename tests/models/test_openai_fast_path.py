@@ -59,7 +59,8 @@ SHAPES: dict[str, tuple[ModelRequest, dict[str, Any]]] = {
     "tools": (model_request(), {}),
     "history": (model_request(HISTORY), {}),
     "tool_choice_required": (model_request(settings=ModelSettings(tool_choice="required")), {}),
-    "tool_choice_name": (model_request(settings=ModelSettings(tool_choice="get_time")), {}),
+    # the canned answer calls get_weather: the fakes honour a forced tool as providers do
+    "tool_choice_name": (model_request(settings=ModelSettings(tool_choice="get_weather")), {}),
     "tool_choice_dict": (
         model_request(
             settings=ModelSettings(

@@ -106,7 +106,7 @@ def test_models_endpoint_lists_the_served_model() -> None:
 
 
 def test_served_model_sees_history_tools_and_settings() -> None:
-    model = Canned(KINDS["text"])
+    model = Canned(KINDS["tool_call"])  # tool_choice "required": the fake honours it
     client = fake_openai_client(model)
     client.chat.completions.create(
         model="gpt-test",
@@ -148,7 +148,7 @@ def test_served_model_sees_history_tools_and_settings() -> None:
 
 
 def test_responses_input_items_become_messages() -> None:
-    model = Canned(KINDS["text"])
+    model = Canned(KINDS["tool_call"])  # get_weather is forced: the fake honours it
     client = fake_openai_client(model)
     client.responses.create(
         model="gpt-test",

@@ -17,10 +17,12 @@ from harness.loop import (
     ModelRequest,
     ModelResponse,
     Usage,
+    choice_violation,
     follow_up_source,
 )
 from harness.loop._tool_states import has_native_tools, tool_states
 from harness.messages import AssistantMessage, HostedSearch, Message, ToolCall, ToolMessage
+from harness.models._scripted._expect_choice import ExpectToolChoice
 from harness.models._scripted._steps import (
     CallsStep,
     CallStep,
@@ -220,6 +222,13 @@ class ScriptedModel(Model):
             if isinstance(step, ExpectMessage):
                 self._check_message(step, request)
                 continue
+            if isinstance(step, ExpectToolChoice):
+                problem = step.problem(request.settings.tool_choice)
+                if problem is not None:
+                    raise ScriptError(
+                        f"{self._where()}: {problem} (request of iteration {request.iteration})"
+                    )
+                continue
             return self._respond(step, request)
 
     def _where(self) -> str:
@@ -337,13 +346,15 @@ class ScriptedModel(Model):
                 )
             case ReplyStep() | OutputStep():
                 text = step.text if isinstance(step, ReplyStep) else step.text()
+                answer = AssistantMessage(content=text)
+                self._obey(request, answer)
                 return ModelResponse(
-                    message=AssistantMessage(content=text),
+                    message=answer,
                     finish_reason=step.finish_reason or "stop",
                     usage=step.usage or _NO_USAGE,
                     model_name=self.name,
                 )
-            case ExpectOffered() | ExpectMessage():  # pragma: no cover - request() checks these
+            case ExpectOffered() | ExpectMessage() | ExpectToolChoice():  # pragma: no cover
                 raise AssertionError(f"{step!r} is a check, not a response")
             case _:  # pragma: no cover - every step type is checked in __init__
                 assert_never(step)
@@ -425,12 +436,26 @@ class ScriptedModel(Model):
                     }
                 )
             )
+        message = _assistant_message({"tool_calls": tuple(tool_calls)})
+        if request.settings.tool_choice is not None:
+            self._obey(request, message)
         return _ModelResponse(
-            message=_assistant_message({"tool_calls": tuple(tool_calls)}),
+            message=message,
             finish_reason=step.finish_reason or "tool_calls",
             usage=step.usage or _NO_USAGE,
             model_name=self.name,
         )
+
+    def _obey(self, request: ModelRequest, message: AssistantMessage) -> None:
+        """A strict script answers as a real model must under the request's tool_choice."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this frame
+        problem = choice_violation(request.settings.tool_choice, message)
+        if problem is not None and not self.lenient:
+            raise ScriptError(
+                f"{self._where()}: {problem} (request of iteration {request.iteration}); a "
+                "real model could not answer so. Fix the script or the tool_choice, or pass "
+                "lenient=True"
+            )
 
     def end_run(self, *, completed: bool) -> None:
         __tracebackhide__ = True  # pytest shows the test's line, not this frame

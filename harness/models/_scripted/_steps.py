@@ -17,6 +17,7 @@ from harness._errors import (
 )
 from harness._validation import choice_problem, did_you_mean, format_names, is_int, is_number
 from harness.loop import FinishReason, Usage
+from harness.models._scripted._expect_choice import ExpectToolChoice
 
 __all__ = [
     "CallStep",
@@ -283,6 +284,7 @@ Step = (
     | OutputStep
     | ExpectOffered
     | ExpectMessage
+    | ExpectToolChoice
     | RefuseStep
     | RaiseStep
 )

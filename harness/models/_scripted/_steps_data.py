@@ -8,6 +8,7 @@ from typing import Any
 
 from harness._errors import ScriptError
 from harness._validation import is_int
+from harness.models._scripted._expect_choice import ExpectToolChoice, tool_choice_from_data
 from harness.models._scripted._refs import has_refs, resolve_refs
 from harness.models._scripted._steps import (
     CALL_FINISH_REASONS,
@@ -38,6 +39,7 @@ _STEP_KEYS = (
     "output",
     "expect_offered",
     "expect_message",
+    "expect_tool_choice",
     "refuse",
     "raise",
 )
@@ -51,6 +53,7 @@ _EXTRA_KEYS: dict[str, frozenset[str]] = {
     "raise": frozenset(),
     "expect_offered": frozenset(),
     "expect_message": frozenset(),
+    "expect_tool_choice": frozenset(),
 }
 
 
@@ -184,6 +187,10 @@ def step_from_data(data: Any, index: int = 0) -> Step:
         return _raise_from_data(data["raise"], where)
     if kind == "expect_message":
         return _expect_message_from_data(data["expect_message"], where)
+    if kind == "expect_tool_choice":
+        return ExpectToolChoice(
+            choice=tool_choice_from_data(data["expect_tool_choice"], f"{where}: expect_tool_choice")
+        )
     spec = data["expect_offered"]
     if not isinstance(spec, Mapping):
         raise ScriptError(f"{where}: expect_offered takes includes/excludes/exactly lists")

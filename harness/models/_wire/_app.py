@@ -21,7 +21,7 @@ from harness.formats._format import RequestReader
 from harness.formats._json import sse_frames
 from harness.formats._openai import model_entry, model_list, response_headers as default_headers
 from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
-from harness.loop import Model, ModelResponse
+from harness.loop import Model, ModelResponse, choice_violation
 from harness.models._wire._decode import BodyDecoder
 
 __all__ = ["RecordedRequest", "WireApp", "WireReply"]
@@ -168,6 +168,17 @@ class WireApp:
         with self._lock:
             self.responses[index] = response
         fmt = self._formats[_route(path)]
+        broken = choice_violation(wire.request.settings.tool_choice, response.message)
+        if broken is not None:  # honour tool_choice as a provider does: it cannot be broken
+            return self._error(
+                WireError(
+                    500,
+                    f"the served model answered against the request's tool_choice: {broken}; "
+                    "a real provider's model cannot (fix the served model's script)",
+                    type="server_error",
+                ),
+                fmt,
+            )
         if wire.stream:
             events = fmt.response_events(
                 wire,

@@ -1,0 +1,131 @@
+"""User turns of one loop: the per-turn bookkeeping the core keeps for sessions.
+
+A ``LoopCore`` runs one user turn at a time: ``begin_turn`` (phase ``finished`` ->
+``ready``) adds the next user message to the same history, toolset, strategies and
+blackboard. ``TurnControl`` keeps what belongs to the current turn (its number, where
+its iterations start, what was called and how many answers were continued in it), asks
+the strategies for each request's ``tool_choice`` (harness/loop/_tool_choice.py) and the
+continuation policy whether a text answer ends the turn (harness/loop/_continuation.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from harness.formats._definitions import ToolChoice
+from harness.loop._continuation import ContinuationContext, continuation_of
+from harness.loop._model import ModelSettings, Usage
+from harness.loop._options import LoopOptions
+from harness.loop._strategy import (
+    InjectionContext,
+    InjectionStrategy,
+    StrategyChain,
+    hook_strategies,
+)
+from harness.loop._tool_choice import request_settings
+from harness.messages import AssistantMessage, UserMessage
+
+if TYPE_CHECKING:
+    from harness.loop._core import LoopCore
+
+__all__ = ["TurnControl", "leaf_strategies"]
+
+
+def leaf_strategies(strategy: InjectionStrategy) -> list[InjectionStrategy]:
+    """The strategies of a chain, nested chains flattened."""
+    if isinstance(strategy, StrategyChain):
+        return [leaf for inner in strategy.strategies for leaf in leaf_strategies(inner)]
+    return [strategy]
+
+
+class TurnControl:
+    """The current user turn of a core, its tool choices and its continuation policy."""
+
+    __slots__ = (
+        "called_before",
+        "choice",
+        "choosers",
+        "continued",
+        "injected_start",
+        "policy",
+        "resetting",
+        "start",
+        "turn",
+        "usage_start",
+    )
+
+    def __init__(self, options: LoopOptions, strategy: InjectionStrategy) -> None:
+        self.turn = 1
+        """The user turn (1-based)."""
+        self.start = 0
+        """Iterations made before this turn."""
+        self.called_before: dict[str, int] = {}
+        """Successful calls per tool name before this turn (``LoopCore.called`` then)."""
+        self.continued = 0
+        """Answers of this turn that did not end it."""
+        self.injected_start = 0
+        self.usage_start = Usage()
+        self.choice = ToolChoice.of(options.tool_choice)
+        """The tool choice of the last request built."""
+        self.policy = continuation_of(options.continuation)
+        self.choosers = hook_strategies(strategy, "tool_choice")
+        self.resetting = tuple(s for s in leaf_strategies(strategy) if s.resets_per_turn)
+
+    def called_in_turn(self, called: dict[str, int]) -> dict[str, int]:
+        """Successful calls per tool name in this turn, from the run's counts."""
+        before = self.called_before
+        return {n: c - before.get(n, 0) for n, c in called.items() if c > before.get(n, 0)}
+
+    def iteration(self, iteration: int) -> int:
+        """``iteration`` counted within this turn (1-based)."""
+        return iteration - self.start
+
+    def settings(
+        self, base: ModelSettings, context: Callable[[], InjectionContext]
+    ) -> ModelSettings:
+        """The next request's settings: ``base`` with the strategies' tool choice."""
+        settings = request_settings(base, self.choosers, context()) if self.choosers else base
+        self.choice = settings.tool_choice
+        return settings
+
+    def _context(self, core: LoopCore, answer: AssistantMessage | None) -> ContinuationContext:
+        return ContinuationContext(
+            history=tuple(core.messages),
+            answer=answer,
+            tool_choice=self.choice,
+            iteration=core.iteration,
+            turn=self.turn,
+            turn_iteration=self.iteration(core.iteration),
+            called=self.called_in_turn(core.called),
+            continued=self.continued,
+            state=core.state,
+        )
+
+    def after_answer(self, core: LoopCore, answer: AssistantMessage) -> str | None:
+        """``None``: the answer ends the turn; otherwise the loop goes on, after the
+        returned user message (``""``: none)."""
+        if self.policy is None:
+            return None
+        decision = self.policy.after_answer(self._context(core, answer))
+        if not decision:
+            return None
+        self.continued += 1
+        return decision if isinstance(decision, str) else ""
+
+    def after_results(self, core: LoopCore) -> None:
+        """Append the policy's user message after a turn's tool results, if it has one."""
+        if self.policy is not None:
+            text = self.policy.after_results(self._context(core, None))
+            if text:
+                core.messages.append(UserMessage(content=text))
+
+    def next_turn(self, core: LoopCore) -> None:
+        """Start the next user turn: its counters restart (the core drops the ``state_for``
+        storage of the strategies in ``resetting``)."""
+        self.turn += 1
+        self.start = core.iteration
+        self.called_before = dict(core.called)
+        self.continued = 0
+        self.injected_start = len(core.injected)
+        self.usage_start = core.usage

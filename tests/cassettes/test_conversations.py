@@ -1,0 +1,153 @@
+"""Grouping a cassette's requests into conversations, and converting all of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from harness import CassetteError
+from harness.cassettes import conversations_of, scenario_data
+from harness.cli._app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "cassettes" / "real" / "openai"
+
+
+def _interaction(messages: list[dict], answer: dict, tools: bool = True) -> dict:  # type: ignore[type-arg]
+    body: dict = {"model": "gpt-test", "messages": messages}  # type: ignore[type-arg]
+    if tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
+        ]
+    response = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-test",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", **answer}, "finish_reason": "stop"}
+        ],
+    }
+    return {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.openai.test/v1/chat/completions",
+            "body": json.dumps(body),
+            "headers": {},
+        },
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {"content-type": ["application/json"]},
+            "body": {"string": json.dumps(response)},
+        },
+    }
+
+
+def _cassette(tmp_path: Path, interactions: list[dict]) -> Path:  # type: ignore[type-arg]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return path
+
+
+USER = {"role": "user", "content": "hi"}
+CALL = {
+    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}]
+}
+
+
+def test_a_request_that_repeats_its_parents_history_is_told_apart_by_the_answer() -> None:
+    """The MCP sampling request has the agent's history but not the agent's answer."""
+    found = conversations_of(
+        REAL / "chat_mcp_sampling_call_without_tools_inside_tool_loop_gzip.yaml"
+    )
+    assert [c.numbers for c in found] == [(1, 3), (2,)]
+
+
+def test_conversations_that_cannot_be_told_apart_name_the_interactions(tmp_path: Path) -> None:
+    followed = [
+        USER,
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "again"},
+    ]
+    path = _cassette(
+        tmp_path,
+        [
+            _interaction([USER], {"content": "hello"}),
+            _interaction([USER], {"content": "hello"}),
+            _interaction(followed, {"content": "bye"}),
+        ],
+    )
+    with pytest.raises(CassetteError) as info:
+        conversations_of(path)
+    message = str(info.value)
+    assert "the conversations cannot be told apart: interaction 3 continues 2" in message
+    assert "interactions 1; interactions 2" in message
+    ran = CliRunner().invoke(
+        app, ["cassette", "to-scenario", str(path), "-o", str(tmp_path / "s.yaml")]
+    )
+    assert ran.exit_code == 2 and "cannot be told apart" in ran.output
+
+
+def test_a_follow_up_turn_becomes_a_second_user_turn(tmp_path: Path) -> None:
+    followed = [
+        USER,
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "again"},
+    ]
+    path = _cassette(
+        tmp_path,
+        [_interaction([USER], {"content": "hello"}), _interaction(followed, {"content": "bye"})],
+    )
+    data = scenario_data(path)
+    assert [t["messages"] for t in data["turns"]] == [
+        [USER],
+        [{"role": "user", "content": "again"}],
+    ]
+    target = tmp_path / "s.yaml"
+    target.write_text(yaml.safe_dump(data))
+    ran = CliRunner().invoke(app, ["run", "--json", str(target)])
+    report = json.loads(ran.stdout)["scenarios"][0]
+    assert (report["passed"], report["turns"], report["model_requests"]) == (True, 2, 2)
+
+
+def test_your_own_tools_replay_the_recording_and_differences_are_reported(tmp_path: Path) -> None:
+    source = REAL / "chat_tool_choice_schedule_forced_forced_auto.yaml"
+    target = tmp_path / "bound.yaml"
+    runner = CliRunner()
+    wrote = runner.invoke(
+        app,
+        [
+            "cassette",
+            "to-scenario",
+            str(source),
+            "-o",
+            str(target),
+            "--tools",
+            "fixtures.sessions:weather_tools()",
+        ],
+    )
+    assert wrote.exit_code == 0, wrote.output
+    data = yaml.safe_load(target.read_text())
+    assert data["tools"] == ["fixtures.sessions:weather_tools()"]
+    assert data["tool_choice"]["schedule"] == ["get_weather", "get_forecast", "auto"]
+    ran = runner.invoke(app, ["run", "--json", str(target)])
+    assert ran.exit_code == 0, ran.output
+    (entry,) = json.loads(ran.stdout)["scenarios"]
+    (note,) = entry["notes"]
+    assert (
+        note.startswith("get_forecast (call ") and "now 'Forecast for Paris: rain all week'" in note
+    )
+    assert "result differs: get_forecast" in runner.invoke(app, ["run", str(target)]).output
+
+
+def test_strategies_need_tools(tmp_path: Path) -> None:
+    ran = CliRunner().invoke(
+        app,
+        ["cassette", "to-scenario", str(REAL / "chat_tool_choice_schedule_forced_forced_auto.yaml"),
+         "-o", str(tmp_path / "x.yaml"), "--strategies", "chaining"],
+    )  # fmt: skip
+    assert ran.exit_code == 2 and "--strategies goes with --tools" in ran.output
