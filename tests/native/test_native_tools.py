@@ -393,3 +393,20 @@ def test_the_snapshot_text_shows_deferred_and_discovered_tools() -> None:
     assert "deferred=?get_weather,?send_email" in first
     assert "searches=1 discovered=+get_weather" in first
     assert "deferred=?send_email" in second and "discovered" not in second
+
+
+def test_a_recorded_hosted_search_converts_to_a_search_step() -> None:
+    from harness.cassettes._to_scenario import _search_steps
+    from harness.loop import ModelResponse
+    from harness.messages import AssistantMessage, HostedSearch, ToolCall
+
+    search_made = HostedSearch(
+        id="srv_1", tool="tool_search", arguments='{"query": "weather"}', found=("get_weather",)
+    )
+    message = AssistantMessage(
+        searches=(search_made,),
+        tool_calls=(ToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}'),),
+    )
+    steps = _search_steps(ModelResponse(message=message))
+    assert steps == [{"search": {"query": "weather"}, "found": ["get_weather"], "id": "srv_1"}]
+    assert _search_steps(None) == []
