@@ -62,6 +62,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         ToolDefinition as ToolDefinition,
     )
     from harness.injection import (
+        AllowedTools as AllowedTools,
         ChainedType as ChainedType,
         EntityDiscovery as EntityDiscovery,
         Facade as Facade,
@@ -76,6 +77,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         ToolChaining as ToolChaining,
         ToolGroup as ToolGroup,
         ToolGroups as ToolGroups,
+        ToolSearch as ToolSearch,
         UsageIntrospection as UsageIntrospection,
         Visibility as Visibility,
         agent_tool as agent_tool,
@@ -155,6 +157,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         expect_tool_choice as expect_tool_choice,
         output as output,
         reply as reply,
+        search as search,
     )
     from harness.tools import (
         ArtifactSink as ArtifactSink,

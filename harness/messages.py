@@ -7,12 +7,15 @@ Chat Completions message dicts that scenario files use are
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
+
+from harness.formats._definitions import ToolDefinition
 
 __all__ = [
     "AssistantMessage",
+    "HostedSearch",
     "Message",
     "SystemMessage",
     "ToolCall",
@@ -34,16 +37,49 @@ class ToolCall(BaseModel):
     """The tool's model-visible name."""
     arguments: str = "{}"
     """The arguments exactly as the model sent them: a JSON string, possibly malformed."""
+    namespace: str | None = None
+    """The namespace the called tool belongs to, when the provider says (OpenAI Responses
+    ``function_call.namespace``); ``name`` is always the plain function name."""
 
 
 class SystemMessage(BaseModel):
-    """Instructions for the model."""
+    """Instructions for the model; or tools the client adds at this point of the
+    conversation (``tools``), leaving the earlier prefix, and so the prompt cache, intact."""
 
     model_config = _FROZEN
 
     role: Literal["system"] = "system"
     content: str
-    """The instruction text."""
+    """The instruction text (``""`` for a message that only adds tools)."""
+    tools: tuple[InstanceOf[ToolDefinition], ...] = ()
+    """Tools made callable from here on (Anthropic's ``tool_addition`` blocks in a
+    ``role: "system"`` message; OpenAI Responses' ``additional_tools`` input item)."""
+
+
+class HostedSearch(BaseModel):
+    """One tool search the provider ran during a model turn (not a call the loop answers).
+
+    Anthropic: a ``server_tool_use`` block and its ``tool_search_tool_result``; OpenAI
+    Responses: a ``tool_search_call`` and ``tool_search_output`` with ``execution:
+    "server"``. The tools it found are callable from then on.
+    """
+
+    model_config = _FROZEN
+
+    id: str
+    """The provider's id of the search call (its result repeats it)."""
+    tool: str = ""
+    """The search tool's name (``tool_search_tool_bm25``, ``tool_search``); ``""`` for a
+    result whose call was in an earlier response (a stream that split them)."""
+    arguments: str = "{}"
+    """The query as the model sent it (JSON text: ``{"query": ...}``, ``{"pattern": ...}``)."""
+    found: tuple[str, ...] = ()
+    """Names of the tools the search revealed, in the provider's order."""
+    complete: bool = True
+    """False when the response ended before the search's result (it comes with the next)."""
+    provider_data: dict[str, Any] = Field(default_factory=dict)
+    """The provider's own blocks or items, by format name, sent back unchanged to that
+    format (ids, ``caller``, the found definitions as the provider wrote them)."""
 
 
 class UserMessage(BaseModel):
@@ -68,6 +104,8 @@ class AssistantMessage(BaseModel):
     """Tool calls in the order the model made them."""
     refusal: str | None = None
     """A refusal message, when the provider reports one."""
+    searches: tuple[HostedSearch, ...] = ()
+    """Tool searches the provider ran in this turn, before its text and calls."""
 
 
 class ToolMessage(BaseModel):
@@ -85,6 +123,9 @@ class ToolMessage(BaseModel):
     is_error: bool = False
     """True when the call failed and ``content`` explains why (Anthropic sends it as
     ``tool_result.is_error``; the OpenAI formats have no such field and drop it)."""
+    tools: tuple[InstanceOf[ToolDefinition], ...] = ()
+    """The tools this result reveals (a client-side tool search): Anthropic sends them as
+    ``tool_reference`` blocks, OpenAI Responses as a ``tool_search_output`` item."""
 
 
 Message = Annotated[

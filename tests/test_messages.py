@@ -194,6 +194,7 @@ def test_bad_dicts_raise_usage_error_naming_the_problem(bad: Any, expected: str)
 def test_public_api_is_pinned() -> None:
     assert set(messages_module.__all__) == {
         "AssistantMessage",
+        "HostedSearch",
         "Message",
         "SystemMessage",
         "ToolCall",

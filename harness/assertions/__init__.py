@@ -30,6 +30,7 @@ from harness.assertions._calls import (
 from harness.assertions._choices import tool_choices
 from harness.assertions._cost import cache_breaks, cache_marks, no_cache_break
 from harness.assertions._counts import has_events, has_injections, has_iterations, has_restarts
+from harness.assertions._native import allowed, deferred, discovered, searched
 from harness.assertions._offered import injected, matching, never_offered, offered, removed
 from harness.assertions._render import render_table
 from harness.assertions._timeline import expect_timeline, timeline
@@ -41,6 +42,7 @@ __all__ = [
     "Expectation",
     "Failure",
     "Verdict",
+    "allowed",
     "as_trace",
     "cache_breaks",
     "cache_marks",
@@ -49,6 +51,8 @@ __all__ = [
     "called_exactly",
     "called_in_order",
     "called_unordered",
+    "deferred",
+    "discovered",
     "expect",
     "expect_timeline",
     "has_events",
@@ -63,6 +67,7 @@ __all__ = [
     "offered",
     "removed",
     "render_table",
+    "searched",
     "timeline",
     "tool_choices",
 ]

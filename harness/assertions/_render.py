@@ -26,7 +26,14 @@ def _cells(row: TimelineRow, cache: Mapping[int, str]) -> tuple[str, str, str, s
     )
     if not calls and row.final:
         calls = "(answer)"
-    changes = " ".join([*_names("+", row.injected), *_names("-", row.removed)])
+    changes = " ".join(
+        [
+            *_names("+", row.injected),
+            *_names("-", row.removed),
+            *_names("found:", row.discovered),  # revealed by a tool search (native tools)
+            *_names("?", row.deferred),  # still deferred on the request
+        ]
+    )
     if row.iteration in cache:  # the request of this iteration broke the prompt cache
         changes = f"{changes} [cache break: {cache[row.iteration]}]".lstrip()
     return str(row.iteration), str(row.offered), calls, changes
@@ -53,7 +60,8 @@ def render_table(
     The row of iteration ``mark`` gets a ``>`` and ``expected`` beside it; ``mark``
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
-    nested run with ``(handoff)``. ``width`` cuts each row (not the expected step).
+    nested run with ``(handoff)``; tools a search revealed as ``found:name`` and tools
+    still deferred as ``?name``. ``width`` cuts each row (not the expected step).
     ``cache`` marks the iterations whose request broke the prompt cache, with the cause
     (``harness.cost``: ``{2: "tools-changed by unfolding"}``).
     """

@@ -27,12 +27,19 @@ from harness._errors import CassetteError
 from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import request_differences
 from harness.cassettes._model import llm_turns, recorded_request
-from harness.cassettes._trace import trace_from_requests
+from harness.cassettes._trace import client_searches, trace_from_requests
 from harness.formats import ParsedRequest
 from harness.loop import ModelResponse, Trace
-from harness.messages import AssistantMessage, Message
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
 
 __all__ = ["Conversation", "conversations", "conversations_of", "kept_answer"]
+
+
+def _turn(message: AssistantMessage) -> tuple[str, ...]:
+    """What identifies a model turn in a later history: its call ids (else its text)."""
+    if message.tool_calls:
+        return tuple(c.id for c in message.tool_calls)
+    return (message.content or "",)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -50,6 +57,44 @@ class Conversation:
     def numbers(self) -> tuple[int, ...]:
         """1-based interaction numbers in the file."""
         return tuple(i.index + 1 for i in self.interactions)
+
+    def inserted_turns(self) -> tuple[int, ...]:
+        """1-based numbers of the requests whose history holds an assistant turn that no
+        recorded response made and whose calls' results reveal tools: a search the client
+        ran itself and wrote into the history as if the model had."""
+        out = []
+        for k in range(1, len(self.requests)):
+            before, after = self.requests[k - 1], self.requests[k]
+            added = after.messages[len(before.messages) :]
+            answered = self.responses[k - 1]
+            made = _turn(answered.message) if answered is not None else None
+            revealing = {m.tool_call_id for m in added if isinstance(m, ToolMessage) and m.tools}
+            for message in added:
+                if (
+                    isinstance(message, AssistantMessage)
+                    and _turn(message) != made
+                    and any(c.id in revealing for c in message.tool_calls)
+                ):
+                    out.append(k + 1)
+                    break
+        return tuple(out)
+
+    def client_searches(self) -> tuple[str, ...]:
+        """Tools whose results revealed tools (a custom search tool: the wire marks it by
+        nothing else)."""
+        return client_searches(self.requests)
+
+    def undeclared_reveals(self) -> tuple[str, ...]:
+        """Tools made callable by a result or an addition that no request declares."""
+        declared = {t.name for r in self.requests for t in r.tools}
+        found: dict[str, None] = {}
+        for request in self.requests:
+            for message in request.messages:
+                if isinstance(message, (ToolMessage, SystemMessage)):
+                    for tool in message.tools:
+                        if tool.name not in declared:
+                            found.setdefault(tool.name, None)
+        return tuple(found)
 
     def trace(self) -> Trace:
         """The conversation's wire trace."""

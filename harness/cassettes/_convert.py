@@ -23,6 +23,11 @@ from harness.tools import CallContext, PreparedCall, Tool, ToolResult
 __all__ = ["RecordedSession", "RecordedTools", "recorded_tools", "results_by_call"]
 
 
+Recorded = str | dict[str, Any]
+"""One recorded result: its text, or ``{"content": text, "reveals": [names]}`` for a
+result that revealed deferred tools (a client search's ``tool_reference`` blocks)."""
+
+
 def results_by_call(conversation: Conversation) -> dict[str, str]:
     """Recorded tool results by call id (the first answer of each call)."""
     out: dict[str, str] = {}
@@ -33,11 +38,13 @@ def results_by_call(conversation: Conversation) -> dict[str, str]:
     return out
 
 
-def _results_by_tool(conversation: Conversation) -> dict[str, list[str]]:
+def _results_by_tool(conversation: Conversation) -> dict[str, list[Recorded]]:
     """Recorded tool results per tool name, in call order."""
     names: dict[str, str] = {}
-    results: dict[str, list[str]] = {}
-    seen: set[str] = set()
+    results: dict[str, list[Recorded]] = {}
+    first = conversation.requests[0].messages if conversation.requests else ()
+    # results already in the starting history answer no call of the replay
+    seen: set[str] = {m.tool_call_id for m in first if isinstance(m, ToolMessage)}
     for request in conversation.requests:
         for message in request.messages:
             if isinstance(message, AssistantMessage):
@@ -47,7 +54,13 @@ def _results_by_tool(conversation: Conversation) -> dict[str, list[str]]:
                 seen.add(message.tool_call_id)
                 name = names.get(message.tool_call_id)
                 if name is not None:
-                    results.setdefault(name, []).append(str(message.content))
+                    text = str(message.content)
+                    item: Recorded = (
+                        {"content": text, "reveals": [t.name for t in message.tools]}
+                        if message.tools
+                        else text
+                    )
+                    results.setdefault(name, []).append(item)
     return results
 
 
@@ -61,17 +74,29 @@ class RecordedTool(Tool):
     schema; each call answers the next recorded result, whatever its arguments (the
     recording already holds what the model was told, argument errors included)."""
 
-    results: list[str] = dataclasses.field(default_factory=list, repr=False)
+    results: list[Recorded] = dataclasses.field(default_factory=list, repr=False)
     """Recorded results still to give, in call order."""
+    revealable: Mapping[str, ToolDefinition] = dataclasses.field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """The definitions a recorded result may reveal, by name."""
 
     def prepare(self, arguments: str, context: CallContext) -> PreparedCall | ToolResult:
         if not self.results:
             return ToolResult(content=f"(no recorded result left for {self.name})")
-        text = self.results.pop(0)
-        return ToolResult(content=text, value=text)
+        item = self.results.pop(0)
+        if isinstance(item, str):
+            return ToolResult(content=item, value=item)
+        text = str(item.get("content", ""))
+        reveals = tuple(
+            self.revealable.get(n) or ToolDefinition(name=n) for n in item.get("reveals", ())
+        )
+        return ToolResult(content=text, value=text, reveals=reveals)
 
 
-def _stub(tool: ToolDefinition, results: Sequence[str]) -> Tool:
+def _stub(
+    tool: ToolDefinition, results: Sequence[Recorded], revealable: Mapping[str, ToolDefinition]
+) -> Tool:
     parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
     parameters.setdefault("type", "object")
     return RecordedTool(
@@ -80,26 +105,51 @@ def _stub(tool: ToolDefinition, results: Sequence[str]) -> Tool:
         parameters=parameters,
         handler=_never_called,
         results=list(results),
+        revealable=revealable,
+        defer_loading=tool.defer_loading,
+        namespace=tool.namespace,
+        search=tool.search,
     )
 
 
+def _definition(data: Mapping[str, Any]) -> ToolDefinition:
+    return ToolDefinition(
+        name=str(data["name"]),
+        parameters=dict(data.get("parameters") or {}),
+        description=str(data.get("description") or ""),
+        defer_loading=data.get("defer_loading") is True,
+        namespace=data.get("namespace"),
+        search=data.get("search"),
+    )
+
+
+def _plain(tool: ToolDefinition) -> dict[str, Any]:
+    """A recorded tool as plain data (the scenario file's form)."""
+    data: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description or "",
+        "parameters": dict(tool.parameters) or {"type": "object", "properties": {}},
+    }
+    if tool.defer_loading:
+        data["defer_loading"] = True
+    if tool.namespace is not None:
+        data["namespace"] = tool.namespace
+    if tool.search is not None:
+        data["search"] = tool.search
+    return data
+
+
 def recorded_tools(
-    tools: Sequence[Mapping[str, Any]], results: Mapping[str, Sequence[str]] | None = None
+    tools: Sequence[Mapping[str, Any]], results: Mapping[str, Sequence[Recorded]] | None = None
 ) -> list[Tool]:
-    """Stub tools from plain data (``name``, ``description``, ``parameters``), each answering
-    its recorded results in order."""
+    """Stub tools from plain data (``name``, ``description``, ``parameters``; and
+    ``defer_loading``, ``namespace``, ``search`` when set), each answering its recorded
+    results in order (a result ``{"content": ..., "reveals": [names]}`` reveals those
+    tools, as a client search's did)."""
     results = results or {}
-    return [
-        _stub(
-            ToolDefinition(
-                name=str(t["name"]),
-                parameters=dict(t.get("parameters") or {}),
-                description=str(t.get("description") or ""),
-            ),
-            list(results.get(str(t["name"]), ())),
-        )
-        for t in tools
-    ]
+    definitions = [_definition(t) for t in tools]
+    revealable = {d.name: d for d in definitions}
+    return [_stub(d, list(results.get(d.name, ())), revealable) for d in definitions]
 
 
 class RecordedTools(InjectionStrategy):
@@ -111,7 +161,7 @@ class RecordedTools(InjectionStrategy):
         self,
         offered: Sequence[Sequence[str]],
         tools: Sequence[Mapping[str, Any]] = (),
-        results: Mapping[str, Sequence[str]] | None = None,
+        results: Mapping[str, Sequence[Recorded]] | None = None,
         *,
         stubs: Mapping[str, Tool] | None = None,
     ) -> None:
@@ -164,22 +214,37 @@ class RecordedSession:
     strategy: RecordedTools
     """Offers the later requests' tools as recorded."""
     definitions: tuple[dict[str, Any], ...]
-    results: Mapping[str, Sequence[str]]
+    results: Mapping[str, Sequence[Recorded]]
 
     @classmethod
     def of(cls, conversation: Conversation) -> RecordedSession:
         """Build the session of ``conversation``."""
+        inserted = conversation.inserted_turns()
+        if inserted:
+            raise UsageError(
+                f"the recorded client inserted assistant turns the model did not make "
+                f"(request(s) {', '.join(map(str, inserted))}: a synthetic tool call in the "
+                "history, e.g. a search the client ran to reveal tools); the harness loop "
+                "only sends what the model said, so this conversation cannot be replayed "
+                "through it (show and the SDK replay still read it)"
+            )
+        undeclared = conversation.undeclared_reveals()
+        if undeclared:
+            raise UsageError(
+                f"the recorded client made tools callable that no request declares "
+                f"({', '.join(undeclared)}: an OpenAI additional_tools item, say); the "
+                "harness loop offers only declared tools (deferred ones included), so this "
+                "conversation cannot be replayed through it (show and the SDK replay still "
+                "read it)"
+            )
         definitions: dict[str, dict[str, Any]] = {}
+        searches = set(conversation.client_searches())
         for request in conversation.requests:
             for tool in request.tools:
-                definitions.setdefault(
-                    tool.name,
-                    {
-                        "name": tool.name,
-                        "description": tool.description or "",
-                        "parameters": dict(tool.parameters) or {"type": "object", "properties": {}},
-                    },
-                )
+                plain = _plain(tool)
+                if tool.name in searches and tool.search is None:
+                    plain["search"] = "client"  # a custom search: its results hold references
+                definitions.setdefault(tool.name, plain)
         results = _results_by_tool(conversation)
         first = conversation.requests[0]
         stubs = {t.name: t for t in recorded_tools(list(definitions.values()), results)}

@@ -23,7 +23,8 @@ from harness.cassettes._load import Cassette, Interaction, load_cassette
 from harness.cassettes._match import MatchMode, request_differences
 from harness.formats import Codec, ParsedRequest, codec_for
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.messages import SystemMessage, UserMessage
+from harness.loop._tool_states import tool_states
+from harness.messages import SystemMessage, ToolMessage, UserMessage
 
 __all__ = ["CassetteModel", "llm_turns", "recorded_request"]
 
@@ -92,7 +93,12 @@ class CassetteModel(Model):
         self.position = 0
         """How many recorded turns were played."""
         self.name = self.recorded[0].model or "cassette"
-        self.capabilities = ModelCapabilities(streaming=any(i.is_stream for i, _ in self.turns))
+        self.capabilities = ModelCapabilities(
+            streaming=any(i.is_stream for i, _ in self.turns),
+            # it replays whatever was recorded: the native tools of any provider
+            tool_search=("regex", "bm25", "hosted", "client"),
+            allowed_tools=True,
+        )
 
     @property
     def system(self) -> str | None:
@@ -137,13 +143,14 @@ class CassetteModel(Model):
         response = codec.decode_response(
             interaction.status, interaction.response.headers, interaction.response.body
         )
-        missing = [c.name for c in response.message.tool_calls if c.name not in request.tool_names]
+        callable_ = _callable(request, response)
+        missing = [c.name for c in response.message.tool_calls if c.name not in callable_]
         if missing:
             problems.insert(
                 0,
                 f"injection regression: the recording calls {', '.join(missing)}, which "
                 f"{'is' if len(missing) == 1 else 'are'} not offered now (offered: "
-                f"{', '.join(request.tool_names) or 'no tools'})",
+                f"{', '.join(callable_) or 'no tools'})",
             )
         if problems:
             raise CassetteMismatch(
@@ -183,3 +190,14 @@ class CassetteModel(Model):
 
     def __repr__(self) -> str:
         return f"CassetteModel({self.cassette.name!r}, {self.position}/{len(self.turns)} played)"
+
+
+def _callable(request: ModelRequest, response: ModelResponse) -> tuple[str, ...]:
+    """What the recorded answer may call: the tools callable on ``request`` (deferred ones
+    once revealed, tools a result revealed) and those its own hosted searches found."""
+    if not any(t.defer_loading or t.search for t in request.tools) and not any(
+        isinstance(m, (ToolMessage, SystemMessage)) and m.tools for m in request.messages
+    ):
+        return request.tool_names
+    found = tuple(n for s in response.message.searches for n in s.found)
+    return (*tool_states(request).offered, *found)

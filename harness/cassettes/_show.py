@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from harness._errors import CassetteError
-from harness.cassettes._conversations import conversations_of as conversations
+from harness.cassettes._conversations import conversations_of
 from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns, recorded_request
 
-__all__ = ["check_cassette", "printable", "show_cassette"]
+__all__ = ["check_cassette", "printable", "show_cassette", "show_data"]
 
 
 _UNPRINTABLE = re.compile(
@@ -42,7 +43,7 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
         f"{len(turns)} LLM request(s)"
     ]
     errors = {i.index: i for i, _ in turns if i.status >= 400}
-    found = conversations(cassette)
+    found = conversations_of(cassette)
     for number, conversation in enumerate(found, 1):
         if len(found) > 1:
             lines.append(
@@ -57,11 +58,21 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
                 f"request {it.index} (interaction {interaction.index + 1}, {interaction.method} "
                 f"{interaction.path}{stream}, model {request.model}): offered {len(it.offered)}"
                 + (f": {', '.join(it.offered)}" if it.offered else "")
+                + (
+                    f"; deferred {len(it.deferred)}: " + ", ".join(f"?{n}" for n in it.deferred)
+                    if it.deferred
+                    else ""
+                )
             )
+            if it.allowed is not None and it.tools is not None and it.tools.tool_choice:
+                lines.append(f"  allowed ({it.tools.tool_choice.mode}): {', '.join(it.allowed)}")
             if interaction.index in errors:
                 body = interaction.response.text
                 lines.append(f"  error: status {interaction.status}: {_short(body, 160)}")
                 continue
+            if it.searches or it.discovered:
+                shown = ", ".join(f"+{n}" for n in it.discovered) or "nothing"
+                lines.append(f"  searched {it.searches} time(s), discovered: {shown}")
             for call in it.calls:
                 lines.append(f"  call {call.name}({_short(call.arguments, 80)}) id={call.id}")
                 if call.content:
@@ -75,6 +86,63 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
             if it.removed:
                 lines.append(f"  removed: {', '.join(it.removed)}")
     return [printable(line) for line in lines]
+
+
+def show_data(source: str | Path | Cassette) -> dict[str, Any]:
+    """The recording as plain data, the shape ``harness cassette show --json`` prints (a
+    contract CI tools rely on; see ``docs/cassettes.md``)::
+
+        {"cassette": str, "format": str,
+         "conversations": [{"requests": [{
+             "interaction": int, "provider": str, "model": str, "stream": bool,
+             "tools": {"visible": [...], "deferred": [...], "search": [...],
+                       "namespaces": {ns: [...]}},
+             "tool_choice": {"mode": ..., "allowed": [...] | None, "name": ...} | None,
+             "response": {"status": int, "calls": [...], "discovered": [...],
+                          "searches": int, "text": str | None}}]}]}
+
+    Names are plain function names. Extra keys may be added; these never change.
+    """
+    cassette = source if isinstance(source, Cassette) else load_cassette(source)
+    out: list[dict[str, Any]] = []
+    for conversation in conversations_of(cassette):
+        trace = conversation.trace()
+        requests: list[dict[str, Any]] = []
+        for it, interaction, request, provider in zip(
+            trace,
+            conversation.interactions,
+            conversation.requests,
+            conversation.formats,
+            strict=True,
+        ):
+            states = it.tools
+            choice = states.tool_choice if states is not None else request.tool_choice
+            response: dict[str, Any] = {
+                "status": interaction.status,
+                "calls": [c.name for c in it.calls],
+                "discovered": list(it.discovered),
+                "searches": it.searches,
+                "text": it.answer,
+            }
+            if interaction.status >= 400:
+                response["error"] = _short(interaction.response.text, 300)
+            requests.append(
+                {
+                    "interaction": interaction.index + 1,
+                    "provider": provider,
+                    "model": request.model or "",
+                    "stream": bool(request.stream or interaction.is_stream),
+                    "tools": (states.to_data() if states is not None else _plain_tools(it.offered)),
+                    "tool_choice": choice.to_data() if choice is not None else None,
+                    "response": response,
+                }
+            )
+        out.append({"requests": requests})
+    return {"cassette": cassette.name, "format": cassette.variant, "conversations": out}
+
+
+def _plain_tools(names: tuple[str, ...]) -> dict[str, Any]:
+    return {"visible": list(names), "deferred": [], "search": [], "namespaces": {}}
 
 
 def check_cassette(path: str | Path) -> list[str]:

@@ -29,7 +29,13 @@ from harness.cassettes._convert import RecordedSession, results_by_call
 from harness.cassettes._load import Cassette, load_cassette
 from harness.formats import ToolChoice
 from harness.formats.openai_chat import messages_to_dicts
-from harness.loop import InjectionContext, InjectionStrategy, StrategyWarning, ToolsetChange
+from harness.loop import (
+    InjectionContext,
+    InjectionStrategy,
+    ModelResponse,
+    StrategyWarning,
+    ToolsetChange,
+)
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
 
 __all__ = ["RecordedResults", "scenario_data"]
@@ -94,6 +100,20 @@ def _step(message: AssistantMessage | None) -> dict[str, Any]:
     if len(message.tool_calls) == 1:
         return _call_data(message.tool_calls[0])
     return {"calls": [_call_data(c) for c in message.tool_calls]}
+
+
+def _search_steps(response: ModelResponse | None) -> list[dict[str, Any]]:
+    """The provider-run searches of a recorded answer, as ``search`` steps (the scripted
+    model joins each to the next step's response, as the provider did)."""
+    return [
+        {
+            "search": json.loads(s.arguments) if s.arguments.strip() else {},
+            "found": list(s.found),
+            "id": s.id,
+        }
+        for s in (response.message.searches if response is not None else ())
+        if s.tool
+    ]
 
 
 def _choice_data(choice: ToolChoice | None) -> Any:
@@ -209,7 +229,10 @@ def _session(
     """One conversation as a session (a scenario of its own) and a note for the file."""
     turns = _Turns(cassette, conversation)
     count = len(conversation.requests)
-    steps = [_step(conversation.kept_answer(k)) for k in range(count)]
+    steps = [
+        [*_search_steps(conversation.responses[k]), _step(conversation.kept_answer(k))]
+        for k in range(count)
+    ]
     choices = [r.tool_choice for r in conversation.requests]
     scheduled = any(c is not None for c in choices)
     note = ""
@@ -267,7 +290,7 @@ def _session(
         for k in span:
             if scheduled:
                 turn_steps.append({"expect_tool_choice": _choice_data(choices[k])})
-            turn_steps.append(steps[k])
+            turn_steps.extend(steps[k])
         per_turn.append([_choice_data(choices[k]) for k in span])
         timeline = _timeline(conversation, turns, number)
         if extra and number == len(turns.starts):

@@ -20,9 +20,10 @@ from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns, recorded_request
 from harness.formats import ParsedRequest, codec_for
 from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelResponse, Trace
+from harness.loop._tool_states import ToolStateTracker, discovery_of
 from harness.messages import AssistantMessage, ToolMessage
 
-__all__ = ["trace_from_cassette", "trace_from_requests", "trace_from_wire"]
+__all__ = ["client_searches", "trace_from_cassette", "trace_from_requests", "trace_from_wire"]
 
 
 def _results(messages: Sequence[Any]) -> dict[str, ToolMessage]:
@@ -41,6 +42,24 @@ def _assistant_after(
     return None
 
 
+def client_searches(requests: Sequence[ParsedRequest]) -> tuple[str, ...]:
+    """Tools whose results revealed tools, and said nothing else, anywhere in the
+    conversation: a recording's custom search tool has no marker on the wire but its
+    results of ``tool_reference`` blocks alone (a tool whose text result also revealed
+    tools, such as an OpenAI ``additional_tools`` after it, is no search)."""
+    names: dict[str, None] = {}
+    calls: dict[str, str] = {}
+    for request in requests:
+        for message in request.messages:
+            if isinstance(message, AssistantMessage):
+                calls.update((c.id, c.name) for c in message.tool_calls)
+            elif isinstance(message, ToolMessage) and message.tools and not message.content:
+                name = calls.get(message.tool_call_id)
+                if name is not None:
+                    names.setdefault(name, None)
+    return tuple(names)
+
+
 def trace_from_requests(
     requests: Sequence[ParsedRequest],
     responses: Sequence[ModelResponse | None] = (),
@@ -51,7 +70,10 @@ def trace_from_requests(
     one is then unknown (no calls, no answer).
     """
     iterations: list[IterationRecord] = []
+    tracker = ToolStateTracker()
+    inferred = client_searches(requests)
     for k, request in enumerate(requests):
+        states = tracker.states(request.as_model_request()).with_search(inferred)
         following = requests[k + 1] if k + 1 < len(requests) else None
         response = responses[k] if k < len(responses) else None
         message = response.message if response is not None else _assistant_after(request, following)
@@ -88,14 +110,19 @@ def trace_from_requests(
             finish = response.finish_reason
         elif message is not None:
             finish = "tool_calls" if message.tool_calls else "stop"
+        revealing = [results[c.id] for c in calls if c.id in results and results[c.id].tools]
+        discovery = discovery_of(message, revealing, states.search)
         iterations.append(
             IterationRecord(
                 index=k + 1,
-                offered=request.tool_names,
+                offered=request.tool_names if states.is_plain else states.offered,
                 calls=calls,
                 changes=changes,
                 answer=answer,
                 finish_reason=finish,
+                tools=states,
+                discovered=discovery.discovered,
+                searches=discovery.searches,
             )
         )
     return Trace(iterations=iterations, initial_tools=requests[0].tool_names if requests else ())

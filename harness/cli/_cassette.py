@@ -48,13 +48,25 @@ def _fail(console: Console, message: str) -> typer.Exit:
 @cassette_app.command("show")
 def show_command(
     file: Path = typer.Argument(..., help="The cassette file.", dir_okay=False),  # noqa: B008
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print the per-request tool states and responses as JSON (a stable shape "
+        "for CI: docs/cassettes.md).",
+    ),
 ) -> None:
-    """Print a recording as an injection timeline: per request, the offered tools, the
-    calls with arguments, their results, the text, and errors with their status."""
-    from harness.cassettes._show import show_cassette
+    """Print a recording as an injection timeline: per request, the offered tools (deferred
+    ones as ?name), the searches and what they discovered (+name), the calls with
+    arguments, their results, the text, and errors with their status."""
+    from harness.cassettes._show import show_cassette, show_data
 
     console = _console()
     try:
+        if as_json:
+            import json
+
+            print(json.dumps(show_data(file), indent=2, ensure_ascii=False))
+            return
         lines = show_cassette(file)
     except HarnessError as exc:
         raise _fail(console, str(exc)) from None

@@ -21,7 +21,7 @@ from harness._errors import ProviderError, RateLimited
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._json import is_sse, sse_data
 from harness.formats._server import WireError, WireRequest
-from harness.loop import ModelRequest, ModelResponse
+from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
 
 __all__ = [
@@ -48,6 +48,16 @@ class ParsedRequest:
     def tool_names(self) -> tuple[str, ...]:
         """Offered tool names, in order."""
         return tuple(t.name for t in self.tools)
+
+    def as_model_request(self) -> ModelRequest:
+        """The request as the loop would have built it (for tool states)."""
+        return ModelRequest(
+            messages=self.messages,
+            tools=self.tools,
+            tool_names=self.tool_names,
+            settings=ModelSettings(tool_choice=self.tool_choice),
+            iteration=1,
+        )
 
     @classmethod
     def of(cls, wire: WireRequest) -> ParsedRequest:

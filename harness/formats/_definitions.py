@@ -20,13 +20,21 @@ from typing import Any, Literal, get_args
 
 from harness._errors import UsageError
 
-__all__ = ["ToolChoice", "ToolChoiceMode", "ToolDefinition"]
+__all__ = ["SearchMode", "ToolChoice", "ToolChoiceMode", "ToolDefinition"]
 
 ToolChoiceMode = Literal["auto", "none", "required", "tool"]
 """What the model may do: ``auto`` (answer or call), ``none`` (answer only), ``required``
 (call some tool), ``tool`` (call the tool ``name``)."""
 
+SearchMode = Literal["regex", "bm25", "hosted", "client"]
+"""How a tool-search tool searches: ``regex`` and ``bm25`` are run by the provider with
+that algorithm (Anthropic's ``tool_search_tool_regex`` / ``_bm25``), ``hosted`` by the
+provider its own way (OpenAI Responses ``tool_search``), ``client`` by the client: the
+model calls it like a function and the answer reveals tools (Anthropic ``tool_reference``
+blocks in a ``tool_result``, OpenAI ``tool_search_output`` with ``execution: client``)."""
+
 _MODES: tuple[str, ...] = get_args(ToolChoiceMode)
+_SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 _NO_EXTRA: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
 
@@ -62,6 +70,11 @@ class ToolDefinition:
     (OpenAI Responses and Anthropic Messages; Chat Completions has no deferred tools)."""
     namespace: str | None = None
     """The group the tool belongs to (OpenAI Responses ``namespace`` tools)."""
+    search: SearchMode | None = None
+    """Set on a tool-search tool: how it searches the deferred tools (``None``: an
+    ordinary function tool). A provider-run search (``regex``, ``bm25``, ``hosted``) is
+    the provider's tool, never called by the loop; a ``client`` search is a function
+    whose result reveals tools (``ToolResult.reveals``)."""
     cache_control: Mapping[str, Any] | None = None
     """A prompt-cache breakpoint after this tool (Anthropic's ``cache_control``); formats
     without per-tool cache hints leave it out."""
@@ -91,6 +104,16 @@ class ToolDefinition:
             not isinstance(self.namespace, str) or not self.namespace
         ):
             raise UsageError(f"{where}: namespace must be a non-empty string or None")
+        if self.search is not None and self.search not in _SEARCH_MODES:
+            raise UsageError(
+                f"{where}: search must be one of {', '.join(map(repr, _SEARCH_MODES))} or None, "
+                f"got {self.search!r}"
+            )
+        if self.search is not None and self.defer_loading:
+            raise UsageError(
+                f"{where}: a tool-search tool cannot be deferred (defer_loading=True); the "
+                "model needs it to find the deferred tools"
+            )
         if self.cache_control is not None and not isinstance(self.cache_control, Mapping):
             raise UsageError(f"{where}: cache_control must be a mapping or None")
         if self.provider_extra is not _NO_EXTRA:
@@ -107,7 +130,7 @@ class ToolDefinition:
         if self.description is not None:
             data["description"] = self.description
         data["parameters"] = _plain(self.parameters)
-        for field in ("strict", "namespace", "cache_control"):
+        for field in ("strict", "namespace", "search", "cache_control"):
             value = getattr(self, field)
             if value is not None:
                 data[field] = _plain(value)
@@ -116,6 +139,17 @@ class ToolDefinition:
         if self.provider_extra:
             data["provider_extra"] = _plain(self.provider_extra)
         return data
+
+    @property
+    def is_search(self) -> bool:
+        """True for a tool-search tool (``search`` is set)."""
+        return self.search is not None
+
+    @property
+    def is_hosted(self) -> bool:
+        """True for a search the provider runs (``regex``, ``bm25``, ``hosted``): the
+        loop never calls it."""
+        return self.search is not None and self.search != "client"
 
 
 def _plain(value: Any) -> Any:

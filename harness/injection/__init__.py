@@ -1,6 +1,7 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
+from harness.injection._allowed import AllowedTools
 from harness.injection._blackboard import blackboard_entries, safe_value_text
 from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
@@ -45,6 +46,7 @@ from harness.injection._sections_strategy import (
 from harness.injection._state_machine import StateMachine, StateTransition
 from harness.injection._stub import StubTool, stub_of
 from harness.injection._subagent import subagent_tool
+from harness.injection._tool_search import ToolSearch
 from harness.injection._usage_tools import (
     Budget,
     ModelPrice,
@@ -66,6 +68,7 @@ __all__ = [
     "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
     "AgentOutcome",
+    "AllowedTools",
     "Budget",
     "ChainedType",
     "Condition",
@@ -100,6 +103,7 @@ __all__ = [
     "ToolChaining",
     "ToolGroup",
     "ToolGroups",
+    "ToolSearch",
     "ToolsetChange",
     "Unlock",
     "UsageCost",

@@ -18,6 +18,7 @@ from harness._errors import FacadeError, UsageError
 from harness.loop import Event, InjectionContext, StrategyWarning, ToolsetChange
 from harness.tools import Tool, ToolResult, Toolset, as_tool, tool_methods, tools_of
 from harness.tools._names import MAX_NAME_LENGTH, is_valid_name, make_name, validate_name
+from harness.tools._toolset import DEFERRED_COMPANIONS as DEFERRED_MEMBERS
 
 __all__ = ["ALL_CATEGORIES", "STRATEGY", "Facade", "facade", "is_facade"]
 
@@ -61,6 +62,9 @@ class _Spec:
     notes: tuple[str, ...]
     category_param: str
     exclusive: bool
+    defer: bool = False
+    """Native deferral: the inner tools are declared deferred from the first request and
+    unfolding reveals them (no edit of the ``tools`` array, the prompt cache survives)."""
 
     @property
     def context_name(self) -> str:
@@ -171,9 +175,16 @@ class _Unfolder:
 
     # -- tools --------------------------------------------------------------------------
 
+    def deferred_members(self) -> tuple[Tool, ...]:
+        """The tools unfolding may reveal, deferred (nested facades' ones included)."""
+        nested = (t for c in self.children for t in c.metadata.get(DEFERRED_MEMBERS, ()))
+        return tuple(t.deferred() for t in (*self.children, self.context_tool, *nested))
+
     def facade_tool(self) -> Tool:
         spec = self.spec
-        metadata = {"facade": spec.name, "facade_tree": self.tree()}
+        metadata: dict[str, Any] = {"facade": spec.name, "facade_tree": self.tree()}
+        if spec.defer:
+            metadata[DEFERRED_MEMBERS] = self.deferred_members()
         if not self.categories:
             names = ", ".join(t.name for t in self.children)
             return Tool.from_schema(
@@ -287,10 +298,14 @@ class _Unfolder:
             record["claim"] = self.tree()
         offered = context.tools
         add: list[Tool] = []
+        reveal: list[str] = []
         skipped: list[str] = []
         for tool in adding:
             existing = offered.get(tool.name)
             if existing is tool:
+                continue
+            if existing is not None and existing.defer_loading and spec.defer:
+                reveal.append(tool.name)  # declared deferred up front: revealed, not added
                 continue
             if existing is not None:
                 skipped.append(tool.name)
@@ -313,14 +328,15 @@ class _Unfolder:
             remove = tuple(n for n in context.offered if n not in kept)
         caller = context.call.name if context.call else spec.name
         reason = f"{caller} was called: unfolded {spec.name!r}{what} into " + (
-            ", ".join(t.name for t in add) or "nothing new"
+            ", ".join([*(t.name for t in add), *reveal]) or "nothing new"
         )
         if remove:
             reason += f"; exclusive: hid {', '.join(remove)}"
         return ToolsetChange(
             add=tuple(add),
             remove=remove,
-            replace=(guide,),
+            replace=() if spec.defer else (guide,),  # deferral keeps the tools array as is
+            reveal=tuple(reveal),
             reason=reason,
             strategy=STRATEGY,
             events=tuple(events),
@@ -392,6 +408,12 @@ class Facade:
             signature is the facade's schema) and returning the inner tools, e.g. tools
             created on the spot that share state or captured configuration.
         exclusive: when unfolded, hide every other tool for the rest of the run.
+        defer: native deferral: the inner tools are declared deferred (``defer_loading``)
+            from the first request (a toolset built from a list holding the facade
+            declares them too) and unfolding
+            reveals them, so the ``tools`` array never changes; the facade stays as it is
+            (no guide replaces it). Needs a provider with deferred loading, or a client
+            search tool for Chat Completions (``docs/native-tools.md``).
     """
 
     def __init__(
@@ -404,6 +426,7 @@ class Facade:
         category_param: str = "category",
         selector: Selector | None = None,
         exclusive: bool = False,
+        defer: bool = False,
     ) -> None:
         validate_name(name)
         problems = []
@@ -425,7 +448,13 @@ class Facade:
             notes=tuple(notes),
             category_param=category_param,
             exclusive=exclusive,
+            defer=defer,
         )
+        if defer and selector is not None:
+            raise UsageError(
+                f"Facade {name!r}: defer=True declares the inner tools up front, which a "
+                "selector makes only when called; give tools=[...]"
+            )
         self.selector = selector
         self.children: list[Tool | Facade] = []
         self.add(*tools)
@@ -528,6 +557,7 @@ def facade(
     category_param: str = "category",
     selector: Selector | None = None,
     exclusive: bool = False,
+    defer: bool = False,
 ) -> Tool:
     """An unfolding facade tool (see ``Facade`` for the arguments)."""
     return Facade(
@@ -538,4 +568,5 @@ def facade(
         category_param=category_param,
         selector=selector,
         exclusive=exclusive,
+        defer=defer,
     ).tool()

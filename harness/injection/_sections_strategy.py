@@ -9,6 +9,13 @@ goes), the loop raises ``VisibilityExpansionRequired`` before the next request a
 ``run_with_sections`` restarts the run with the section shown in full. Both paths
 end with the same tools offered and the same overrides; a section without tools
 that leaves other summaries open changes no tool, so it opens without a restart.
+
+With ``defer=True`` (native deferral) the tools of every summarised section are
+declared deferred before the first request, and opening a section reveals its tools
+(``ToolsetChange(reveal=...)``: the result carries their references) instead of adding
+them; ``read_section`` stays. The request's ``tools`` never change, so the prompt cache
+survives and no restart is needed (Chat Completions, which has no deferral, sends a
+revealed tool from the next request on: ``docs/native-tools.md``).
 """
 
 from __future__ import annotations
@@ -81,7 +88,8 @@ class SectionDisclosure(InjectionStrategy):
     Before the first turn it adds ``read_section`` (when a section is summarised) and
     the tools of the sections shown in full. Put the rendered template in the system
     prompt (``template.render(...)``) or use ``run_with_sections``, which does both and
-    restarts for models without dynamic tools.
+    restarts for models without dynamic tools. ``defer=True`` declares the summarised
+    sections' tools deferred up front and reveals them on opening (see the module).
     """
 
     @property
@@ -89,8 +97,11 @@ class SectionDisclosure(InjectionStrategy):
         """``sections`` in the trace (docs/pytest-plugin.md#strategy-names)."""
         return "sections"
 
-    def __init__(self, template: PromptTemplate, *, tool_name: str = "read_section") -> None:
+    def __init__(
+        self, template: PromptTemplate, *, tool_name: str = "read_section", defer: bool = False
+    ) -> None:
         self.template = template
+        self.defer = defer
         self.read_section = self._make_tool(tool_name)
 
     def render(self, state: dict[str, Any] | None = None) -> str:
@@ -172,9 +183,28 @@ class SectionDisclosure(InjectionStrategy):
                     add=tuple(tools), reason=f"section {key!r} is shown in full", section_key=key
                 )
             )
+        if self.defer:
+            hidden = tuple(t.deferred() for t in self._closed_tools(overrides, seen))
+            if hidden:
+                changes.append(
+                    ToolsetChange(add=hidden, reason="summarised sections' tools, deferred")
+                )
         if warnings:
             changes.append(ToolsetChange(events=self._warnings(context, warnings)))
         return changes
+
+    def _closed_tools(self, overrides: dict[str, Any], seen: set[str]) -> list[Tool]:
+        """The tools of the sections not shown in full, once each (names in ``seen``
+        are taken)."""
+        closed = []
+        for key in self.template.keys:
+            if self.template.is_open(key, overrides):
+                continue
+            for tool in self.template.section(key).tool_objects:
+                if tool.name not in seen:
+                    seen.add(tool.name)
+                    closed.append(tool)
+        return closed
 
     def _warnings(self, context: InjectionContext, texts: list[str]) -> tuple[StrategyWarning, ...]:
         return tuple(
@@ -197,6 +227,8 @@ class SectionDisclosure(InjectionStrategy):
         if session.overrides.get(read.key) is Visibility.FULL:
             return None  # opened by an earlier call in the same turn
         tools = self.template.tools_opened_by(read.key, session.overrides)
+        if self.defer:
+            return self._reveal(context, read.key, tools)
         # Opening the last summary retires read_section: that is a toolset change too.
         retire = not self.template.summarized({**session.overrides, read.key: Visibility.FULL})
         if (tools or retire) and not context.capabilities.supports_dynamic_tools:
@@ -225,4 +257,21 @@ class SectionDisclosure(InjectionStrategy):
             reason=f"{self.read_section.name} opened section {read.key!r}",
             section_key=read.key,
             events=self._warnings(context, skipped),
+        )
+
+    def _reveal(self, context: InjectionContext, key: str, tools: list[Tool]) -> ToolsetChange:
+        """Open ``key`` by revealing its deferred tools (native deferral: ``tools`` and
+        ``read_section`` stay as they are)."""
+        session = session_of(context.state)
+        session.overrides[key] = Visibility.FULL
+        offered = context.tools
+        reveal = tuple(
+            t.name for t in tools if (o := offered.get(t.name)) is not None and o.defer_loading
+        )
+        session.dynamic_expansions += 1
+        record_metric("dynamic_expansions", section=key)
+        return ToolsetChange(
+            reveal=reveal,
+            reason=f"{self.read_section.name} opened section {key!r}",
+            section_key=key,
         )

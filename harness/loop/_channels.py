@@ -35,12 +35,14 @@ EMPTY_ERROR = "(empty error result: tool {name!r} failed without a message)"
 
 
 def model_content(result: ToolResult, name: str) -> str:
-    """The text the model reads for ``result`` of tool ``name``: never empty."""
+    """The text the model reads for ``result`` of tool ``name``: never empty, unless the
+    result reveals tools (``ToolResult.reveals``: the references are what it says)."""
     content = result.content
     if content.strip():
         return content
     if not result.is_error:
-        return EMPTY_RESULT
+        # a result that reveals tools says it with them (tool references): no filler
+        return content if result.reveals else EMPTY_RESULT
     if result.exception is not None:
         try:
             text = str(result.exception).strip()

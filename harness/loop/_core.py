@@ -70,6 +70,7 @@ from harness.loop._strategy import (
     hook_strategies,
 )
 from harness.loop._telemetry import logger
+from harness.loop._tool_states import revealed_definitions
 from harness.loop._trace_builder import TraceBuilder
 from harness.loop._turns import TurnControl
 from harness.loop._unknown import not_run_result
@@ -142,7 +143,7 @@ class LoopCore:
         self.run_id = run_id or uuid.uuid4().hex[:12]
         self.capabilities = capabilities or ModelCapabilities()
         """What the model supports; strategies read it from ``InjectionContext.capabilities``."""
-        self._record = TraceBuilder(toolset.names)
+        self._record = TraceBuilder(toolset.names, self.messages)
         self.trace = self._record.trace
         self._user = UserChannel(self.emit)
         self.user_outputs: list[str] = self._user.outputs
@@ -261,13 +262,15 @@ class LoopCore:
         self._record.open(self.iteration, offered, turns.turn, settings.tool_choice)
         self.emit(fast.IterationStarted(iteration=self.iteration, offered=offered))
         self._move("requested")
-        return fast.ModelRequest(
+        request = fast.ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
             tool_names=offered,
             settings=settings,
             iteration=self.iteration,
         )
+        self._record.tool_states.request(request)
+        return request
 
     @_protocol("receive_response")
     def receive_response(self, response: ModelResponse) -> list[PendingCall]:
@@ -277,7 +280,10 @@ class LoopCore:
             self.emit(warning)
         self.messages.append(message)
         self._add_usage(response.usage, response.model_name)
-        self._record.answer(message.content, response.finish_reason)
+        record = self._record
+        record.answer(message.content, response.finish_reason)
+        if record.tool_states.states is not None:  # a request using native tools
+            record.tool_states.response(message)
         tool_calls = message.tool_calls
         self.emit(
             fast.ModelResponded(
@@ -501,6 +507,7 @@ class LoopCore:
             self._adopt(result.child_traces)
         error: HarnessError | None = None
         notes = []
+        reveals = result.reveals
         listening = self._result_hooks.for_result(result) if consult else ()
         if listening:
             try:
@@ -509,6 +516,8 @@ class LoopCore:
                     self.apply_change(change, call)
                     if change.result_note:
                         notes.append(change.result_note)
+                    if change.reveal:  # native deferral: the result carries the tools
+                        reveals = (*reveals, *revealed_definitions(self.toolset, change))
             except HarnessError as exc:
                 error = exc
         content = model_content(result, name)
@@ -519,16 +528,16 @@ class LoopCore:
             self._notify_user(call_id, name, for_user)
         is_async = result.is_async and not result.is_error
         self._record.call(call, result, content=content, attempts=attempts, is_async=is_async)
-        self.messages.append(
-            fast.tool_message(
-                {
-                    "tool_call_id": call_id,
-                    "content": content,
-                    "name": name,
-                    "is_error": result.is_error,
-                }
-            )
-        )
+        fields: dict[str, Any] = {
+            "tool_call_id": call_id,
+            "content": content,
+            "name": name,
+            "is_error": result.is_error,
+        }
+        if reveals:  # a client-side tool search, or a strategy revealing deferred tools
+            fields["tools"] = reveals
+            self._record.tool_states.noticed()
+        self.messages.append(fast.tool_message(fields))
         if is_async:
             self._ledger.started(call, result, self.iteration)
         elif self.completions.active:

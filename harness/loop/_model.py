@@ -158,6 +158,14 @@ class ModelCapabilities:
     """Can stream responses."""
     structured_output: bool = True
     """Honours a JSON-schema response format."""
+    tool_search: tuple[str, ...] = ()
+    """The tool searches the provider runs or accepts natively (``harness.formats.SearchMode``
+    values: ``regex``, ``bm25``, ``hosted``, ``client``), with deferred loading: Anthropic
+    Messages ``("regex", "bm25", "client")``, OpenAI Responses ``("hosted", "client")``,
+    none for Chat Completions (``ToolSearch`` then answers a local search and the format
+    sends a found tool from the next request on)."""
+    allowed_tools: bool = False
+    """Takes an allowed subset in ``tool_choice`` (both OpenAI APIs), keeping ``tools``."""
     tool_history: ToolHistoryRule = "free"
     """What the provider demands of ``tools`` when the history holds tool calls: ``free``
     (nothing, OpenAI), ``tools_defined`` (at least one tool must be declared, Anthropic),

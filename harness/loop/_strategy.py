@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError
+from harness.formats._definitions import ToolChoice
 from harness.loop._events import Event
 from harness.loop._model import ModelCapabilities, Usage
 from harness.messages import Message, ToolCall
@@ -44,11 +45,25 @@ class ToolsetChange:
     """Text appended to the tool result the model reads (e.g. "now available: ...")."""
     section_key: str | None = None
     """The prompt section behind the change, when there is one."""
+    reveal: tuple[str, ...] = ()
+    """Deferred tools of the toolset that the tool result reveals (native deferral instead
+    of ``add``: the ``tools`` array stays, the result carries the tools' references)."""
+    tool_choice: ToolChoice | None = None
+    """The tool choice from the next request on (an allowed subset narrows what may be
+    called without editing ``tools``: ``harness.injection.AllowedTools``)."""
 
     @property
     def is_empty(self) -> bool:
         """True when the change changes nothing and says nothing."""
-        return not (self.add or self.remove or self.replace or self.events or self.result_note)
+        return not (
+            self.add
+            or self.remove
+            or self.replace
+            or self.events
+            or self.result_note
+            or self.reveal
+            or self.tool_choice is not None
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

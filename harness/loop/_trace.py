@@ -12,6 +12,7 @@ from harness._secrets import scrub_text
 from harness.formats._definitions import ToolChoice
 from harness.loop._events import Event
 from harness.loop._model import Usage
+from harness.loop._tool_states import ToolStates
 
 __all__ = [
     "CallRecord",
@@ -206,6 +207,23 @@ class IterationRecord:
     continued: bool = False
     """The model answered with text and the continuation policy kept the turn going
     (a ReAct thought, a text before the required tool): not the turn's answer."""
+    tools: ToolStates | None = None
+    """The request's tool states (visible, deferred, search, namespaces, tool choice); when
+    anything is deferred, searched or namespaced, ``offered`` is ``tools.offered``."""
+    discovered: tuple[str, ...] = ()
+    """Tools this turn's searches revealed (a hosted search, or a client search's result)."""
+    searches: int = 0
+    """How many tool searches this turn made."""
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        """Tools declared deferred and not revealed yet on this request."""
+        return self.tools.deferred if self.tools is not None else ()
+
+    @property
+    def allowed(self) -> tuple[str, ...] | None:
+        """The allowed subset of this request's tool choice (``None``: no subset)."""
+        return self.tools.allowed if self.tools is not None else None
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -224,7 +242,8 @@ class IterationRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form; ``turn``, ``tool_choice`` and ``continued`` appear only when
-        they differ from their defaults (other traces keep their shape)."""
+        they differ from their defaults, and ``tools``, ``tool_choice``, ``discovered`` and
+        ``searches`` for requests with native tool states (other traces keep their shape)."""
         data: dict[str, Any] = {
             "index": self.index,
             "offered": list(self.offered),
@@ -239,6 +258,14 @@ class IterationRecord:
             data["tool_choice"] = self.tool_choice.to_data()
         if self.continued:
             data["continued"] = True
+        tools = self.tools
+        if (tools is not None and not tools.is_plain) or self.discovered or self.searches:
+            if tools is not None:
+                data["tools"] = tools.to_data()
+                choice = tools.tool_choice
+                data["tool_choice"] = choice.to_data() if choice is not None else None
+            data["discovered"] = list(self.discovered)
+            data["searches"] = self.searches
         return data
 
 

@@ -15,9 +15,10 @@ from harness.formats._definitions import ToolChoice
 from harness.loop import _fast as fast
 from harness.loop._completions import AsyncCall
 from harness.loop._model import Usage
+from harness.loop._tool_states import TurnToolStates
 from harness.loop._trace import CallRecord, ChangeRecord, CompletionRecord, Trace
 from harness.loop._usage import add_usage
-from harness.messages import ToolCall
+from harness.messages import Message, ToolCall
 from harness.tools import ToolResult
 
 __all__ = ["TraceBuilder"]
@@ -36,11 +37,15 @@ class TraceBuilder:
         "_index",
         "_offered",
         "_turn",
+        "tool_states",
         "trace",
     )
 
-    def __init__(self, initial_tools: tuple[str, ...]) -> None:
+    def __init__(self, initial_tools: tuple[str, ...], history: Sequence[Message]) -> None:
         self.trace = Trace(initial_tools=initial_tools)
+        self.tool_states = TurnToolStates(history)
+        """Each iteration's native tool states (harness/loop/_tool_states.py); the core
+        tells it of requests, answers and reveals."""
         self._index: int | None = None
         """The open iteration (``None`` between ``close`` and ``open``)."""
         self._offered: tuple[str, ...] = ()
@@ -79,8 +84,8 @@ class TraceBuilder:
     def close(self) -> None:
         """Close the open iteration into an ``IterationRecord`` (if one is open)."""
         if self._index is not None:
-            self.trace.iterations.append(
-                fast.IterationRecord(
+            if self.tool_states.states is None:  # a plain request (the common case)
+                record = fast.IterationRecord(
                     index=self._index,
                     offered=self._offered,
                     calls=tuple(self._calls),
@@ -91,7 +96,23 @@ class TraceBuilder:
                     tool_choice=self._choice,
                     continued=self._continued,
                 )
-            )
+            else:
+                states, found = self.tool_states.close()
+                record = fast.IterationRecord(
+                    index=self._index,
+                    offered=self._offered if states is None else states.offered,
+                    calls=tuple(self._calls),
+                    changes=tuple(self._changes),
+                    answer=self._answer,
+                    finish_reason=self._finish_reason,
+                    turn=self._turn,
+                    tool_choice=self._choice,
+                    continued=self._continued,
+                    tools=states,
+                    discovered=found.discovered,
+                    searches=found.searches,
+                )
+            self.trace.iterations.append(record)
             self._index = None
             self._calls = []
             self._answer = self._finish_reason = None

@@ -82,7 +82,9 @@ def _same(a: Tool, b: Tool) -> bool:
 class McpTools(InjectionStrategy):
     """Offer (``offer=True``) or follow (``offer=False``) the tools of MCP servers."""
 
-    def __init__(self, *servers: McpServer, offer: bool = True) -> None:
+    def __init__(
+        self, *servers: McpServer, offer: bool = True, defer_loading: bool = False
+    ) -> None:
         names = [getattr(s, "name", None) for s in servers]
         problems = [f"{s!r} is not an McpServer" for s in servers if not isinstance(s, McpServer)]
         if not servers:
@@ -94,6 +96,9 @@ class McpTools(InjectionStrategy):
             raise UsageError("McpTools: " + "; ".join(problems))
         self.servers = tuple(servers)
         self.offer = offer
+        self.defer_loading = defer_loading
+        """Offer the servers' tools deferred: declared, found through a tool search
+        (``harness.injection.ToolSearch``, the provider's or a local one over them)."""
 
     @property
     def name(self) -> str:
@@ -127,11 +132,14 @@ class McpTools(InjectionStrategy):
             return None
         return ToolsetChange(events=tuple(events), reason="MCP servers connected")
 
+    def _deferred(self, tools: Iterable[Tool]) -> list[Tool]:
+        return [t.deferred() for t in tools] if self.defer_loading else list(tools)
+
     def _first(
         self, server: McpServer, context: InjectionContext, offered: Mapping[str, Tool]
     ) -> ToolsetChange:
         generation = server.generation
-        tools = server.tools()  # the lazy handshake happens here, on first use
+        tools = self._deferred(server.tools())  # the lazy handshake happens here, on first use
         own = context.state_for(self)
         own[server.name] = generation
         add = []
@@ -165,7 +173,7 @@ class McpTools(InjectionStrategy):
         self, server: McpServer, context: InjectionContext, offered: Mapping[str, Tool]
     ) -> ToolsetChange | None:
         generation = server.generation
-        listed = {t.name: t for t in server.tools()}
+        listed = {t.name: t for t in self._deferred(server.tools())}
         context.state_for(self)[server.name] = generation
         mine = {n: t for n, t in offered.items() if t.metadata.get("mcp_server") == server.name}
         remove = tuple(n for n in mine if n not in listed)

@@ -89,6 +89,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         RaiseStep as RaiseStep,
         RefuseStep as RefuseStep,
         ReplyStep as ReplyStep,
+        SearchStep as SearchStep,
         Step as Step,
         call as call,
         calls as calls,
@@ -98,6 +99,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         raise_error as raise_error,
         refuse as refuse,
         reply as reply,
+        search as search,
     )
     from harness.models._scripted._steps_data import (
         step_from_data as step_from_data,

@@ -12,8 +12,11 @@ variants:
   - name: eager
     tools: [fixtures.catalog:catalog_tools()]
     model: {steps: [...]}
-  - name: native                  # a variant that cannot run yet
-    pending: provider-native deferral with tool search (issue 22)
+  - name: native                  # deferred behind the provider's tool search
+    strategies: [{tool_search: {tools: [fixtures.catalog:catalog_tools()], search: hosted}}]
+    model: {steps: [...]}
+  - name: later                   # a variant that cannot run yet
+    pending: needs a feature not built yet
 ```
 
 Each variant is the task with the variant's fields laid over it (a ``name``, a

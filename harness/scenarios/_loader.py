@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
 from harness.formats.openai_chat import messages_from_dicts
-from harness.injection import EntityDiscovery, ToolChaining
+from harness.injection import AllowedTools, EntityDiscovery, ToolChaining, ToolSearch
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.loop._options import options_from
 from harness.messages import Message
@@ -37,9 +37,22 @@ __all__ = [
     "resolve_import",
 ]
 
+
+def _tool_search(tools: Sequence[Any], **options: Any) -> InjectionStrategy:
+    """``tool_search: {tools: [module:function, ...], search: bm25, native: auto}``."""
+    if not isinstance(tools, (list, tuple)) or not tools:
+        raise ScenarioError("tool_search: 'tools' is a list of import paths of the tools to defer")
+    resolved = [
+        resolve_import(t, where="tool_search: ") if isinstance(t, str) else t for t in tools
+    ]
+    return ToolSearch([t for r in resolved for t in _tools_from(r, "tool_search: ")], **options)
+
+
 STRATEGIES: dict[str, Callable[..., InjectionStrategy]] = {
     "entity_discovery": EntityDiscovery,
     "chaining": ToolChaining,
+    "tool_search": _tool_search,
+    "allowed_tools": AllowedTools,
 }
 """Strategies a scenario can name; add yours with ``register_strategy``."""
 

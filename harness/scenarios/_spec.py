@@ -79,6 +79,14 @@ class TimelineStep(BaseModel):
     answer, or a text the continuation policy went on from)."""
     continued: bool | None = None
     """``true``: a text answer that did not end the turn (a ReAct thought)."""
+    deferred: list[str] | None = None
+    """Names (or globs) deferred on the request (declared, not revealed yet), in order."""
+    discovered: list[str] | None = None
+    """Names (or globs) this turn's tool searches revealed, in order."""
+    searches: int | None = None
+    """How many tool searches this turn made."""
+    allowed: list[str] | None = None
+    """The allowed subset of the request's tool choice, in order (``[]``: none)."""
 
 
 class CompletionExpect(BaseModel):

@@ -41,9 +41,18 @@ class TimelineRow:
     """A text answer that did not end the turn (a continuation policy kept it going)."""
     session: str | None = None
     """The session's name, in a file of several sessions."""
+    deferred: tuple[str, ...] = ()
+    """Tools deferred on the request (declared, not revealed yet)."""
+    discovered: tuple[str, ...] = ()
+    """Tools this turn's searches revealed."""
+    searches: int = 0
+    """How many tool searches this turn made."""
+    allowed: tuple[str, ...] = ()
+    """The allowed subset of the request's tool choice (empty: none)."""
 
     def render(self) -> str:
-        """``#2 offered=3 calls=a,b !b +x -y`` style text."""
+        """``#2 offered=3 calls=a,b !b +x -y`` style text; with native tools
+        ``deferred=?a,?b``, ``allowed=a``, ``searches=1`` and ``discovered=+a``."""
         parts = [f"#{self.iteration}", f"offered={self.offered}"]
         if self.session is not None:
             parts.insert(0, f"[{self.session}]")
@@ -61,6 +70,14 @@ class TimelineRow:
             parts.append("started=" + ",".join(self.started))
         if self.follow_ups:
             parts.append("follow_ups=" + ",".join(self.follow_ups))
+        if self.deferred:
+            parts.append("deferred=" + ",".join(f"?{n}" for n in self.deferred))
+        if self.allowed:
+            parts.append("allowed=" + ",".join(self.allowed))
+        if self.searches:
+            parts.append(f"searches={self.searches}")
+        if self.discovered:
+            parts.append("discovered=" + ",".join(f"+{n}" for n in self.discovered))
         if self.injected:
             parts.append("+" + ",".join(self.injected))
         if self.removed:
@@ -103,6 +120,10 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                 final=not it.calls and it.finish_reason is not None and not it.continued,
                 turn=it.turn,
                 continued=it.continued,
+                deferred=it.deferred,
+                discovered=it.discovered,
+                searches=it.searches,
+                allowed=it.allowed or (),
             )
         )
     return rows
@@ -155,10 +176,15 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("follow_ups", step.follow_ups, row.follow_ups),
         ("injected", step.injected, row.injected),
         ("removed", step.removed, row.removed),
+        ("deferred", step.deferred, row.deferred),
+        ("discovered", step.discovered, row.discovered),
+        ("allowed", step.allowed, row.allowed),
     )
     for label, patterns, names in checks:
         if patterns is not None and not _names_match(patterns, names):
             return f"{label}={patterns}", f"{label}={list(names)}"
+    if step.searches is not None and step.searches != row.searches:
+        return f"searches={step.searches}", f"searches={row.searches}"
     if step.answer is True and not row.final:
         return "a final answer", row.render()
     if isinstance(step.answer, str) and (

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from harness._errors import UsageError
 from harness._validation import seconds_problem
+from harness.formats._definitions import ToolDefinition
 
 __all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model", "unserializable_result"]
 
@@ -196,6 +197,10 @@ class ToolResult:
     completion_deadline: float | None = None
     """For an async result: seconds the loop waits for the completion once the run would
     end; ``None`` uses the run's ``completion_deadline`` (the call's own setting wins)."""
+    reveals: tuple[ToolDefinition, ...] = ()
+    """Deferred tools this result makes callable (a client-side tool search): the tool
+    message carries them (``ToolMessage.tools``), sent as Anthropic ``tool_reference``
+    blocks or an OpenAI ``tool_search_output``."""
 
     def __post_init__(self) -> None:
         content = self.content

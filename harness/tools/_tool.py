@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
 from harness._secrets import hidden_values, register_secret, scrub_text
-from harness.formats._definitions import ToolDefinition
+from harness.formats._definitions import SearchMode, ToolDefinition
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
 from harness.tools._jsonschema import argument_errors, schema_problems, tool_validator
@@ -165,6 +165,14 @@ class Tool:
     it never retrieves a reference and never hangs on a pattern)."""
     context_objects: ContextObjects = dataclasses.field(default=EMPTY, repr=False)
     """Typed context objects registered on the tool (the lowest-priority source)."""
+    defer_loading: bool = False
+    """Offered deferred: declared, but the model finds it with a tool search (or a result
+    reveals it) before calling it (``ToolDefinition.defer_loading``)."""
+    namespace: str | None = None
+    """The namespace the tool is offered in (OpenAI Responses)."""
+    search: SearchMode | None = None
+    """Set on a tool-search tool (``ToolDefinition.search``); ``regex``, ``bm25`` and
+    ``hosted`` searches are run by the provider, never by the loop."""
 
     def __post_init__(self) -> None:
         validate_name(self.name)
@@ -289,6 +297,13 @@ class Tool:
         """A copy with a usage note appended to the description."""
         return self._copy(notes=(*self.notes, note))
 
+    def deferred(self, defer_loading: bool = True, *, namespace: str | None = None) -> Tool:
+        """A copy offered deferred (found by a tool search before it is called), in
+        ``namespace`` if given."""
+        return dataclasses.replace(
+            self, defer_loading=defer_loading, namespace=namespace or self.namespace
+        )
+
     def with_name(self, name: str) -> Tool:
         """A copy offered under another name."""
         return self._copy(name=name)
@@ -372,8 +387,17 @@ class Tool:
 
     def definition(self) -> ToolDefinition:
         """This tool as the model is offered it (each wire format encodes it its way)."""
+        if not (self.defer_loading or self.namespace or self.search):
+            return ToolDefinition(
+                name=self.name, description=self.full_description, parameters=self.parameters
+            )
         return ToolDefinition(
-            name=self.name, description=self.full_description, parameters=self.parameters
+            name=self.name,
+            description=self.full_description,
+            parameters=self.parameters,
+            defer_loading=self.defer_loading,
+            namespace=self.namespace,
+            search=self.search,
         )
 
     @functools.cached_property

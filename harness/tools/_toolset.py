@@ -16,6 +16,11 @@ from harness.tools._tool import Tool
 __all__ = ["Toolset"]
 
 
+DEFERRED_COMPANIONS = "deferred_companions"
+"""Tool metadata: deferred tools declared with this one when a toolset is built from a
+list (the inner tools of ``facade(..., defer=True)``, which unfolding reveals)."""
+
+
 class Toolset:
     """Tools by name, in insertion order.
 
@@ -58,8 +63,13 @@ class Toolset:
         self._definitions: tuple[ToolDefinition, ...] | None = None
         self.version = 0
         """Incremented on every change; equal versions mean equal contents."""
+        companions: list[Tool] = []
         for tool in tools:
-            self.add(tool)
+            added = self.add(tool)
+            companions.extend(added.metadata.get(DEFERRED_COMPANIONS, ()))
+        for companion in companions:  # a deferred facade's inner tools, declared deferred
+            if companion.name not in self._tools:
+                self.add(companion)
 
     @classmethod
     def of(cls, tools: Iterable[Tool | Callable[..., Any]]) -> Toolset:

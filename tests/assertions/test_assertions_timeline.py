@@ -9,7 +9,7 @@ import pytest
 from harness import UsageError
 from harness.assertions import expect_timeline, render_table, timeline
 from harness.loop import Trace
-from harness.scenarios import timeline_rows
+from harness.scenarios import TimelineRow, timeline_rows
 
 SEED_STEPS = [
     "call search_customer",
@@ -145,3 +145,22 @@ def test_render_table_end_row_errors_and_window(shop_trace: Trace) -> None:
     assert len(windowed) == 4
     many = render_table(timeline_rows(shop_trace)[:1], mark=None)
     assert len(many) == 2
+
+
+def test_render_table_marks_discovered_and_deferred_tools() -> None:
+    row = TimelineRow(
+        iteration=2,
+        offered=2,
+        offered_names=("tool_search", "get_weather"),
+        calls=("get_weather",),
+        errors=(),
+        injected=("cart_add",),
+        removed=(),
+        answer=None,
+        final=False,
+        deferred=("get_forecast", "get_time"),
+        discovered=("get_weather",),
+        searches=1,
+    )
+    line = render_table([row])[1]
+    assert line.split()[-4:] == ["+cart_add", "found:get_weather", "?get_forecast", "?get_time"]

@@ -18,8 +18,17 @@ import httpx2
 import openai
 import pytest
 import yaml
-from corpus import COST, REAL, corpus_files, ids, project_cassettes, raw_interactions
+from corpus import (
+    COST,
+    REAL,
+    corpus_files,
+    ids,
+    project_cassettes,
+    raw_interactions,
+    replayed,
+)
 
+from harness._errors import UsageError
 from harness.cassettes import (
     Cassette,
     CassetteExhausted,
@@ -52,7 +61,9 @@ def test_real_recordings_ship_with_the_project_and_are_iterated_not_listed() -> 
     assert len(shipped) >= 3, "cassettes/real holds genuine recordings of other projects"
     assert {p.parent.name for p in shipped} >= {"openai", "anthropic"}
     assert set(shipped) <= set(corpus_files())
-    assert not set(REAL.rglob(f"*/{COST}/*.yaml")) & set(corpus_files())
+    cost = set(REAL.rglob(f"*/{COST}/*.yaml"))
+    assert {p for p in cost if replayed(p)} == cost & set(corpus_files())
+    assert any(not replayed(p) for p in cost)  # what the replay cannot read stays out
     assert project_cassettes(), "cassettes/recorded holds the project's real recordings"
 
 
@@ -246,6 +257,10 @@ def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Pat
     found = conversations(cassette)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for conversation in found:
+        if _client_wrote_history(conversation):
+            with pytest.raises(UsageError, match="cannot be replayed through it"):
+                RecordedSession.of(conversation)
+            continue
         if _rewritten(conversation):
             continue  # the loop answers every call it is given: the scenario path replays it
         session = RecordedSession.of(conversation)
@@ -291,12 +306,22 @@ def test_show_prints_every_request_and_call(path: Path) -> None:
                 assert f"call {call.name}(" in text
 
 
+def _client_wrote_history(conversation: Conversation) -> bool:
+    """The recorded client wrote into the history what the model did not say (a search
+    it ran itself), or made undeclared tools callable: the loop cannot replay that."""
+    return bool(conversation.inserted_turns() or conversation.undeclared_reveals())
+
+
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
     found = conversations(path)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for number in range(len(found)):
         target = tmp_path / f"converted_{number}.yaml"
+        if _client_wrote_history(found[number]):  # refused, naming why
+            with pytest.raises(UsageError, match="cannot be replayed"):
+                scenario_data(path, conversation=number)
+            continue
         target.write_text(yaml.safe_dump(scenario_data(path, conversation=number), sort_keys=False))
         outcome = run_scenario(load_scenario(target))
         assert outcome.passed, outcome.problem
@@ -311,6 +336,10 @@ def test_one_scenario_replays_every_recorded_request_in_order(path: Path, tmp_pa
     the recorded order (interleaved conversations included), and the scenario passes."""
     cassette = load_cassette(path)
     found = conversations(cassette)
+    if any(map(_client_wrote_history, found)):  # refused, naming why
+        with pytest.raises(UsageError, match="cannot be replayed"):
+            scenario_data(cassette)
+        return
     target = tmp_path / "all.yaml"
     target.write_text(yaml.safe_dump(scenario_data(cassette), sort_keys=False))
     outcome = run_scenario(load_scenario(target))
@@ -352,6 +381,9 @@ def test_the_cli_shows_and_converts_to_a_scenario_harness_run_passes(
         assert f"interaction {interaction.index + 1}, POST {interaction.path}" in shown.output
     target = tmp_path / "scenario.yaml"
     wrote = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
+    if _client_wrote_history(conversations(path)[0]):
+        assert wrote.exit_code == 2 and "cannot be replayed" in wrote.output
+        return
     assert wrote.exit_code == 0, wrote.output
     ran = runner.invoke(app, ["run", str(target)])
     assert ran.exit_code == 0, ran.output

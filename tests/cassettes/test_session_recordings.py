@@ -12,7 +12,13 @@ import yaml
 from corpus import cost_recordings, ids
 
 from harness import CassetteError, Session
-from harness.cassettes import CassetteModel, load_cassette, scenario_data, trace_from_cassette
+from harness.cassettes import (
+    CassetteModel,
+    conversations_of,
+    load_cassette,
+    scenario_data,
+    trace_from_cassette,
+)
 from harness.cassettes._model import llm_turns
 from harness.scenarios import load_scenario, run_scenario
 from harness.scenarios._session_files import continuation_from_data, schedule_from_data
@@ -61,13 +67,13 @@ def test_converts_to_a_react_scenario(path: Path, tmp_path: Path) -> None:
 def test_cost_recordings_convert_and_replay_every_request(path: Path, tmp_path: Path) -> None:
     """The recordings kept for their cache figures hold a follow-up user turn (typed-JSON
     bodies) and header-less JSON responses: one scenario replays every request of each.
-    Those with the Responses API's client-side tool search items wait for that format."""
-    try:
-        data = scenario_data(path)
-    except CassetteError as exc:
-        if "tool_search" not in str(exc):
-            raise
-        pytest.skip(f"client-side tool search items are the provider-native issue's: {exc}")
+    One whose client wrote a tool search into the history itself (a turn no model made,
+    which the loop never sends) is refused, naming why."""
+    if any(c.inserted_turns() for c in conversations_of(path)):
+        with pytest.raises(CassetteError, match="the client added messages"):
+            scenario_data(path)
+        return
+    data = scenario_data(path)
     target = tmp_path / "all.yaml"
     target.write_text(yaml.safe_dump(data, sort_keys=False))
     outcome = run_scenario(load_scenario(target))

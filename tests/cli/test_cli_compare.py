@@ -54,7 +54,7 @@ def test_the_large_catalog_shows_each_design_s_price() -> None:
         app, ["compare", str(COMPARE / "large_catalog.yaml"), "--json", "--prices", str(PRICES)]
     )
     variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
-    assert set(variants) == {"eager", "facade", "search", "allowed"}  # native is pending
+    assert set(variants) == {"eager", "facade", "search", "allowed", "native"}
     assert variants["eager"]["cache_breaks"] == variants["allowed"]["cache_breaks"] == []
     assert [b["cause"] for b in variants["facade"]["cache_breaks"]] == ["tools-changed"] * 2
     assert {b["by"] for b in variants["search"]["cache_breaks"]} == {"search"}
@@ -62,6 +62,26 @@ def test_the_large_catalog_shows_each_design_s_price() -> None:
     assert eager["tool_definition_tokens"] > 50 * search["tool_definition_tokens"]
     assert eager["cost"] > search["cost"]
     assert len(load_comparison(COMPARE / "large_catalog.yaml").variants) == 5
+
+
+def test_native_deferral_keeps_the_cache_that_editing_tools_breaks() -> None:
+    """The native variant defers the catalog behind the provider's tool search: what the
+    search finds is appended to the conversation, ``tools`` never changes."""
+    result = runner.invoke(
+        app, ["compare", str(COMPARE / "large_catalog.yaml"), "--json", "--prices", str(PRICES)]
+    )
+    assert result.exit_code == 0, result.output
+    variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
+    native = variants["native"]
+    assert native["passed"] is True and native["calls"] == 2
+    assert native["cache_breaks"] == []
+    for edits_tools in ("facade", "search"):  # the two that inject by editing tools
+        assert len(variants[edits_tools]["cache_breaks"]) == 2
+        assert len(native["cache_breaks"]) < len(variants[edits_tools]["cache_breaks"])
+    assert native["requests"] < variants["search"]["requests"]  # search and call in one turn
+    assert native["tool_definition_tokens"] < variants["search"]["tool_definition_tokens"]
+    assert native["cached_input_tokens"] > 0
+    assert native["cost"] < variants["eager"]["cost"]
 
 
 def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
@@ -74,9 +94,23 @@ def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("large_catalog: openai-responses, gpt-5, tokens by ")
-    assert [line.split()[0] for line in lines[2:6]] == ["eager", "facade", "search", "allowed"]
-    assert "not run: native (provider-native deferral" in result.output
-    assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 4
+    names = ["eager", "facade", "search", "allowed", "native"]
+    assert [line.split()[0] for line in lines[2:7]] == names
+    native = lines[6].split()
+    assert native[1] == "yes" and "none" in native  # passed, no cache break
+    assert "not run:" not in result.output
+    assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 5
+
+
+def test_a_pending_variant_is_listed_as_not_run(tmp_path: Path) -> None:
+    text = (COMPARE / "file_tools.yaml").read_text(encoding="utf-8")
+    pending = tmp_path / "pending.yaml"
+    pending.write_text(
+        text + "  - name: later\n    pending: needs a feature not built yet\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["compare", str(pending)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "not run: later (needs a feature not built yet)" in result.output
 
 
 def test_timelines_mark_the_cache_breaks() -> None:

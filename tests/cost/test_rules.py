@@ -9,6 +9,7 @@ import pytest
 from harness import UsageError
 from harness.cost import CacheRules, Prompt, analyse_prompts, cache_rules
 from harness.cost._analysis import Block
+from harness.formats.openai_responses import prompt_pieces
 
 
 class Fixed:
@@ -142,3 +143,12 @@ def test_the_cause_is_the_section_of_the_first_difference(section: str, cause: s
 def test_unknown_formats_are_refused_with_the_choices() -> None:
     with pytest.raises(UsageError, match="openai-chat, openai-responses, anthropic-messages"):
         cache_rules("openai-chats")
+
+
+def test_a_responses_reasoning_item_counts_without_its_ciphertext() -> None:
+    cipher = "gAAAA" + "x" * 4000
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": cipher}
+    body = {"model": "gpt-5", "input": [{"role": "user", "content": "hi"}, item]}
+    pieces = prompt_pieces(body)
+    assert [p.section for p in pieces] == ["messages", "messages"]
+    assert cipher not in pieces[1].text and '"id":"rs_1"' in pieces[1].text

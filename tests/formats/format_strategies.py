@@ -103,6 +103,28 @@ def tool_definitions(
     return out
 
 
+def search_tools(format_name: str) -> st.SearchStrategy[ToolDefinition]:
+    """A tool-search tool ``format_name`` carries."""
+    if format_name == "openai-responses":
+        return st.sampled_from(
+            [
+                ToolDefinition(name="tool_search", search="hosted"),
+                ToolDefinition(
+                    name="tool_search",
+                    search="client",
+                    description="Find tools.",
+                    parameters={"type": "object", "properties": {"query": {"type": "string"}}},
+                ),
+            ]
+        )
+    return st.sampled_from(
+        [
+            ToolDefinition(name="tool_search_tool_bm25", search="bm25"),
+            ToolDefinition(name="tool_search_tool_regex", search="regex"),
+        ]
+    )
+
+
 @st.composite
 def tool_choices(draw: st.DrawFn, *, format_name: str, names: tuple[str, ...]) -> ToolChoice | None:
     options = [
@@ -126,6 +148,11 @@ def requests(draw: st.DrawFn, format_name: str) -> ModelRequest:
     names = tuple(draw(st.lists(_NAMES, min_size=1, max_size=4, unique=True)))
     messages = draw(histories(tool_names=names))
     tools = draw(tool_definitions(format_name=format_name, names=names))
+    called = {c.name for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls}
+    # a deferred tool is called only once revealed: keep the history's tools loaded
+    tools = [dataclasses.replace(t, defer_loading=False) if t.name in called else t for t in tools]
+    if any(t.defer_loading for t in tools):  # the APIs want a search tool beside them
+        tools.append(draw(search_tools(format_name)))
     parallel = draw(st.none() | st.booleans())
     if format_name == "anthropic-messages" and parallel:
         parallel = None  # Messages can only say "not parallel"
@@ -175,6 +202,8 @@ def carried(request: ModelRequest, format_name: str) -> ModelRequest:
         if choice is not None and choice.mode == "none":
             parallel = None  # and is not sent with "none"
         settings = ModelSettings(tool_choice=choice, parallel_tool_calls=parallel)
+    if format_name == "openai-responses":
+        tools = [dataclasses.replace(t, strict=None) if t.search is not None else t for t in tools]
     return dataclasses.replace(
         request,
         messages=messages,

@@ -52,9 +52,12 @@ def test_chat_tool_entry() -> None:
     assert back.strict is False and back.provider_extra == {"openai-chat": {"x_vendor": 1}}
 
 
-@pytest.mark.parametrize("field", [{"defer_loading": True}, {"namespace": "crm"}])
-def test_chat_refuses_what_it_cannot_send(field: dict[str, Any]) -> None:
-    with pytest.raises(UsageError, match=f"has {next(iter(field))} set, which Chat Completions"):
+@pytest.mark.parametrize(
+    ("field", "shown"),
+    [({"namespace": "crm"}, "namespace"), ({"search": "bm25"}, "search='bm25'")],
+)
+def test_chat_refuses_what_it_cannot_send(field: dict[str, Any], shown: str) -> None:
+    with pytest.raises(UsageError, match=f"has {shown} set, which Chat Completions"):
         openai_chat.tool_param(ToolDefinition(name="f", **field))
 
 
@@ -148,14 +151,16 @@ def test_responses_tool_entries_and_namespaces() -> None:
             "strict": False,
         },
     ]
-    body = {"model": "m", "input": "hi", "tools": [*tools, {"type": "web_search_preview"}]}
+    hosted = [{"type": "web_search_preview"}, {"type": "tool_search"}]
+    body = {"model": "m", "input": "hi", "tools": [*tools, *hosted]}
     read = openai_responses.request_from_body(body).request
-    assert [(t.name, t.namespace, t.defer_loading) for t in read.tools] == [
-        ("a", "crm", True),
-        ("c", "crm", False),
-        ("b", None, False),
+    assert [(t.name, t.namespace, t.defer_loading, t.search) for t in read.tools] == [
+        ("a", "crm", True, None),
+        ("c", "crm", False, None),
+        ("b", None, False, None),
+        ("tool_search", None, False, "hosted"),
     ]  # the hosted web search is the API's tool, not one the harness offers
-    assert read.tool_names == ("a", "c", "b")
+    assert read.tool_names == ("a", "c", "b", "tool_search")
 
 
 @pytest.mark.parametrize(

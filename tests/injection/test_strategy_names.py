@@ -18,6 +18,7 @@ from harness import ScriptedModel, call, facade, llm_tool, reply, run, tool_prov
 from harness.assertions import injected
 from harness.cassettes import RecordedTools
 from harness.injection import (
+    AllowedTools,
     EntityDiscovery,
     Phases,
     Playbook,
@@ -29,6 +30,7 @@ from harness.injection import (
     ToolChaining,
     ToolGroup,
     ToolGroups,
+    ToolSearch,
     UsageIntrospection,
 )
 from harness.loop import DeclaredChanges, InjectionStrategy
@@ -61,6 +63,8 @@ BUILT_IN = [
     (RunIntrospection(), "introspection"),
     (UsageIntrospection(), "usage"),
     (RecordedTools([()]), "recorded"),
+    (ToolSearch([noop]), "tool_search"),
+    (AllowedTools([["noop"]]), "allowed_tools"),
 ]
 
 

@@ -117,8 +117,8 @@ def test_stray_tool_result_is_refused(app: WireApp) -> None:
         ({"model": "m", "max_tokens": 5}, "messages: Field required"),
         (body([]), "messages: at least one message is required"),
         (
-            body([{"role": "system", "content": "x"}]),
-            "messages.0.role: Input should be 'user' or 'assistant'",
+            body([{"role": "tool", "content": "x"}]),
+            "messages.0.role: Input should be 'user', 'assistant' or 'system'",
         ),
         (
             body([{"role": "user", "content": "x"}], max_tokens=0),

@@ -15,6 +15,7 @@ module of ``harness.formats``.
 from __future__ import annotations
 
 from harness.formats.anthropic_messages._codec import CODEC, ROUTE
+from harness.formats.anthropic_messages._native import BETAS, required_betas
 from harness.formats.anthropic_messages._prompt import (
     SYSTEM_FIRST,
     prompt_choice,
@@ -58,6 +59,7 @@ from harness.formats.anthropic_messages._validation import (
 )
 
 __all__ = [
+    "BETAS",
     "BLOCK_TYPES",
     "CODEC",
     "DEFAULT_MAX_TOKENS",
@@ -81,6 +83,7 @@ __all__ = [
     "read_request",
     "request_body",
     "request_from_body",
+    "required_betas",
     "response_body",
     "response_events",
     "response_from_body",

@@ -8,14 +8,26 @@ in and out: no SDK needed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import TurnKey, message_key
+from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._server import Profile, WireRequest
+from harness.formats.anthropic_messages._native import (
+    added_tools,
+    addition_blocks,
+    hosted_search_blocks,
+    is_search_tool,
+    reference_names,
+    search_tool_from_param,
+    search_tool_param,
+    searches_of,
+)
 from harness.formats.anthropic_messages._validation import MessagesWireError, validate_body
 from harness.loop import ModelRequest, ModelSettings
 from harness.messages import (
@@ -58,6 +70,8 @@ _TOOL_KEYS = frozenset(
     {"type", "name", "description", "input_schema", "strict", "defer_loading", "cache_control"}
 )
 
+_RULES = NativeRules(search_required=False, namespaces=False)
+
 ThinkingKey = TurnKey
 """Identifies an assistant turn in later histories (``message_key``)."""
 
@@ -68,7 +82,16 @@ ThinkingKey = TurnKey
 def tool_param(definition: ToolDefinition) -> dict[str, Any]:
     """The ``tools`` entry of ``definition`` (a custom tool: ``name``, ``description``,
     ``input_schema``; ``strict``, ``defer_loading`` and ``cache_control`` when set).
-    Messages has no tool namespaces (a ``UsageError`` says so)."""
+    Messages has no tool namespaces (a ``UsageError`` says so). A tool-search tool is
+    the API's ``tool_search_tool_regex_20251119`` / ``_bm25_20251119`` entry; a client
+    search is an ordinary custom tool (its results carry ``tool_reference`` blocks)."""
+    if definition.search in ("regex", "bm25"):
+        return search_tool_param(definition)
+    if definition.search == "hosted":
+        raise UsageError(
+            f"tool {definition.name!r} asks for a hosted tool search, which Anthropic runs "
+            "as search='regex' or search='bm25'; use one of those (or 'client')"
+        )
     if definition.namespace is not None:
         raise UsageError(
             f"tool {definition.name!r} has namespace={definition.namespace!r}, which the "
@@ -114,11 +137,16 @@ def tool_from_param(entry: Mapping[str, Any]) -> ToolDefinition:
 
 
 def _tools_from_body(body: Mapping[str, Any]) -> list[ToolDefinition]:
-    return [
-        tool_from_param(t)
-        for t in body.get("tools") or ()
-        if isinstance(t, Mapping) and t.get("type", "custom") in ("custom", None) and "name" in t
-    ]  # server tools (web search, bash, ...) are the API's, not harness tools
+    tools = []
+    for entry in body.get("tools") or ():
+        if not isinstance(entry, Mapping):
+            continue
+        mode = is_search_tool(entry)
+        if mode is not None:
+            tools.append(search_tool_from_param(entry, mode))
+        elif entry.get("type", "custom") in ("custom", None) and "name" in entry:
+            tools.append(tool_from_param(entry))
+    return tools  # other server tools (web search, bash, ...) are the API's
 
 
 # -- tool choice ---------------------------------------------------------------------------
@@ -191,6 +219,8 @@ def _assistant_blocks(
     message: AssistantMessage, thinking: Mapping[ThinkingKey, Sequence[Mapping[str, Any]]]
 ) -> list[dict[str, Any]]:
     blocks = [dict(b) for b in thinking.get(message_key(message), ())]
+    for search in message.searches:
+        blocks.extend(hosted_search_blocks(search))
     text = message.content if message.content else message.refusal
     if text:
         blocks.append({"type": "text", "text": text})
@@ -215,13 +245,25 @@ def _messages(
     system: list[str] = []
     out: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, SystemMessage):
+        if isinstance(message, SystemMessage) and message.tools:
+            # a mid-conversation addition: a system message in ``messages``, which keeps
+            # the earlier prefix (and its prompt cache) unchanged
+            blocks = addition_blocks(message.tools)
+            if message.content:
+                blocks.insert(0, {"type": "text", "text": message.content})
+            out.append({"role": "system", "content": blocks})
+        elif isinstance(message, SystemMessage):
             system.append(message.content)
         elif isinstance(message, UserMessage):
             _append(out, "user", [{"type": "text", "text": message.content}])
         elif isinstance(message, ToolMessage):
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
-            block["content"] = message.content
+            if message.tools:  # a client search's finds: tool_reference blocks
+                block["content"] = (
+                    [{"type": "text", "text": message.content}] if message.content else []
+                ) + [{"type": "tool_reference", "tool_name": d.name} for d in message.tools]
+            else:
+                block["content"] = message.content
             if message.is_error:
                 block["is_error"] = True
             _append(out, "user", [block])
@@ -232,6 +274,28 @@ def _messages(
         if len(blocks) == 1 and blocks[0]["type"] == "text" and set(blocks[0]) == {"type", "text"}:
             entry["content"] = blocks[0]["text"]
     return system, out
+
+
+def _added(messages: Iterable[Message]) -> list[ToolDefinition]:
+    """Tools that ``tool_addition`` blocks reference (the API needs them in ``tools``)."""
+    return [t for m in messages if isinstance(m, SystemMessage) for t in m.tools]
+
+
+def _declared(request: ModelRequest) -> list[ToolDefinition]:
+    """``request.tools`` and, deferred, the tools its additions name that it does not."""
+    tools = list(request.tools)
+    added = (
+        _added(request.messages)
+        if any(isinstance(m, SystemMessage) and m.tools for m in request.messages)
+        else []
+    )
+    if added:
+        names = {t.name for t in tools}
+        for tool in added:
+            if tool.name not in names:
+                names.add(tool.name)
+                tools.append(dataclasses.replace(tool, defer_loading=True))
+    return tools
 
 
 def request_body(
@@ -253,8 +317,8 @@ def request_body(
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
     if system:
         body["system"] = "\n\n".join(system)
-    if request.tools:
-        body["tools"] = [tool_param(t) for t in request.tools]
+    if request.tools or _added(request.messages):
+        body["tools"] = [tool_param(t) for t in _declared(request)]
         settings = request.settings
         choice = tool_choice_param(
             settings.tool_choice, parallel_tool_calls=settings.parallel_tool_calls
@@ -295,7 +359,9 @@ def blocks_of(content: Any) -> list[Mapping[str, Any]]:
     return [b for b in content or () if isinstance(b, Mapping)]
 
 
-def _read_message(data: Mapping[str, Any]) -> list[Message]:
+def _read_message(
+    data: Mapping[str, Any], resolve: Callable[[str], ToolDefinition]
+) -> list[Message]:
     blocks = blocks_of(data.get("content"))
     if data.get("role") == "assistant":
         texts = [b["text"] for b in blocks if b.get("type") == "text" and "text" in b]
@@ -308,16 +374,30 @@ def _read_message(data: Mapping[str, Any]) -> list[Message]:
             for b in blocks
             if b.get("type") == "tool_use"
         )
-        return [AssistantMessage(content="".join(texts) if texts else None, tool_calls=calls)]
+        return [
+            AssistantMessage(
+                content="".join(texts) if texts else None,
+                tool_calls=calls,
+                searches=searches_of(blocks),
+            )
+        ]
+    if data.get("role") == "system":
+        text = "\n".join(str(b["text"]) for b in blocks if b.get("type") == "text" and "text" in b)
+        return [SystemMessage(content=text, tools=added_tools(blocks, resolve))]
     out: list[Message] = []
     texts = []
     for block in blocks:
         if block.get("type") == "tool_result":
+            content = block.get("content")
+            references = reference_names(blocks_of(content)) if isinstance(content, list) else ()
+            if references:
+                content = [b for b in blocks_of(content) if b.get("type") != "tool_reference"]
             out.append(
                 ToolMessage(
                     tool_call_id=str(block.get("tool_use_id")),
-                    content=text_of(block.get("content")),
+                    content=text_of(content),
                     is_error=block.get("is_error") is True,
+                    tools=tuple(resolve(n) for n in references),
                 )
             )
         else:
@@ -351,10 +431,15 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     system = body.get("system")
     if system:
         messages.append(SystemMessage(content=text_of(system)))
+    tools = tuple(_tools_from_body(body))
+    by_name = {t.name: t for t in tools}
+
+    def resolve(name: str) -> ToolDefinition:
+        return by_name.get(name) or ToolDefinition(name=name)
+
     for data in body.get("messages") or ():
         if isinstance(data, Mapping):
-            messages.extend(_read_message(data))
-    tools = tuple(_tools_from_body(body))
+            messages.extend(_read_message(data, resolve))
     return ModelRequest(
         messages=messages,
         tools=tools,
@@ -372,9 +457,13 @@ def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest
             400, "There was an error parsing the body of your request: invalid JSON"
         )
     validate_body(body, profile=profile)
+    request = read_request(body)
+    problem = native_problem(request, _RULES)
+    if problem is not None:
+        raise MessagesWireError(400, problem.message)
     return WireRequest(
         model=str(body["model"]),
-        request=read_request(body),
+        request=request,
         stream=bool(body.get("stream")),
         body=body,
     )

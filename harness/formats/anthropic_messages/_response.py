@@ -22,6 +22,7 @@ from harness.formats._server import (
     fragments,
     provider_error_to_wire,
 )
+from harness.formats.anthropic_messages._native import hosted_search_blocks, searches_of
 from harness.formats.anthropic_messages._request import blocks_of, tool_use_block
 from harness.formats.anthropic_messages._validation import MessagesWireError
 from harness.loop import FinishReason, ModelResponse, Usage
@@ -132,10 +133,13 @@ def response_from_body(data: Any) -> ModelResponse:
         ) from None
     stop = data.get("stop_reason") or "end_turn"
     finish = STOP_REASONS.get(str(stop), "stop")
+    searches = searches_of(blocks)
     if finish == "content_filter":
-        assistant = AssistantMessage(content=None, tool_calls=calls, refusal=text or _REFUSED)
+        assistant = AssistantMessage(
+            content=None, tool_calls=calls, refusal=text or _REFUSED, searches=searches
+        )
     else:
-        assistant = AssistantMessage(content=text or None, tool_calls=calls)
+        assistant = AssistantMessage(content=text or None, tool_calls=calls, searches=searches)
     return ModelResponse(
         message=assistant,
         finish_reason=finish,
@@ -249,6 +253,8 @@ def _usage_out(usage: Usage) -> dict[str, Any]:
 def _content_out(response: ModelResponse) -> list[dict[str, Any]]:
     message = response.message
     blocks: list[dict[str, Any]] = []
+    for search in message.searches:
+        blocks.extend(hosted_search_blocks(search))
     text = message.refusal if response.finish_reason == "content_filter" else message.content
     text = text or message.content or message.refusal
     if text:
@@ -301,6 +307,8 @@ def response_events(
         if block["type"] == "text":
             opened: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": piece} for piece in _words(block["text"])]
+        elif "input" not in block:  # a search result: sent whole at its start
+            opened, deltas = block, []
         else:
             opened = {**block, "input": {}}
             arguments = json.dumps(block["input"]) if block["input"] else ""

@@ -73,6 +73,8 @@ BLOCK_TYPES = (
     "mcp_tool_use",
     "mcp_tool_result",
     "container_upload",
+    "tool_addition",
+    "tool_removal",
 )
 """The content block types a request may hold (the API's list changes with its betas:
 these are the ones documented when this was written)."""
@@ -151,8 +153,8 @@ def _check_shape(messages: Sequence[Any]) -> None:
     for index, message in enumerate(messages):
         if not isinstance(message, Mapping):
             raise _bad(f"messages.{index}: Input should be a valid dictionary")
-        if message.get("role") not in ("user", "assistant"):
-            raise _bad(f"messages.{index}.role: Input should be 'user' or 'assistant'")
+        if message.get("role") not in ("user", "assistant", "system"):
+            raise _bad(f"messages.{index}.role: Input should be 'user', 'assistant' or 'system'")
         content = message.get("content")
         if not isinstance(content, (str, list)):
             raise _bad(f"messages.{index}.content: Field required")
@@ -181,6 +183,8 @@ def _check_pairs(messages: Sequence[Mapping[str, Any]]) -> None:
     expected: list[str] = []
     for index, message in enumerate(messages):
         blocks = _blocks(message.get("content"))
+        if message.get("role") == "system":  # a tool addition: not a turn
+            continue
         if message.get("role") == "user":
             leading = 0
             for block in blocks:
@@ -282,6 +286,29 @@ def validate_body(body: Mapping[str, Any], *, profile: Profile = "default") -> l
             )
         if choice.get("type") == "tool" and choice.get("name") not in names:
             raise _bad(f"Tool '{choice.get('name')}' not found in provided tools")
+    _check_references(messages, names)
     if profile == "strict":
         _check_strict(messages, names)
     return names
+
+
+def _check_references(messages: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
+    """Every ``tool_reference`` (in a ``tool_result``) and every ``tool_addition`` by
+    reference names a tool of ``tools`` (or one an earlier addition defined inline)."""
+    known = set(names)
+    for message in messages:
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "tool_result":
+                for inner in _blocks(block.get("content")):
+                    name = inner.get("tool_name")
+                    if inner.get("type") == "tool_reference" and name not in known:
+                        raise _bad(f"Tool reference '{name}' not found in available tools")
+            elif kind == "tool_addition" and isinstance(block.get("tool"), Mapping):
+                tool = block["tool"]
+                if tool.get("type") == "tool_definition":
+                    definition = tool.get("definition")
+                    if isinstance(definition, Mapping) and isinstance(definition.get("name"), str):
+                        known.add(definition["name"])
+                elif tool.get("type") == "tool_reference" and tool.get("name") not in known:
+                    raise _bad(f"Tool reference '{tool.get('name')}' not found in available tools")

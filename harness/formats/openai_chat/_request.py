@@ -9,7 +9,7 @@ The pieces of a request each have their pair here: tool entries (``tool_param`` 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -18,6 +18,7 @@ from harness._errors import UsageError
 from harness._validation import assert_never
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import WireHistory
+from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
     check_schema,
     check_tools,
@@ -38,10 +39,12 @@ from harness.formats._server import (
     require_stream,
 )
 from harness.loop import ModelRequest, ModelSettings
+from harness.loop._tool_states import ToolStateTracker
 from harness.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
+    ToolCall,
     ToolMessage,
     UserMessage,
 )
@@ -83,17 +86,21 @@ _KNOWN = frozenset(
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
 
 
+_RULES = NativeRules(search_required=True, namespaces=False)
+
 # -- tools ---------------------------------------------------------------------------------
 
 
 def tool_param(definition: ToolDefinition) -> dict[str, Any]:
     """The ``tools`` entry of ``definition``: ``{"type": "function", "function": {...}}``.
 
-    Chat Completions has no deferred tools or namespaces (a ``UsageError`` says so) and
-    no per-tool cache hints (``cache_control`` is left out).
+    Chat Completions has no namespaces and no provider-run tool search (a ``UsageError``
+    says so) and no per-tool cache hints (``cache_control`` is left out); a client search
+    tool is an ordinary function. Deferred tools are left out by ``request_body`` until
+    the history reveals them.
     """
-    if definition.defer_loading or definition.namespace is not None:
-        field = "defer_loading" if definition.defer_loading else "namespace"
+    if definition.namespace is not None or definition.is_hosted:
+        field = "namespace" if definition.namespace is not None else f"search={definition.search!r}"
         raise UsageError(
             f"tool {definition.name!r} has {field} set, which Chat Completions cannot send; "
             "use the Responses API or Anthropic Messages, or offer the tool directly"
@@ -195,31 +202,55 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
-    """The Chat Completions dict of ``message`` (a tool message keeps its ``name``)."""
+    """The Chat Completions dict of ``message`` (a tool message keeps its ``name``).
+
+    What Chat Completions has no field for is kept under the harness's own keys, so a
+    scenario file holds it (and ``_wire_message`` drops it): ``tools`` (the definitions a
+    tool result or a system message revealed), ``searches`` (hosted tool searches of an
+    assistant turn) and a call's ``namespace``.
+    """
     match message:
         case AssistantMessage():
             out: dict[str, Any] = {"role": "assistant", "content": message.content}
             if message.tool_calls:
-                out["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments},
-                    }
-                    for call in message.tool_calls
-                ]
+                out["tool_calls"] = [_call_dict(call) for call in message.tool_calls]
             if message.refusal is not None:
                 out["refusal"] = message.refusal
+            if message.searches:
+                out["searches"] = [
+                    s.model_dump(exclude_defaults=True, exclude={"provider_data"})
+                    for s in message.searches
+                ]
             return out
         case ToolMessage():
             out = {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             if message.name is not None:
                 out["name"] = message.name
+            if message.tools:
+                out["tools"] = [t.to_data() for t in message.tools]
             return out
         case SystemMessage() | UserMessage():
-            return {"role": message.role, "content": message.content}
+            out = {"role": message.role, "content": message.content}
+            if isinstance(message, SystemMessage) and message.tools:
+                out["tools"] = [t.to_data() for t in message.tools]
+            return out
         case _:  # pragma: no cover - the union is closed
             assert_never(message)
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments},
+    }
+    if call.namespace is not None:
+        out["namespace"] = call.namespace
+    return out
+
+
+_HARNESS_KEYS = ("tools", "searches")
+"""``message_to_dict`` keys that are the harness's, not the API's."""
 
 
 def _wire_message(message: Message) -> dict[str, Any]:
@@ -227,6 +258,17 @@ def _wire_message(message: Message) -> dict[str, Any]:
     data = message_to_dict(message)
     if isinstance(message, ToolMessage):
         data.pop("name", None)
+    revealed = [data.pop(key) for key in _HARNESS_KEYS if key in data]
+    if revealed and "tool_calls" in data:
+        data["tool_calls"] = [
+            {k: v for k, v in c.items() if k != "namespace"} for c in data["tool_calls"]
+        ]
+    if isinstance(message, (ToolMessage, SystemMessage)) and message.tools and not data["content"]:
+        # revealed tools have no wire form here (they are sent in ``tools``): say so
+        names = ", ".join(t.name for t in message.tools)
+        data["content"] = (
+            f"Tools found: {names}" if isinstance(message, ToolMessage) else f"Tools added: {names}"
+        )
     return data
 
 
@@ -250,6 +292,11 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
     payload = dict(data)
     if payload.get("role") == "assistant":
         payload["tool_calls"] = _read_tool_calls(payload.get("tool_calls"))
+    if isinstance(payload.get("tools"), list):
+        try:
+            payload["tools"] = tuple(ToolDefinition(**t) for t in payload["tools"])
+        except TypeError as exc:
+            raise UsageError(f"message 'tools' must be tool definitions: {exc}") from None
     try:
         return _MESSAGE_ADAPTER.validate_python(payload)
     except ValidationError as exc:
@@ -286,6 +333,7 @@ def _read_tool_calls(calls: Any) -> tuple[dict[str, Any], ...]:
                 "id": call.get("id"),
                 "name": function.get("name"),
                 "arguments": function.get("arguments", "{}"),
+                **({"namespace": call["namespace"]} if call.get("namespace") else {}),
             }
         )
     return tuple(converted)
@@ -302,6 +350,29 @@ def messages_from_dicts(data: Iterable[Mapping[str, Any]]) -> list[Message]:
 
 
 # -- the request body: neutral -> body -----------------------------------------------------
+
+
+def _sent_tools(request: ModelRequest) -> Sequence[ToolDefinition]:
+    """The tools to send: Chat Completions has no deferred loading, so a deferred tool is
+    sent from the request after a search or an addition revealed it (the ``tools`` array
+    grows there, which breaks a prompt cache); one nothing reveals is never sent."""
+    tools = request.tools
+    added = any(isinstance(m, SystemMessage) and m.tools for m in request.messages)
+    if not added and not any(t.defer_loading for t in tools):
+        return tools
+    tracker = ToolStateTracker()
+    states = tracker.states(request)
+    by_name = {t.name: t for t in tools}
+    sent: list[ToolDefinition] = []
+    for name in (*states.visible, *states.search):
+        definition = by_name.get(name) or tracker.added_definition(name)
+        if definition is not None:
+            sent.append(
+                dataclasses.replace(definition, defer_loading=False)
+                if definition.defer_loading
+                else definition
+            )
+    return sent
 
 
 def request_body(
@@ -331,8 +402,9 @@ def request_body(
         messages = [convert(message) for message in request.messages]
     body: dict[str, Any] = {"model": model, "messages": messages}
     settings = request.settings
-    if request.tools:
-        body["tools"] = [tool_param(t) for t in request.tools]
+    tools = _sent_tools(request)
+    if tools:
+        body["tools"] = [tool_param(t) for t in tools]
         if settings.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = settings.parallel_tool_calls
         if settings.tool_choice is not None:
@@ -523,6 +595,9 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
         iteration=(accepted.assistants if reuse and accepted is not None else 0)
         + count_iteration(messages[reuse:]),
     )
+    problem = native_problem(request, _RULES)
+    if problem is not None:
+        raise WireError(400, problem.message, param=problem.param, code="invalid_value")
     wire = WireRequest(
         model=model,
         request=request,

@@ -6,7 +6,10 @@ items. A function tool with ``defer_loading`` is left out of the prefix, as Anth
 documents for its deferred tools; OpenAI's tool search guide loads deferred tools when
 searched, and this module assumes they are not in the cached prefix until then.
 ``tool_choice`` (an ``allowed_tools`` subset included) is not part of the prefix: the
-``tools`` array stays the same, which is what the allowed subset is for.
+``tools`` array stays the same, which is what the allowed subset is for. A reasoning
+item's ``encrypted_content`` is not counted (opaque ciphertext, not the reasoning it
+carries); the prompt OpenAI adds for a hosted ``tool_search`` tool is not published and
+not modelled.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 from harness.formats._definitions import ToolDefinition
 from harness.formats._prompt import PromptPiece, piece_text
-from harness.formats.openai_responses._request import _items, tool_params
+from harness.formats.openai_responses._request import message_items, tool_params
 from harness.loop import ModelSettings
 from harness.messages import Message
 
@@ -58,6 +61,11 @@ def prompt_tools(tools: Sequence[ToolDefinition]) -> list[PromptPiece]:
 
 
 def _item_piece(item: Any) -> PromptPiece:
+    opaque = isinstance(item, Mapping) and item.get("type") == "reasoning"
+    if opaque and "encrypted_content" in item:
+        # the ciphertext is not text the model reads: its length says nothing of the
+        # reasoning it stands for (not modelled); the item's id keeps the piece distinct
+        item = {k: v for k, v in item.items() if k != "encrypted_content"}
     system = isinstance(item, Mapping) and item.get("role") in ("system", "developer")
     return PromptPiece(section="system" if system else "messages", text=piece_text(item))
 
@@ -65,7 +73,7 @@ def _item_piece(item: Any) -> PromptPiece:
 def prompt_message(message: Message) -> list[PromptPiece]:
     """The pieces of one message: its input items, one piece each (a system message is in
     the ``system`` section, in its place)."""
-    return [_item_piece(item) for item in _items(message, {})]
+    return [_item_piece(item) for item in message_items(message)]
 
 
 def prompt_choice(settings: ModelSettings, tools: Sequence[ToolDefinition]) -> list[PromptPiece]:

@@ -9,12 +9,15 @@ returned before those calls (kept by the adapter and sent back in place).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from harness._errors import UsageError
 from harness._validation import assert_never
 from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import TurnKey, WireHistory, message_key
+from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
     check_schema,
     check_tools,
@@ -33,9 +36,22 @@ from harness.formats._server import (
     require_model,
     require_stream,
 )
+from harness.formats.openai_responses._native import (
+    DEFAULT_SEARCH_NAME,
+    additional_tools_item,
+    client_search_call_item,
+    client_search_output_item,
+    definitions_of,
+    hosted_search_items,
+    search_from_call,
+    search_tool_from_param,
+    search_tool_param,
+    search_with_output,
+)
 from harness.loop import ModelRequest, ModelSettings
 from harness.messages import (
     AssistantMessage,
+    HostedSearch,
     Message,
     SystemMessage,
     ToolCall,
@@ -48,6 +64,7 @@ __all__ = [
     "NAME",
     "ReasoningKey",
     "RequestReader",
+    "message_items",
     "message_key",
     "request_body",
     "request_from_body",
@@ -79,6 +96,8 @@ _KNOWN = frozenset(
 )
 _TOOL_KEYS = frozenset({"type", "name", "description", "parameters", "strict", "defer_loading"})
 
+_RULES = NativeRules(search_required=True, namespaces=True)
+
 ReasoningKey = TurnKey
 """Identifies an assistant turn in later histories (``message_key``)."""
 
@@ -89,7 +108,23 @@ ReasoningKey = TurnKey
 def tool_param(definition: ToolDefinition) -> dict[str, Any]:
     """The function tool entry of ``definition`` (flat: ``{"type": "function", "name",
     ...}``; ``strict`` defaults to false, as the SDK's helpers send it). Its namespace,
-    if any, is applied by ``tool_params``; ``cache_control`` is not sent."""
+    if any, is applied by ``tool_params``; ``cache_control`` is not sent. A tool-search
+    tool is the API's ``{"type": "tool_search"}`` entry (``execution: "client"`` for a
+    search the client answers)."""
+    if definition.search is not None:
+        if definition.search in ("regex", "bm25"):
+            raise UsageError(
+                f"tool {definition.name!r} is a {definition.search} tool search, which the "
+                "Responses API does not run; use search='hosted' (OpenAI's tool_search) or "
+                "'client' (a search the loop answers)"
+            )
+        if definition.search == "client" and definition.name != DEFAULT_SEARCH_NAME:
+            raise UsageError(
+                f"client tool search {definition.name!r}: the Responses API names its "
+                f"tool_search tool itself, and calls of it come back as {DEFAULT_SEARCH_NAME!r}; "
+                f"name the tool {DEFAULT_SEARCH_NAME!r}"
+            )
+        return search_tool_param(definition)
     tool: dict[str, Any] = {"type": "function", "name": definition.name}
     if definition.description is not None:
         tool["description"] = definition.description
@@ -154,12 +189,18 @@ def _tools_from_body(body: Mapping[str, Any]) -> list[ToolDefinition]:
             tools.append(tool_from_param(entry, index))
         elif kind == "namespace":
             namespace = entry.get("name")
+            deferred = entry.get("defer_loading") is True
             for member in entry.get("tools") or ():
                 if isinstance(member, Mapping) and member.get("type", "function") == "function":
-                    tools.append(
-                        tool_from_param(member, index, namespace=namespace if namespace else None)
+                    tool = tool_from_param(
+                        member, index, namespace=namespace if namespace else None
                     )
-        # hosted tools (web search, file search, MCP servers) are the API's: not harness tools
+                    if deferred and not tool.defer_loading:
+                        tool = dataclasses.replace(tool, defer_loading=True)
+                    tools.append(tool)
+        elif kind == "tool_search":
+            tools.append(search_tool_from_param(entry))
+        # other hosted tools (web search, file search, MCP servers) are the API's
     return tools
 
 
@@ -212,35 +253,92 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
 # -- the request body: neutral -> body -----------------------------------------------------
 
 
+@dataclasses.dataclass(slots=True)
+class _Encoding:
+    """What encoding one request's items needs to know about its tools."""
+
+    definitions: Mapping[str, ToolDefinition]
+    """The request's tools by name (a hosted search's found definitions)."""
+    client_search: frozenset[str]
+    """Client search tools, whose calls are ``tool_search_call`` items."""
+    search_calls: set[str] = dataclasses.field(default_factory=set)
+    """Ids of the client search calls met (their outputs are ``tool_search_output``)."""
+
+    def definition(self, name: str) -> ToolDefinition:
+        found = self.definitions.get(name)
+        return found if found is not None else ToolDefinition(name=name)
+
+    @classmethod
+    def of(cls, tools: Iterable[ToolDefinition]) -> _Encoding:
+        definitions = {t.name: t for t in tools}
+        return cls(
+            definitions=definitions,
+            client_search=frozenset(n for n, t in definitions.items() if t.search == "client"),
+        )
+
+
+def _call_item(call: ToolCall, encoding: _Encoding) -> dict[str, Any]:
+    if call.name in encoding.client_search:
+        encoding.search_calls.add(call.id)
+        return client_search_call_item(call)
+    item = {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+    }
+    if call.namespace is not None:
+        item["namespace"] = call.namespace
+    return item
+
+
+def message_items(message: Message) -> list[dict[str, Any]]:
+    """The input items of one message on its own (no reasoning items; a result is a
+    ``function_call_output``: which calls were client searches needs the request)."""
+    return _items(message, {}, _Encoding.of(()))
+
+
 def _items(
-    message: Message, reasoning: Mapping[ReasoningKey, list[dict[str, Any]]]
+    message: Message,
+    reasoning: Mapping[ReasoningKey, list[dict[str, Any]]],
+    encoding: _Encoding,
 ) -> list[dict[str, Any]]:
-    """The input items of one message (an assistant turn's reasoning items first)."""
+    """The input items of one message (an assistant turn's reasoning items first, then
+    its hosted searches)."""
     match message:
         case AssistantMessage():
             items: list[dict[str, Any]] = list(reasoning.get(message_key(message), ()))
+            for search in message.searches:
+                items.extend(hosted_search_items(search, encoding.definition))
             text = message.content if message.content is not None else message.refusal
             if text:
                 items.append({"role": "assistant", "content": text})
-            for call in message.tool_calls:
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments,
-                    }
-                )
+            items.extend(_call_item(call, encoding) for call in message.tool_calls)
             return items
         case ToolMessage():
-            return [
+            searched = message.tool_call_id in encoding.search_calls or (
+                message.name is not None and message.name in encoding.client_search
+            )
+            if searched:
+                return [client_search_output_item(message)]
+            items = [
                 {
                     "type": "function_call_output",
                     "call_id": message.tool_call_id,
                     "output": message.content,
                 }
             ]
-        case SystemMessage() | UserMessage():
+            if message.tools:  # revealed by a result that is no native search: added
+                items.append(additional_tools_item(message.tools))
+            return items
+        case SystemMessage():
+            items = []
+            if message.content or not message.tools:
+                items.append({"role": "system", "content": message.content})
+            if message.tools:
+                items.append(additional_tools_item(message.tools))
+            return items
+        case UserMessage():
             return [{"role": message.role, "content": message.content}]
         case _:  # pragma: no cover - the union is closed
             assert_never(message)
@@ -265,9 +363,10 @@ def request_body(
     tool is offered.
     """
     known = reasoning or {}
+    encoding = _Encoding.of(request.tools)
 
     def convert(message: Message) -> list[dict[str, Any]]:
-        return _items(message, known)
+        return _items(message, known, encoding)
 
     if history is not None:
         items = history.convert(request.messages, convert)
@@ -377,7 +476,11 @@ def _messages(
 
 
 def _read_items(
-    raw: list[Any], start: int, messages: list[Message], names: dict[str, str]
+    raw: list[Any],
+    start: int,
+    messages: list[Message],
+    names: dict[str, str],
+    search_name: str = DEFAULT_SEARCH_NAME,
 ) -> tuple[list[Message], dict[str, str]]:
     for index in range(start, len(raw)):
         item = raw[index]
@@ -388,32 +491,89 @@ def _read_items(
         if kind == "message":
             messages.append(_role_message(item, where))
         elif kind == "function_call":
+            namespace = item.get("namespace")
             call = ToolCall(
                 id=str(item.get("call_id")),
                 name=str(item.get("name")),
                 arguments=str(item.get("arguments", "{}")),
+                namespace=namespace if isinstance(namespace, str) and namespace else None,
             )
-            names[call.id] = call.name
-            last = messages[-1] if messages else None
-            if isinstance(last, AssistantMessage):
-                messages[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
-            else:
-                messages.append(AssistantMessage(tool_calls=(call,)))
+            _add_call(messages, names, call)
         elif kind == "function_call_output":
             call_id = str(item.get("call_id"))
             output = text_of(item.get("output"), f"{where}.output") or ""
             messages.append(
                 ToolMessage(tool_call_id=call_id, content=output, name=names.get(call_id))
             )
+        elif kind == "tool_search_call":
+            if item.get("execution") == "client":
+                arguments = item.get("arguments")
+                call = ToolCall(
+                    id=str(item.get("call_id")),
+                    name=search_name,
+                    arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
+                )
+                _add_call(messages, names, call)
+            else:
+                _add_search(messages, search_from_call(item, search_name))
+        elif kind == "tool_search_output":
+            if item.get("execution") == "client":
+                call_id = str(item.get("call_id"))
+                messages.append(
+                    ToolMessage(
+                        tool_call_id=call_id,
+                        content="",
+                        name=names.get(call_id),
+                        tools=definitions_of(item.get("tools"), tool_from_param),
+                    )
+                )
+            else:
+                _complete_search(messages, item)
+        elif kind == "additional_tools":
+            added = definitions_of(item.get("tools"), tool_from_param)
+            last = messages[-1] if messages else None
+            if isinstance(last, ToolMessage) and not last.tools:
+                # right after a function's output: that result revealed them (how
+                # ``request_body`` sends a result that reveals tools)
+                messages[-1] = last.model_copy(update={"tools": added})
+            else:
+                messages.append(SystemMessage(content="", tools=added))
         elif kind != "reasoning":
             raise WireError(
                 400,
                 f"Invalid value: {kind!r}. The fake server supports 'message', 'function_call', "
-                "'function_call_output' and 'reasoning' input items.",
+                "'function_call_output', 'tool_search_call', 'tool_search_output', "
+                "'additional_tools' and 'reasoning' input items.",
                 param=f"{where}.type",
                 code="invalid_value",
             )
     return messages, names
+
+
+def _add_call(messages: list[Message], names: dict[str, str], call: ToolCall) -> None:
+    names[call.id] = call.name
+    last = messages[-1] if messages else None
+    if isinstance(last, AssistantMessage):
+        messages[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
+    else:
+        messages.append(AssistantMessage(tool_calls=(call,)))
+
+
+def _add_search(messages: list[Message], search: HostedSearch) -> None:
+    last = messages[-1] if messages else None
+    if isinstance(last, AssistantMessage) and not last.tool_calls and last.content is None:
+        messages[-1] = last.model_copy(update={"searches": (*last.searches, search)})
+    else:
+        messages.append(AssistantMessage(searches=(search,)))
+
+
+def _complete_search(messages: list[Message], item: Mapping[str, Any]) -> None:
+    last = messages[-1] if messages else None
+    if isinstance(last, AssistantMessage) and last.searches and not last.searches[-1].complete:
+        done = search_with_output(last.searches[-1], item)
+        messages[-1] = last.model_copy(update={"searches": (*last.searches[:-1], done)})
+    else:
+        _add_search(messages, search_with_output(None, item))
 
 
 def _check_order(
@@ -497,6 +657,9 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
         settings=_settings(body),
         iteration=assistants + 1,
     )
+    problem = native_problem(request, _RULES)
+    if problem is not None:
+        raise WireError(400, problem.message, param=problem.param, code="invalid_value")
     raw = body.get("input")
     remembered = _Accepted(
         raw=raw if isinstance(raw, list) else [],

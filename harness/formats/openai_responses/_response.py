@@ -4,10 +4,12 @@ adapter, cassettes) and neutral -> ``response`` JSON / events (the fake)."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import ProviderError
+from harness.formats._definitions import ToolDefinition
 from harness.formats._json import SSEEvent, sse_data
 from harness.formats._read import checked_call, field, is_object, malformed, optional_int
 from harness.formats._server import (
@@ -19,9 +21,16 @@ from harness.formats._server import (
     now,
     words,
 )
+from harness.formats.openai_responses._native import (
+    DEFAULT_SEARCH_NAME,
+    client_search_call_item,
+    hosted_search_items,
+    search_from_call,
+    search_with_output,
+)
 from harness.formats.openai_responses._request import tool_params
 from harness.loop import FinishReason, ModelResponse, Usage
-from harness.messages import AssistantMessage, ToolCall
+from harness.messages import AssistantMessage, HostedSearch, ToolCall
 
 if TYPE_CHECKING:
     from openai.types.responses import Response, ResponseStreamEvent
@@ -47,11 +56,15 @@ _WHAT = "Responses API response"
 # -- body -> neutral ---------------------------------------------------------------------
 
 
-def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
+def response_from_body(
+    data: Response | Mapping[str, Any], *, search_name: str = DEFAULT_SEARCH_NAME
+) -> ModelResponse:
     """The harness response for a Responses API ``Response`` (an SDK object or its JSON).
 
     Every field used is checked: a wrongly shaped body is a ``MalformedResponse`` naming
-    the field; a failed response (``error`` set) is a ``ProviderError``.
+    the field; a failed response (``error`` set) is a ``ProviderError``. Hosted tool
+    searches (``tool_search_call`` / ``tool_search_output`` run by OpenAI) become the
+    message's ``searches``; a client search call is a call of ``search_name``.
     """
     if not is_object(data):
         raise malformed(_WHAT, "the response body", "a JSON object", data)
@@ -68,6 +81,7 @@ def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[ToolCall] = []
+    searches: list[HostedSearch] = []
     for index, item in enumerate(output):
         path = f"output[{index}]"
         if not is_object(item):
@@ -76,15 +90,19 @@ def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
         if kind == "message":
             _read_parts(item, path, texts, refusals)
         elif kind == "function_call":
-            calls.append(
-                checked_call(
-                    _WHAT,
-                    (f"{path}.call_id", f"{path}.name", f"{path}.arguments"),
-                    field(item, "call_id"),
-                    field(item, "name"),
-                    field(item, "arguments"),
-                )
+            call = checked_call(
+                _WHAT,
+                (f"{path}.call_id", f"{path}.name", f"{path}.arguments"),
+                field(item, "call_id"),
+                field(item, "name"),
+                field(item, "arguments"),
             )
+            namespace = field(item, "namespace")
+            if isinstance(namespace, str) and namespace:
+                call = call.model_copy(update={"namespace": namespace})
+            calls.append(call)
+        elif kind in ("tool_search_call", "tool_search_output"):
+            _read_search(_plain_item(item), path, calls, searches, search_name)
     finish: FinishReason = "tool_calls" if calls else "stop"
     if field(data, "status") == "incomplete":
         details = field(data, "incomplete_details")
@@ -112,6 +130,7 @@ def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
         content="".join(texts) if texts else None,
         tool_calls=tuple(calls),
         refusal="".join(refusals) if refusals else None,
+        searches=tuple(searches),
     )
     model = field(data, "model")
     return ModelResponse(
@@ -120,6 +139,44 @@ def response_from_body(data: Response | Mapping[str, Any]) -> ModelResponse:
         usage=usage,
         model_name=str(model) if model is not None else None,
     )
+
+
+def _plain_item(item: Any) -> Mapping[str, Any]:
+    """An output item as plain JSON data (the SDK's object dumped)."""
+    dump = getattr(item, "model_dump", None)
+    return dump(mode="json", exclude_unset=True) if callable(dump) else item  # type: ignore[no-any-return]
+
+
+def _read_search(
+    item: Mapping[str, Any],
+    path: str,
+    calls: list[ToolCall],
+    searches: list[HostedSearch],
+    search_name: str,
+) -> None:
+    """A ``tool_search_call`` or ``tool_search_output`` output item."""
+    client = item.get("execution") == "client"
+    if item.get("type") == "tool_search_call" and client:
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or not call_id:
+            raise malformed(_WHAT, f"{path}.call_id", "a string", call_id)
+        arguments = item.get("arguments")
+        calls.append(
+            ToolCall(
+                id=call_id,
+                name=search_name,
+                arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
+            )
+        )
+    elif item.get("type") == "tool_search_call":
+        searches.append(search_from_call(item))
+    elif not client:
+        last = searches[-1] if searches and not searches[-1].complete else None
+        done = search_with_output(last, item)
+        if last is not None:
+            searches[-1] = done
+        else:
+            searches.append(done)
 
 
 def _read_parts(item: Any, path: str, texts: list[str], refusals: list[str]) -> None:
@@ -209,9 +266,15 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _items(response: ModelResponse, ids: IdSource) -> list[dict[str, Any]]:
+def _items(wire: WireRequest, response: ModelResponse, ids: IdSource) -> list[dict[str, Any]]:
     message = response.message
     items: list[dict[str, Any]] = []
+    if message.searches:
+        definitions = {t.name: t for t in wire.request.tools}
+        for search in message.searches:
+            items.extend(
+                hosted_search_items(search, lambda n: definitions.get(n) or ToolDefinition(name=n))
+            )
     parts: list[dict[str, Any]] = []
     if message.content or (not message.tool_calls and message.refusal is None):
         text = message.content or ""
@@ -228,17 +291,22 @@ def _items(response: ModelResponse, ids: IdSource) -> list[dict[str, Any]]:
                 "content": parts,
             }
         )
+    client = frozenset(t.name for t in wire.request.tools if t.search == "client")
     for call in message.tool_calls:
-        items.append(
-            {
-                "id": ids.next("fc_"),
-                "type": "function_call",
-                "status": "completed",
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": call.arguments,
-            }
-        )
+        if call.name in client:
+            items.append({"id": ids.next("tsc_"), **client_search_call_item(call)})
+            continue
+        item = {
+            "id": ids.next("fc_"),
+            "type": "function_call",
+            "status": "completed",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": call.arguments,
+        }
+        if call.namespace is not None:
+            item["namespace"] = call.namespace
+        items.append(item)
     return items
 
 
@@ -288,7 +356,7 @@ def _finish(envelope: dict[str, Any], response: ModelResponse, items: list[dict[
 def response_body(wire: WireRequest, response: ModelResponse, ids: IdSource) -> dict[str, Any]:
     """The ``response`` JSON for one model response."""
     envelope = _envelope(wire, ids.next("resp_"), now())
-    _finish(envelope, response, _items(response, ids))
+    _finish(envelope, response, _items(wire, response, ids))
     return envelope
 
 
@@ -310,7 +378,7 @@ def response_events(
     envelope = _envelope(wire, ids.next("resp_"), now())
     emit("response.created", response=dict(envelope))
     emit("response.in_progress", response=dict(envelope))
-    items = _items(response, ids)
+    items = _items(wire, response, ids)
     for index, item in enumerate(items):
         if item["type"] == "message":
             emit(
@@ -320,6 +388,12 @@ def response_events(
             )
             for part_index, part in enumerate(item["content"]):
                 _stream_part(emit, item["id"], index, part_index, part, max_chunks)
+        elif item["type"] != "function_call":  # tool searches: added, then done
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress"},
+            )
         else:
             emit(
                 "response.output_item.added",

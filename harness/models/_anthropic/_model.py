@@ -60,6 +60,8 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
     streaming=True,
     structured_output=False,
     tool_history="tools_defined",
+    tool_search=("regex", "bm25", "client"),
+    allowed_tools=False,
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 
@@ -142,6 +144,12 @@ def sdk_call_kwargs(method: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     extra = {k: v for k, v in params.items() if k not in known}
     if extra:
         kwargs["extra_body"] = {**kwargs.get("extra_body", {}), **extra}
+    betas = anthropic_messages.required_betas(params)
+    if betas:  # a construct in beta (a mid-conversation tool addition)
+        kwargs["extra_headers"] = {
+            **kwargs.get("extra_headers", {}),
+            "anthropic-beta": ",".join(betas),
+        }
     return kwargs
 
 

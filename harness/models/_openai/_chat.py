@@ -17,7 +17,11 @@ from harness.models._openai._base import OpenAIAdapter
 __all__ = ["OPENAI_CHAT_CAPABILITIES", "OpenAIChatModel"]
 
 OPENAI_CHAT_CAPABILITIES = ModelCapabilities(
-    supports_dynamic_tools=True, parallel_tool_calls=True, streaming=True, structured_output=True
+    supports_dynamic_tools=True,
+    parallel_tool_calls=True,
+    streaming=True,
+    structured_output=True,
+    allowed_tools=True,
 )
 """What the Chat Completions API supports."""
 

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["OPENAI_RESPONSES_CAPABILITIES", "OpenAIResponsesModel"]
 
 OPENAI_RESPONSES_CAPABILITIES = ModelCapabilities(
-    supports_dynamic_tools=True, parallel_tool_calls=True, streaming=True, structured_output=True
+    supports_dynamic_tools=True,
+    parallel_tool_calls=True,
+    streaming=True,
+    structured_output=True,
+    tool_search=("hosted", "client"),
+    allowed_tools=True,
 )
 """What the Responses API supports."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast, get_args
@@ -9,15 +10,18 @@ from typing import Any, cast, get_args
 from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
+from harness.formats._definitions import ToolDefinition
 from harness.loop import (
     Model,
+    ModelCapabilities,
     ModelRequest,
     ModelResponse,
     Usage,
     choice_violation,
     follow_up_source,
 )
-from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from harness.loop._tool_states import has_native_tools, tool_states
+from harness.messages import AssistantMessage, HostedSearch, Message, ToolCall, ToolMessage
 from harness.models._scripted._expect_choice import ExpectToolChoice
 from harness.models._scripted._steps import (
     CallsStep,
@@ -28,10 +32,12 @@ from harness.models._scripted._steps import (
     RaiseStep,
     RefuseStep,
     ReplyStep,
+    SearchStep,
     Step,
 )
 from harness.models._scripted._steps_data import step_from_data, steps_from_data
 from harness.tools import match_names
+from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ScriptedModel"]
 
@@ -55,6 +61,48 @@ def _matches(pattern: str, names: Sequence[str], name_set: frozenset[str]) -> li
     if not _GLOB_CHARS.intersection(pattern):
         return []
     return match_names(pattern, names)
+
+
+def _callable_names(request: ModelRequest) -> tuple[str, ...]:
+    """What the model may call: the offered names, less deferred tools not revealed yet
+    and the searches the provider runs (a real model cannot call those)."""
+    names = request.tool_names
+    if request.settings.tool_choice is None and request.tools is _PLAIN[0]:
+        return names  # the same plain tools as the last request: nothing to narrow
+    if _has_native(request.tools):
+        names = tuple(n for n in tool_states(request).offered if n not in _hosted(request))
+    choice = request.settings.tool_choice
+    if choice is not None and choice.allowed is not None:
+        allowed = set(choice.allowed)
+        names = tuple(n for n in names if n in allowed)
+    return names
+
+
+_PLAIN: list[Sequence[ToolDefinition] | None] = [None]
+"""The last plain tool list seen (by identity)."""
+
+
+def _has_native(tools: Sequence[ToolDefinition]) -> bool:
+    """Whether ``tools`` has deferred, search or namespaced tools (the loop's cache by
+    identity: a run's requests share one list while the tools do not change, so 10,000
+    plain tools are read once)."""
+    native = has_native_tools(tools)
+    if not native:
+        _PLAIN[0] = tools
+    return native
+
+
+def _hosted(request: ModelRequest) -> frozenset[str]:
+    return frozenset(t.name for t in request.tools if t.is_hosted)
+
+
+def _search(tool: ToolDefinition, step: SearchStep, request: ModelRequest) -> tuple[str, ...]:
+    """What the provider's search finds among the request's deferred tools."""
+    hidden = set(tool_states(request).deferred)
+    candidates = [t for t in request.tools if t.name in hidden]
+    if tool.search == "regex":
+        return tuple(regex_search(candidates, step.text, step.limit))
+    return tuple(BM25Index(candidates).search(step.text, step.limit))
 
 
 def _show(names: Sequence[str]) -> str:
@@ -91,6 +139,11 @@ class ScriptedModel(Model):
     """
 
     __test__ = False
+    capabilities = ModelCapabilities(
+        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True
+    )
+    """A fake plays any provider's native tools: searches (``search`` steps) and allowed
+    subsets (calls outside one are script errors)."""
 
     def __init__(
         self,
@@ -145,7 +198,10 @@ class ScriptedModel(Model):
     def request(self, request: ModelRequest) -> ModelResponse:
         __tracebackhide__ = True  # pytest shows the test's line, not this frame
         self.requests.append(request)
-        names = request.tool_names
+        if request.settings.tool_choice is None and request.tools is _PLAIN[0]:
+            names = request.tool_names  # the same plain tools as before: all callable
+        else:
+            names = _callable_names(request)
         if names is not self._names_key:
             self._names_key = names
             self._name_set = _name_set(names)
@@ -266,12 +322,17 @@ class ScriptedModel(Model):
                 return args
         return json.dumps(args)
 
-    def _respond(self, step: Step, request: ModelRequest) -> ModelResponse:
+    def _respond(
+        self, step: Step, request: ModelRequest, names: tuple[str, ...] | None = None
+    ) -> ModelResponse:
         __tracebackhide__ = True  # pytest shows the test's line, not this frame
-        names = request.tool_names
+        if names is None:
+            names = _callable_names(request)
         match step:
             case CallStep():  # the common case first
                 return self._calls_response((step,), step, names, request)
+            case SearchStep():
+                return self._search_response(step, request, names)
             case CallsStep():
                 return self._calls_response(step.calls, step, names, request)
             case RaiseStep():
@@ -297,6 +358,63 @@ class ScriptedModel(Model):
                 raise AssertionError(f"{step!r} is a check, not a response")
             case _:  # pragma: no cover - every step type is checked in __init__
                 assert_never(step)
+
+    def _search_response(
+        self, step: SearchStep, request: ModelRequest, names: tuple[str, ...]
+    ) -> ModelResponse:
+        """A provider-run search joined to the next step's response, or a call of the
+        client search tool."""
+        searches = [t for t in request.tools if t.search is not None] or [
+            # behind a wire fake a client search is a plain function: known by its name
+            dataclasses.replace(t, search="client")
+            for t in request.tools
+            if t.name == "tool_search"
+        ]
+        if not searches:
+            raise ScriptError(
+                f"{self._where()}: the request offers no tool search (declare one, e.g. with "
+                f"harness.injection.ToolSearch). Offered: {_show(names)}"
+            )
+        tool = searches[0]
+        self._call_counter += 1
+        if tool.search == "client":
+            arguments = step.query if isinstance(step.query, Mapping) else {"query": step.query}
+            return self._calls_response(
+                (CallStep(name=tool.name, arguments=arguments, id=step.id),),
+                CallStep(name=tool.name),
+                (*names, tool.name) if tool.name not in names else names,
+                request,
+            )
+        found = step.found if step.found is not None else _search(tool, step, request)
+        if isinstance(step.query, Mapping):
+            arguments = dict(step.query)
+        else:
+            arguments = {"pattern" if tool.search == "regex" else "query": step.query}
+        hosted = HostedSearch(
+            id=step.id or f"search_{self._call_counter}",
+            tool=tool.name,
+            arguments=json.dumps(arguments),
+            found=found,
+        )
+        if self.position >= len(self.steps):
+            raise ScriptError(
+                f"{self._where()}: a provider-run search is part of a turn: add the step "
+                "the model takes after it (a call of a found tool, or a reply)"
+            )
+        following = self.steps[self.position]
+        self.position += 1
+        if isinstance(following, (ExpectOffered, ExpectMessage)):
+            raise ScriptError(
+                f"{self._where()}: a check cannot follow a provider-run search (the search "
+                "and the next step are one response)"
+            )
+        extended = (*names, *(n for n in found if n not in names))
+        self._names_key, self._name_set = extended, _name_set(extended)
+        response = self._respond(following, request, extended)
+        message = response.message.model_copy(
+            update={"searches": (hosted, *response.message.searches)}
+        )
+        return dataclasses.replace(response, message=message)
 
     def _calls_response(
         self,

@@ -29,6 +29,7 @@ __all__ = [
     "RaiseStep",
     "RefuseStep",
     "ReplyStep",
+    "SearchStep",
     "Step",
     "call",
     "calls",
@@ -38,6 +39,7 @@ __all__ = [
     "raise_error",
     "refuse",
     "reply",
+    "search",
 ]
 
 Arguments = Mapping[str, Any] | str | Callable[..., Any] | None
@@ -126,6 +128,44 @@ class OutputStep:
         from harness.tools import serialize_for_model
 
         return serialize_for_model(self.value) if not isinstance(self.value, str) else self.value
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SearchStep:
+    """Search the deferred tools, the way the request offers a search.
+
+    With a search the provider runs (``regex``, ``bm25``, ``hosted``) the search is part
+    of the next step's response: the model searches, the provider reveals what it found,
+    and the model goes on to the next step (a call of a found tool, say) in the same
+    turn. With a client search tool the step is a call of that tool (its result reveals
+    the tools). Without a search tool it is a script error.
+    """
+
+    query: str | Mapping[str, Any]
+    """The query text, or the search's exact arguments (``{"pattern": ...}``)."""
+    found: tuple[str, ...] | None = None
+    """What a provider-run search finds (``None``: the deferred tools matching the query,
+    by BM25 or the regex, as the provider would)."""
+    id: str | None = None
+    """The search's id (generated when ``None``)."""
+    limit: int = 5
+    """How many tools a computed search finds at most."""
+
+    def describe(self) -> str:
+        """Short text for error messages."""
+        return f"search {self.query!r}"
+
+    @property
+    def text(self) -> str:
+        """The query as text (the first string of mapping arguments)."""
+        if isinstance(self.query, str):
+            return self.query
+        for value in self.query.values():
+            if isinstance(value, str):
+                return value
+            if isinstance(value, list) and value and isinstance(value[0], str):
+                return " ".join(v for v in value if isinstance(v, str))
+        return ""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -239,6 +279,7 @@ class ExpectMessage:
 Step = (
     CallStep
     | CallsStep
+    | SearchStep
     | ReplyStep
     | OutputStep
     | ExpectOffered
@@ -332,6 +373,28 @@ def calls(
         calls=tuple(steps),
         usage=parse_usage(usage),
         finish_reason=parse_finish(finish_reason, CALL_FINISH_REASONS, "calls()"),
+    )
+
+
+def search(
+    query: str | Mapping[str, Any],
+    *,
+    found: Sequence[str] | None = None,
+    id: str | None = None,
+    limit: int = 5,
+) -> SearchStep:
+    """A step searching the deferred tools for ``query`` (see ``SearchStep``)."""
+    if not isinstance(query, (str, Mapping)) or not query:
+        raise ScriptError(f"search(): the query is a text or the search's arguments, got {query!r}")
+    if isinstance(found, str):
+        raise ScriptError(f"search(found=...) takes a list of tool names, got {found!r}")
+    if not is_int(limit) or limit < 1:
+        raise ScriptError(f"search(limit=...) must be a positive integer, got {limit!r}")
+    return SearchStep(
+        query=query if isinstance(query, str) else dict(query),
+        found=tuple(found) if found is not None else None,
+        id=id,
+        limit=limit,
     )
 
 

@@ -25,6 +25,7 @@ from harness.models._scripted._steps import (
     parse_finish,
     parse_usage,
     raise_error,
+    search,
 )
 
 __all__ = ["step_from_data", "steps_from_data"]
@@ -32,6 +33,7 @@ __all__ = ["step_from_data", "steps_from_data"]
 
 _STEP_KEYS = (
     "call",
+    "search",
     "calls",
     "reply",
     "output",
@@ -44,6 +46,7 @@ _STEP_KEYS = (
 _EXTRA_KEYS: dict[str, frozenset[str]] = {
     "call": frozenset({"args", "arguments", "id", "rank", "usage", "finish_reason"}),
     "calls": frozenset({"usage", "finish_reason"}),
+    "search": frozenset({"found", "id", "limit"}),
     "reply": frozenset({"usage", "finish_reason"}),
     "output": frozenset({"usage", "finish_reason"}),
     "refuse": frozenset({"usage"}),
@@ -154,6 +157,17 @@ def step_from_data(data: Any, index: int = 0) -> Step:
             usage=usage,
             finish_reason=parse_finish(finish, CALL_FINISH_REASONS, where),
         )
+    if kind == "search":
+        query = data["search"]
+        try:
+            return search(
+                query if isinstance(query, (str, Mapping)) else str(query),
+                found=data.get("found"),
+                id=data.get("id"),
+                limit=data.get("limit", 5),
+            )
+        except ScriptError as exc:
+            raise ScriptError(f"{where}: {exc}") from None
     if kind == "reply":
         return ReplyStep(
             text=str(data["reply"]),

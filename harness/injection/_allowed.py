@@ -1,0 +1,110 @@
+"""``AllowedTools``: narrow what the model may call per turn, without editing ``tools``.
+
+Both OpenAI APIs take an allowed subset in ``tool_choice`` (``{"type": "allowed_tools",
+"mode": ..., "tools": [...]}``): every declared tool stays in the request, so the prompt
+cache survives, and the model may call only the subset. Where the provider has no such
+subset (``ModelCapabilities.allowed_tools`` is false: Anthropic Messages) the strategy
+falls back to editing ``tools``: the tools outside the subset are taken out for the turn
+and put back when allowed again (``native="always"`` refuses that instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from harness._errors import UsageError
+from harness._validation import check_choice
+from harness.formats._definitions import ToolChoice
+from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
+
+__all__ = ["AllowedTools"]
+
+Mode = Literal["auto", "required"]
+Native = Literal["auto", "always", "never"]
+Rule = Callable[[InjectionContext], Sequence[str] | None]
+
+
+class AllowedTools(InjectionStrategy):
+    """Allow only some tools per turn.
+
+    ``turns`` lists the allowed names for turns 1, 2, ... (turns past the list allow
+    everything); or ``rule(context)`` returns them (``None``: everything). ``mode`` is
+    ``auto`` (the model may answer instead) or ``required`` (it must call one of them).
+    """
+
+    def __init__(
+        self,
+        turns: Sequence[Sequence[str]] = (),
+        *,
+        rule: Rule | None = None,
+        mode: Mode = "auto",
+        native: Native = "auto",
+    ) -> None:
+        check_choice(mode, Mode, name="AllowedTools mode")
+        check_choice(native, Native, name="AllowedTools native")
+        if turns and rule is not None:
+            raise UsageError("AllowedTools takes turns=[...] or rule=..., not both")
+        if isinstance(turns, str) or any(isinstance(t, str) for t in turns):
+            raise UsageError(
+                f"AllowedTools turns is a list of name lists (one per turn), got {turns!r}"
+            )
+        self.turns = tuple(tuple(t) for t in turns)
+        self.rule = rule
+        self.mode = mode
+        self.native = native
+
+    @property
+    def name(self) -> str:
+        return "allowed_tools"
+
+    def _allowed(self, context: InjectionContext) -> tuple[str, ...] | None:
+        if self.rule is not None:
+            names = self.rule(context)
+            return tuple(names) if names is not None else None
+        index = context.iteration - 1
+        return self.turns[index] if 0 <= index < len(self.turns) else None
+
+    def _native(self, context: InjectionContext) -> bool:
+        if self.native == "never":
+            return False
+        if context.capabilities.allowed_tools:
+            return True
+        if self.native == "always":
+            raise UsageError(
+                "AllowedTools(native='always'): the model takes no allowed subset in "
+                "tool_choice (ModelCapabilities.allowed_tools is false); use native='auto'"
+            )
+        return False
+
+    def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
+        allowed = self._allowed(context)
+        state = context.state_for(self)
+        if self._native(context):
+            choice = (
+                ToolChoice.allowed_tools(allowed, mode=self.mode)
+                if allowed
+                else (ToolChoice.auto() if state.get("narrowed") else None)
+            )
+            state["narrowed"] = bool(allowed)
+            if choice is None:
+                return None
+            return ToolsetChange(tool_choice=choice, strategy=self.name, reason="allowed subset")
+        stash = state.setdefault("stash", {})
+        keep = set(allowed) if allowed else None
+        remove = tuple(
+            n
+            for n, tool in context.tools.items()
+            if keep is not None and n not in keep and tool.search is None
+        )
+        for name in remove:
+            stash[name] = context.tools[name]
+        back = tuple(stash.pop(n) for n in list(stash) if keep is None or n in keep)
+        if not remove and not back:
+            return None
+        return ToolsetChange(
+            remove=remove,
+            add=back,
+            strategy=self.name,
+            reason="allowed subset (the provider has none: tools edited)",
+        )
