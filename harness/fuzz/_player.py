@@ -36,6 +36,7 @@ from harness.fuzz._args import (
 )
 from harness.fuzz._seen import SeenValues
 from harness.loop import Model, ModelRequest, ModelResponse
+from harness.loop._tool_choice import permitted
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data
 from harness.models._scripted._refs import call_results
@@ -368,13 +369,10 @@ def hash_name(text: str) -> int:
 
 def _obeyed(tool_choice: ToolChoice | None, names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The request's tool choice as a model obeys it: its mode, and the offered names it
-    may call (one forced tool; the ``allowed`` subset; else every offered name)."""
-    if tool_choice is None:
+    may call (``permitted``: the loop's one reading of the rules); a forced tool that is
+    not offered leaves the model free, as the providers' models are."""
+    mode = "auto" if tool_choice is None else tool_choice.mode
+    may = permitted(tool_choice, names)
+    if mode == "tool" and not may:
         return "auto", names
-    if tool_choice.mode == "tool":
-        forced = tuple(n for n in names if n == tool_choice.name)
-        return ("tool", forced) if forced else ("auto", names)
-    if tool_choice.allowed is not None:
-        allowed = set(tool_choice.allowed)
-        return tool_choice.mode, tuple(n for n in names if n in allowed)
-    return tool_choice.mode, names
+    return mode, may

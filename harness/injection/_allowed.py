@@ -77,19 +77,21 @@ class AllowedTools(InjectionStrategy):
             )
         return False
 
+    def tool_choice(self, context: InjectionContext) -> ToolChoice | None:
+        """The allowed subset of this request, where the provider takes one (the loop's
+        one per-request hook, shared with tool_choice schedules)."""
+        if not self._native(context):
+            return None
+        allowed = self._allowed(context)
+        return ToolChoice.allowed_tools(allowed, mode=self.mode) if allowed else None
+
     def before_turn(self, context: InjectionContext) -> ToolsetChange | None:
+        """Where the provider has no allowed subset: take the other tools out for this
+        request and put them back when they are allowed again."""
+        if self._native(context):
+            return None
         allowed = self._allowed(context)
         state = context.state_for(self)
-        if self._native(context):
-            choice = (
-                ToolChoice.allowed_tools(allowed, mode=self.mode)
-                if allowed
-                else (ToolChoice.auto() if state.get("narrowed") else None)
-            )
-            state["narrowed"] = bool(allowed)
-            if choice is None:
-                return None
-            return ToolsetChange(tool_choice=choice, strategy=self.name, reason="allowed subset")
         stash = state.setdefault("stash", {})
         keep = set(allowed) if allowed else None
         remove = tuple(

@@ -5,7 +5,6 @@ Only the loop changes the toolset; ``LoopCore.apply_change`` comes here.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from harness.loop._events import ToolsInjected, ToolsRemoved
@@ -35,8 +34,6 @@ def apply_change(
         core.toolset.add(tool)
         added.append(tool.name)
     after = call.name if call else None
-    if change.tool_choice is not None:  # from the next request on (AllowedTools)
-        core._settings = dataclasses.replace(core._settings, tool_choice=change.tool_choice)
     for event in change.events:
         core.emit(event)
     initial = record.before_first_request

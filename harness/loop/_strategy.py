@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError
-from harness.formats._definitions import ToolChoice
 from harness.loop._events import Event
 from harness.loop._model import ModelCapabilities, Usage
 from harness.messages import Message, ToolCall
@@ -48,9 +47,6 @@ class ToolsetChange:
     reveal: tuple[str, ...] = ()
     """Deferred tools of the toolset that the tool result reveals (native deferral instead
     of ``add``: the ``tools`` array stays, the result carries the tools' references)."""
-    tool_choice: ToolChoice | None = None
-    """The tool choice from the next request on (an allowed subset narrows what may be
-    called without editing ``tools``: ``harness.injection.AllowedTools``)."""
 
     @property
     def is_empty(self) -> bool:
@@ -62,7 +58,6 @@ class ToolsetChange:
             or self.events
             or self.result_note
             or self.reveal
-            or self.tool_choice is not None
         )
 
 

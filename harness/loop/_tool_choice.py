@@ -36,6 +36,7 @@ __all__ = [
     "ToolChoiceSchedule",
     "choice_violation",
     "decide_tool_choice",
+    "permitted",
     "request_settings",
     "show_choice",
 ]
@@ -111,11 +112,28 @@ def show_choice(choice: ToolChoice | None) -> str:
     return repr(choice.mode)
 
 
+def permitted(choice: ToolChoice | None, names: Sequence[str]) -> tuple[str, ...]:
+    """The names among ``names`` that ``choice`` lets a model call: none under ``none``,
+    the forced tool under a named choice, the subset under ``allowed``, else all of them
+    (the one reading of the rules, for the fakes' checks and the fuzzer's model)."""
+    if choice is None:
+        return tuple(names)
+    if choice.mode == "none":
+        return ()
+    if choice.mode == "tool":
+        return tuple(n for n in names if n == choice.name)
+    if choice.allowed is not None:
+        return tuple(n for n in names if n in choice.allowed)
+    return tuple(names)
+
+
 def choice_violation(choice: ToolChoice | None, message: AssistantMessage) -> str | None:
     """Why ``message`` breaks ``choice`` as no provider's model could (``None``: it obeys)."""
     if choice is None:
         return None
     names = [call.name for call in message.tool_calls]
+    allowed = set(permitted(choice, names))
+    outside = [n for n in names if n not in allowed]
     if choice.mode == "none" and names:
         return f"tool_choice 'none' forbids tool calls, got a call of {format_names(names)}"
     if choice.mode == "required" and not names:
@@ -123,16 +141,13 @@ def choice_violation(choice: ToolChoice | None, message: AssistantMessage) -> st
     if choice.mode == "tool" and choice.name is not None:
         if not names:
             return f"tool_choice forces {choice.name!r}: the model must call it, not answer"
-        other = [n for n in names if n != choice.name]
-        if other:
-            return f"tool_choice forces {choice.name!r}, got a call of {format_names(other)}"
-    if choice.allowed is not None:
-        outside = [n for n in names if n not in choice.allowed]
         if outside:
-            return (
-                f"tool_choice allows only {format_names(choice.allowed)}, got a call of "
-                f"{format_names(outside)}"
-            )
+            return f"tool_choice forces {choice.name!r}, got a call of {format_names(outside)}"
+    if choice.allowed is not None and outside:
+        return (
+            f"tool_choice allows only {format_names(choice.allowed)}, got a call of "
+            f"{format_names(outside)}"
+        )
     return None
 
 

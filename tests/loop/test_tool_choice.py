@@ -202,3 +202,32 @@ def test_choice_violation(choice: ToolChoice | None, calls: list[str], problem: 
     )
     found = choice_violation(choice, message)
     assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+def test_allowed_tools_and_a_schedule_share_the_one_per_request_hook() -> None:
+    """AllowedTools decides its subset in ``tool_choice(context)``, like a schedule: the
+    first strategy with a choice wins per request, and the next one decides the rest."""
+    from harness.injection import AllowedTools
+
+    model = ScriptedModel([call("get_weather"), call("get_forecast"), reply("done")])
+    allowed = AllowedTools(turns=[["get_weather"]], mode="required")
+    schedule = ToolChoiceSchedule(["none", "required", "auto"])
+    result = run(model, "weather?", tools=TOOLS, strategies=[allowed, schedule])
+    assert [it.tool_choice for it in result.trace] == [
+        ToolChoice.allowed_tools(["get_weather"], mode="required"),
+        ToolChoice.required(),
+        ToolChoice.auto(),
+    ]
+    assert [r.settings.tool_choice for r in model.requests] == [
+        it.tool_choice for it in result.trace
+    ]
+    assert [r.tool_names for r in model.requests] == [("get_weather", "get_forecast")] * 3
+
+
+def test_an_allowed_subset_naming_a_tool_not_offered_is_a_strategy_error() -> None:
+    from harness.injection import AllowedTools
+
+    model = ScriptedModel([reply("done")])
+    with pytest.raises(StrategyError, match=r"'allowed_tools'.*'send_mail'.*not offered") as err:
+        run(model, "hi", tools=TOOLS, strategies=[AllowedTools(turns=[["send_mail"]])])
+    assert err.value.messages[0].content == "hi"
