@@ -32,7 +32,7 @@ from harness.formats import ParsedRequest
 from harness.loop import ModelResponse, Trace
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
 
-__all__ = ["Conversation", "conversations", "conversations_of", "kept_answer"]
+__all__ = ["Conversation", "conversations_of", "kept_answer"]
 
 
 def _turn(message: AssistantMessage) -> tuple[str, ...]:
@@ -207,6 +207,3 @@ def conversations_of(source: str | Path | Cassette) -> list[Conversation]:
         for group in groups
     ]
 
-
-conversations = conversations_of
-"""The public name (``harness.cassettes.conversations``)."""

@@ -36,7 +36,7 @@ from harness.cassettes import (
     Conversation,
     RecordedSession,
     codec_for,
-    conversations,
+    conversations_of,
     load_cassette,
     scenario_data,
 )
@@ -254,7 +254,7 @@ def _kept_calls(conversation: Conversation) -> list[str]:
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_every_conversation_drives_the_loop_through_the_cassette_model(path: Path) -> None:
     cassette = load_cassette(path)
-    found = conversations(cassette)
+    found = conversations_of(cassette)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for conversation in found:
         if _client_wrote_history(conversation):
@@ -297,7 +297,7 @@ def test_show_prints_every_request_and_call(path: Path) -> None:
     lines = show_cassette(path)
     text = "\n".join(lines)
     assert str(len(load_cassette(path))) in lines[0]
-    for conversation in conversations(path):
+    for conversation in conversations_of(path):
         for interaction, response in zip(
             conversation.interactions, conversation.responses, strict=False
         ):
@@ -314,7 +314,7 @@ def _client_wrote_history(conversation: Conversation) -> bool:
 
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
 def test_converts_to_a_scenario_that_passes(path: Path, tmp_path: Path) -> None:
-    found = conversations(path)
+    found = conversations_of(path)
     assert found, f"{path.name}: no conversation a codec reads (every format has a codec)"
     for number in range(len(found)):
         target = tmp_path / f"converted_{number}.yaml"
@@ -335,7 +335,7 @@ def test_one_scenario_replays_every_recorded_request_in_order(path: Path, tmp_pa
     """Every conversation of the cassette in one file: every recorded request is made, in
     the recorded order (interleaved conversations included), and the scenario passes."""
     cassette = load_cassette(path)
-    found = conversations(cassette)
+    found = conversations_of(cassette)
     if any(map(_client_wrote_history, found)):  # refused, naming why
         with pytest.raises(UsageError, match="cannot be replayed"):
             scenario_data(cassette)
@@ -381,7 +381,7 @@ def test_the_cli_shows_and_converts_to_a_scenario_harness_run_passes(
         assert f"interaction {interaction.index + 1}, POST {interaction.path}" in shown.output
     target = tmp_path / "scenario.yaml"
     wrote = runner.invoke(app, ["cassette", "to-scenario", str(path), "-o", str(target)])
-    if _client_wrote_history(conversations(path)[0]):
+    if _client_wrote_history(conversations_of(path)[0]):
         assert wrote.exit_code == 2 and "cannot be replayed" in wrote.output
         return
     assert wrote.exit_code == 0, wrote.output
