@@ -206,4 +206,3 @@ def conversations_of(source: str | Path | Cassette) -> list[Conversation]:
         )
         for group in groups
     ]
-

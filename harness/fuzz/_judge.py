@@ -15,7 +15,6 @@ the second time, which makes every counterexample unreliable, so it is a usage e
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -38,7 +37,7 @@ from harness.models._scripted._refs import parse_json
 from harness.scenarios import check_invariants
 from harness.scenarios._agent import Agent, AgentFactory, build_agent, run_agent
 from harness.scenarios._coverage import name_pattern
-from harness.scenarios._properties import AgentRun, Property, check_properties
+from harness.scenarios._properties import AgentRun, Finding, Property, check_properties
 
 __all__ = [
     "EXPECTED_ENDINGS",
@@ -58,17 +57,6 @@ EXPECTED_ENDINGS: tuple[type[HarnessError], ...] = (
 )
 """Errors a run may end with without being a finding: the model's doing (the fuzzer
 plays it), a limit, the provider, or the agent's own control flow."""
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Finding:
-    """Why a run failed: a property, ``invariant:<name>``, ``crash`` or ``hang``."""
-
-    name: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"[{self.name}] {self.message}"
 
 
 def no_timeouts(run: AgentRun) -> None:
@@ -156,10 +144,7 @@ def judge(
     if violations:
         first = violations[0]
         return Finding(name=f"invariant:{first.invariant}", message=first.message)
-    failure = check_properties(run, properties)
-    if failure is not None:
-        return Finding(name=failure.name, message=failure.message)
-    return None
+    return check_properties(run, properties)
 
 
 def judge_fuzzed(

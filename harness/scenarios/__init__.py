@@ -26,7 +26,7 @@ from harness.scenarios._loader import (
     register_strategy,
     resolve_import,
 )
-from harness.scenarios._properties import AgentRun, Property, PropertyFailure, check_properties
+from harness.scenarios._properties import AgentRun, Finding, Property, check_properties
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
 from harness.scenarios._spec import (
     CompletionExpect,
@@ -55,10 +55,10 @@ __all__ = [
     "CompletionExpect",
     "Divergence",
     "ExpectSpec",
+    "Finding",
     "InjectionCoverage",
     "ModelSpec",
     "Property",
-    "PropertyFailure",
     "Scenario",
     "ScenarioOutcome",
     "ScenarioSpec",

@@ -18,7 +18,7 @@ from harness._errors import HarnessError, UsageError
 from harness.loop import RunResult, Trace, Usage
 from harness.scenarios._agent import describe_factory
 
-__all__ = ["AgentRun", "Property", "PropertyFailure", "check_properties"]
+__all__ = ["AgentRun", "Finding", "Property", "check_properties"]
 
 Property = Callable[[RunResult], None]
 """``(run) -> None``, raising ``AssertionError`` when the run misbehaved."""
@@ -73,13 +73,13 @@ class AgentRun(RunResult):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class PropertyFailure:
-    """A property that failed on a run."""
+class Finding:
+    """Why a run failed: a property (``module:qualname``), ``invariant:<name>``, ``crash``
+    or ``hang``; ``message`` is what went wrong (a property's ``AssertionError`` text, or
+    where it was raised when it said nothing)."""
 
     name: str
-    """The property (``module:qualname``)."""
     message: str
-    """What its ``AssertionError`` said (or where it was raised, when it said nothing)."""
 
     def __str__(self) -> str:
         return f"[{self.name}] {self.message}"
@@ -94,7 +94,7 @@ def _where(exc: BaseException) -> str:
     return f"assertion failed at {last.filename}:{last.lineno}{line}"
 
 
-def check_properties(run: AgentRun, properties: Iterable[Property]) -> PropertyFailure | None:
+def check_properties(run: AgentRun, properties: Iterable[Property]) -> Finding | None:
     """The first property that fails on ``run``, or ``None``.
 
     A property raising anything but ``AssertionError`` is a mistake in the property,
@@ -106,7 +106,7 @@ def check_properties(run: AgentRun, properties: Iterable[Property]) -> PropertyF
             prop(run)
         except AssertionError as exc:
             text = str(exc).strip()
-            return PropertyFailure(name=name, message=text or _where(exc))
+            return Finding(name=name, message=text or _where(exc))
         except Exception as exc:
             raise UsageError(
                 f"property {name} raised {type(exc).__name__}: {exc} (on a run that "
