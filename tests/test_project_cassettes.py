@@ -70,7 +70,7 @@ def test_project_cassettes_hold_no_credentials() -> None:
     for path in cassettes:
         text = path.read_text(encoding="utf-8").lower()
         copied = REAL in path.parents  # faithful copies keep expired cookies and org ids
-        headers = ("authorization", "api-key", "x-api-key")
+        headers: tuple[str, ...] = ("authorization", "api-key", "x-api-key")
         if not copied:
             headers += ("openai-organization", "set-cookie")
         for header in headers:

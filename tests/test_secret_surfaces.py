@@ -74,7 +74,7 @@ def styled(name: str, style: str) -> str:
 
 
 def nested(depth: int, key: str, value: Any) -> dict[str, Any]:
-    inner: Any = {key: value}
+    inner: dict[str, Any] = {key: value}
     for level in range(depth):
         inner = {f"level{level}": inner}
     return inner
@@ -253,7 +253,7 @@ def _scrubbed(data: dict[str, Any]) -> dict[str, Any]:
     from vcr.request import Request  # type: ignore[import-untyped]
 
     engine = CassetteScrubber.build(secrets=[], environ={})
-    out = json.loads(json.dumps(data))
+    out: dict[str, Any] = json.loads(json.dumps(data))
     for item in out["interactions"]:
         raw = item["request"]
         headers = {k: v[0] for k, v in raw["headers"].items()}

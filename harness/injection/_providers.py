@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -39,6 +39,16 @@ class ProviderSpec:
     """Attribute holding the instance id used in tool names."""
     methods: tuple[tuple[str, ToolSpec], ...]
     """The class's ``@llm_tool`` methods (attribute name, spec)."""
+
+
+@overload
+def tool_provider(cls: C, /, *, prefix: str | None = None, id_attr: str = "id") -> C: ...
+
+
+@overload
+def tool_provider(
+    cls: None = None, /, *, prefix: str | None = None, id_attr: str = "id"
+) -> Callable[[C], C]: ...
 
 
 def tool_provider(

@@ -26,10 +26,10 @@ def _benchmarks_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 def _agents() -> list[object]:
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        from fuzz_agents import AGENTS
+        agents = importlib.import_module("fuzz_agents").AGENTS
     finally:
         sys.path.remove(str(BENCHMARKS))
-    return list(AGENTS)
+    return list(agents)
 
 
 @pytest.mark.parametrize("agent", _agents(), ids=lambda a: a.name)  # type: ignore[attr-defined]
@@ -73,7 +73,7 @@ def test_the_benchmark_quick_run_finds_the_shallow_bugs(
 
 
 def test_the_random_walk_copies_values_and_finds_a_shallow_bug() -> None:
-    from fuzz_walk import walk
+    walk = importlib.import_module("fuzz_walk").walk
 
     found = walk("fuzz_agents.bank:make", ["fuzz_agents.bank:no_overdraft"], seconds=20, seed=1)
     assert found.found and found.finding is not None

@@ -18,7 +18,7 @@ COMPARE = ROOT / "scenarios" / "compare"
 PRICES = ROOT / "docs" / "examples" / "prices.yaml"
 runner = CliRunner()
 
-VARIANT_KEYS = {
+VARIANT_KEYS: dict[str, type | tuple[type, ...]] = {
     "name": str,
     "passed": bool,
     "requests": int,

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from harness.cli._app import app
 
@@ -61,7 +61,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _fuzz(*args: str) -> object:
+def _fuzz(*args: str) -> Result:
     return runner.invoke(app, ["fuzz", *args])
 
 
@@ -79,8 +79,8 @@ def test_a_bug_exits_1_with_the_json_contract_and_the_file_replays(project: Path
         "out",
         "--json",
     )
-    assert result.exit_code == 1, result.output  # type: ignore[attr-defined]
-    data = json.loads(result.stdout)  # type: ignore[attr-defined]
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
     assert list(data) == [
         "found",
         "property",
@@ -100,8 +100,8 @@ def test_a_bug_exits_1_with_the_json_contract_and_the_file_replays(project: Path
 
 def test_nothing_found_exits_0_and_prints_the_summary_and_coverage(project: Path) -> None:
     result = _fuzz("--agent", "my_agent_mod:sound", "--max-examples", "20", "--seed", "3")
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
-    output = result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    output = result.output
     assert "no failure in 20 runs of my_agent_mod:sound" in output
     assert "injection coverage over 20 run(s)" in output and "seed" in output
 
@@ -111,7 +111,7 @@ def test_found_without_json_prints_the_calls_and_the_replay_command(project: Pat
         "-a", "my_agent_mod:make", "-p", "my_agent_mod:pinned_stay", "-n", "300", "--seed", "1"
     )
     assert result.exit_code == 1
-    output = result.output  # type: ignore[attr-defined]
+    output = result.output
     assert "FAIL [my_agent_mod:pinned_stay]" in output
     assert "1. list_notes()" in output and "replay: harness run fuzz-counterexamples/" in output
 
@@ -124,8 +124,8 @@ def test_modules_come_from_path_too(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     result = _fuzz(
         "--agent", "other_agent_mod:sound", "--path", str(elsewhere), "-n", "5", "--json"
     )
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
-    assert json.loads(result.stdout)["examples"] == 5  # type: ignore[attr-defined]
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["examples"] == 5
 
 
 @pytest.mark.parametrize(
@@ -143,11 +143,11 @@ def test_modules_come_from_path_too(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 )
 def test_usage_errors_exit_2(project: Path, args: list[str], message: str) -> None:
     result = _fuzz(*args)
-    assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
-    assert message in " ".join(result.output.split())  # type: ignore[attr-defined]
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
 
 
 def test_an_output_that_is_a_file_exits_2(project: Path) -> None:
     Path("taken").write_text("", encoding="utf-8")
     result = _fuzz("--agent", "my_agent_mod:sound", "-n", "2", "-o", "taken")
-    assert result.exit_code == 2 and "is an existing file" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 2 and "is an existing file" in result.output

@@ -192,7 +192,7 @@ def test_an_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_hypothesis_shows_a_failing_run_as_the_calls_it_made() -> None:
-    lines: list[str] = []
+    lines: list[object] = []
 
     @given(fuzzed=agent_runs(planted_agents.notes))
     @settings(
@@ -206,7 +206,7 @@ def test_hypothesis_shows_a_failing_run_as_the_calls_it_made() -> None:
 
     with with_reporter(lines.append), pytest.raises(AssertionError) as caught:
         check()
-    shown = "\n".join([*lines, *getattr(caught.value, "__notes__", [])])
+    shown = "\n".join(map(str, [*lines, *getattr(caught.value, "__notes__", [])]))
     # "Failing test case: check(fuzzed=FuzzedRun(list_notes(); delete_note(note_id='n-…'
     # <- call 1 .[1].note_id); answer('Done.')))": the calls, and where each id came from
     assert "Failing test case" in shown and "fuzzed=FuzzedRun(" in shown

@@ -96,7 +96,7 @@ def _replay(steps: list[dict[str, Any]]) -> tuple[AgentRun, Finding | None]:
 
 
 def test_the_script_shrinks_to_the_calls_the_bug_needs() -> None:
-    noisy = [
+    noisy: list[dict[str, Any]] = [
         {"call": "list_notes"},
         {"calls": [{"call": "list_notes"}, {"call": "list_notes"}]},
         {"call": "delete_note", "args": {"note_id": "nope", "force": True}},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from harness import llm_tool, run
 from harness.injection import Playbook, StateMachine, facade, unlock
@@ -46,7 +47,7 @@ def shout() -> str:
     return "echo"
 
 
-def _strategies() -> list:
+def _strategies() -> list[Any]:
     machine = StateMachine(
         Door,
         initial=Door.CLOSED,

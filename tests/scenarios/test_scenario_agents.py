@@ -151,9 +151,10 @@ def test_an_error_carries_the_run_state_as_a_result_does() -> None:
 
 
 def test_an_untyped_error_carries_the_state_too() -> None:
+    from harness.loop import ModelRequest
     from harness.models import CallbackModel
 
-    def boom(request: object) -> object:
+    def boom(request: ModelRequest) -> str:
         raise RuntimeError("model crashed")
 
     with pytest.raises(RuntimeError) as caught:

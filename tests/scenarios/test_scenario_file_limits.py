@@ -65,6 +65,7 @@ def test_billion_laughs_is_refused(tmp_path: Path) -> None:
 def test_a_few_aliases_are_fine(tmp_path: Path) -> None:
     text = "name: ok\nprompt: &p hi\ndescription: *p\nmodel: {steps: [{reply: *p}]}\n"
     spec = load_scenario(_write(tmp_path, text)).spec
+    assert spec.model is not None
     assert (spec.description, spec.model.steps) == ("hi", [{"reply": "hi"}])
 
 
