@@ -118,6 +118,8 @@ class validation_seconds:
         self._token: contextvars.Token[float | None] | None = None
 
     def __enter__(self) -> None:
+        if _SECONDS.get() == self._seconds:  # already in force (no timeout anywhere, the
+            return  # common case, or an enclosing run's same one): nothing to set or reset
         self._token = _SECONDS.set(self._seconds)
 
     def __exit__(self, *exc: object) -> None:
