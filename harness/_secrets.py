@@ -56,6 +56,7 @@ __all__ = [
     "scrub_text",
     "scrub_url",
     "secret_forms",
+    "secrets_known",
 ]
 
 REDACTED = "[hidden]"
@@ -151,6 +152,11 @@ def register_secret(value: Any, *, source: str = "a configured secret", warn: bo
     with _LOCK:
         _KNOWN.add(text)
     return True
+
+
+def secrets_known() -> bool:
+    """Whether any secret is registered (read without the lock: a plain truth test)."""
+    return bool(_KNOWN)
 
 
 def known_secrets() -> frozenset[str]:

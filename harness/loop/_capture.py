@@ -165,13 +165,14 @@ def resolve_model(model: Model) -> Model:
 def observed_run(
     messages: Callable[[], list[Message]],
     trace: Callable[[], Trace],
-    parts: tuple[tuple[Any, ...], tuple[Any, ...]] = ((), ()),
+    parts: Callable[[], tuple[tuple[Any, ...], tuple[Any, ...]]] = lambda: ((), ()),
 ) -> Iterator[Callable[[RunResult], None]]:
     """Bracket one run for the active captures: yields the function that reports success;
     an exception leaving the block is reported as the run's end (and re-raised).
-    ``parts`` are the run's starting tools and its strategies."""
+    ``parts()`` gives the run's starting tools and its strategies (taken now, and only
+    when a capture is active: a run nobody captures copies no tool list)."""
     captures = _captures.get()
-    tools, strategies = parts
+    tools, strategies = parts() if captures else ((), ())
     depth = _run_depth.get()
     token = _run_depth.set(depth + 1)
     reported = False

@@ -117,7 +117,9 @@ def observed(core: LoopCore, model: Model) -> Iterator[Callable[[RunResult], Non
     """A run (or a session's turn) as the active captures see it, its errors carrying the
     trace (``_ending``): yields the function that reports its result."""
     with (
-        observed_run(lambda: list(core.messages), lambda: core.trace, _parts(core)) as finished,
+        observed_run(
+            lambda: list(core.messages), lambda: core.trace, lambda: _parts(core)
+        ) as finished,
         _ending(core, model),
     ):
         yield finished

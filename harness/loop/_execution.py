@@ -130,21 +130,21 @@ def _settle(
     """The result of an attempt, or the delay before retrying it."""
     tool = pending.tool
     assert tool is not None
+    if exc is None:  # the common case first
+        return tool.hidden_from_model(tool.to_result(value))  # presets never reach the model
     if isinstance(exc, ToolTimedOut):
         return _timeout_result(pending, exc)
     if isinstance(exc, LoopSignal):  # control flow for the loop: never retried, never read
         return signal_result(pending.call.name, exc)
-    if exc is not None:
-        delay = options.retry_delay(attempt, exc)
-        if delay is not None:
-            return delay
-        try:
-            if pending.prepared is not None:
-                return pending.prepared.error_result(exc)  # scrubs context and preset values
-            return tool.error_result(exc)
-        except Exception as describing:  # e.g. the exception's __str__ raises
-            return _undescribable_result(pending, exc, describing)
-    return tool.hidden_from_model(tool.to_result(value))  # presets never reach the model
+    delay = options.retry_delay(attempt, exc)
+    if delay is not None:
+        return delay
+    try:
+        if pending.prepared is not None:
+            return pending.prepared.error_result(exc)  # scrubs context and preset values
+        return tool.error_result(exc)
+    except Exception as describing:  # e.g. the exception's __str__ raises
+        return _undescribable_result(pending, exc, describing)
 
 
 def _undescribable_result(

@@ -29,7 +29,13 @@ context slot by slot (258 ns instead of 804 through ``__init__``, one per tool c
 scripted model each ``ModelResponse``, with a maker (17.7 with them, 19.0 without: +7%).
 
 The algorithmic ones live with what they speed up: request bodies encoded once and
-decoded incrementally (``harness.models``), tool definitions cached by the toolset.
+decoded incrementally (``harness.models``), tool definitions cached by the toolset; a
+result's content scanned for secrets only when its tool has presets or a secret is
+registered (``Tool.hidden_from_model``), a turn's ``validation_seconds`` set only when it
+differs from the budget in force, the run's starting tools copied only for an active
+capture (``observed_run``). Together (2026-11-25, quiet machine, five runs): ``run`` at
+N=1000 in 18.4-19.5 us per iteration, 3.44-3.65x the bare loop (main before: 21.1-21.3,
+3.98-4.07x); 10,000 functions 1.18-1.30x the run of 10 (1.36-1.78x before).
 """
 
 from __future__ import annotations

@@ -18,10 +18,12 @@ where ``re`` also accepts a final newline before it.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import re
 import time
+from contextlib import AbstractContextManager
 from typing import Any
 
 import regex
@@ -107,9 +109,23 @@ class time_budget:
             _BUDGET.reset(self._token)
 
 
-class validation_seconds:
+def validation_seconds(seconds: float | None) -> AbstractContextManager[None]:
     """Inside the block, each validation's ``time_budget`` is ``seconds`` (the loop opens
-    one per model turn with ``tool_timeout``; each call's validation gets all of it)."""
+    one per model turn with ``tool_timeout``; each call's validation gets all of it).
+
+    When ``seconds`` is already in force (no timeout anywhere, the common case, or an
+    enclosing run's same one) the block sets nothing: a shared empty context.
+    """
+    if _SECONDS.get() == seconds:
+        return _IN_FORCE
+    return _ValidationSeconds(seconds)
+
+
+_IN_FORCE: AbstractContextManager[None] = contextlib.nullcontext()
+
+
+class _ValidationSeconds:
+    """``validation_seconds`` that sets ``seconds`` for its block."""
 
     __slots__ = ("_seconds", "_token")
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
-from harness._secrets import hidden_values, register_secret, scrub_text
+from harness._secrets import hidden_values, register_secret, scrub_text, secrets_known
 from harness.formats._definitions import SearchMode, ToolDefinition
 from harness.tools._context import CallContext
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
@@ -558,8 +558,8 @@ class Tool:
         hides them too: an exception's message is not written for the model.
         """
         content = result.content
-        if not content:
-            return result
+        if not content or not (self.presets.values or secrets_known()):
+            return result  # nothing to hide (most calls): no scan of the content
         scrubbed = self._scrub(content, None)
         return result if scrubbed == content else dataclasses.replace(result, content=scrubbed)
 

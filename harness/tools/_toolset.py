@@ -90,6 +90,7 @@ class Toolset:
         if all(isinstance(item, (Tool, types.FunctionType)) for item in items):
             toolset.definitions()  # built once here, shared by every copy
             _ = toolset.names
+            toolset._snapshot()
             with cls._TEMPLATES_LOCK:
                 cls._TEMPLATES.insert(0, (items, toolset))
                 del cls._TEMPLATES[cls._MAX_TEMPLATES :]

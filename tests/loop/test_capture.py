@@ -139,3 +139,12 @@ def test_capture_run_with_no_run_says_what_to_do() -> None:
     with pytest.raises(UsageError, match="no run was made inside capture_run"):
         _ = captured.last
     assert "0 run(s)" in repr(captured)
+
+
+def test_a_captured_run_keeps_the_tools_and_strategies_it_started_with() -> None:
+    scripted = ScriptedModel([call("lookup", city="Oslo"), reply("Sunny.")])
+    with capture_run() as captured:
+        run(scripted, "Weather in Oslo?", tools=[lookup])
+    (only,) = captured.all_runs
+    assert [tool.name for tool in only.tools] == ["lookup"]
+    assert only.strategies  # the default chain's strategies (DeclaredChanges at least)

@@ -13,6 +13,7 @@ it is. Plain call-context values are configuration a tool may echo on purpose; a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from harness import (
     one_shot,
     reply,
 )
+from harness._secrets import forget_secrets, known_secrets, register_secret
 from harness.loop import RunResult
 from harness.tools import Completion
 
@@ -129,3 +131,31 @@ def test_an_async_tools_completion_hides_known_secrets(driver: str) -> None:
     (completion,) = result.trace.completions
     assert completion.content == "exported with [hidden]"
     assert all(TOKEN not in text for text in _model_visible(result))
+
+
+@pytest.fixture
+def no_registered_secret() -> Iterator[None]:
+    """No secret registered while the test runs (the registry is restored after)."""
+    saved = known_secrets()
+    forget_secrets(saved)
+    yield
+    for value in saved:
+        register_secret(value, warn=False)
+
+
+@pytest.mark.filterwarnings("ignore::harness.ShortSecretWarning")
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_short_preset_is_hidden_when_no_secret_is_registered(
+    driver: str, no_registered_secret: None
+) -> None:
+    # results skip the scan when nothing can be hidden: a short preset (never registered)
+    # must still count as something to hide
+    def echo(api_key: str) -> str:
+        """Echo the key."""
+        return f"using {api_key}"
+
+    tool = Tool.from_function(echo, presets={"api_key": SHORT_KEY})
+    result = drive(driver, ScriptedModel([call("echo"), reply("ok")]), "go", tools=[tool])
+    (echoed,) = result.trace.calls
+    assert echoed.value == f"using {SHORT_KEY}"
+    assert not any(SHORT_KEY in text for text in _model_visible(result))
