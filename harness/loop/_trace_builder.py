@@ -84,6 +84,8 @@ class TraceBuilder:
     def close(self) -> None:
         """Close the open iteration into an ``IterationRecord`` (if one is open)."""
         if self._index is not None:
+            # Two spelled-out constructions, not one with **native fields: the keyword
+            # splat costs about 1 µs per iteration on the plain path (loop_overhead, N=1000).
             if self.tool_states.states is None:  # a plain request (the common case)
                 record = fast.IterationRecord(
                     index=self._index,
