@@ -10,6 +10,7 @@ from typing import Any
 
 import openai
 import pytest
+from wire_helpers import read_until_closed
 
 from harness import UsageError
 from harness.models import ScriptedModel, WireServer, reply
@@ -23,16 +24,7 @@ def _raw(server: WireServer, head: str, body: bytes = b"", *, timeout: float = 5
     """Send raw bytes and read the whole answer (the server closes these connections)."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as sock:
         sock.sendall(head.encode() + body)
-        chunks = []
-        while True:
-            try:
-                chunk = sock.recv(65536)
-            except (ConnectionResetError, TimeoutError):
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    return b"".join(chunks)
+        return read_until_closed(sock)
 
 
 def _post(length: str, body: bytes = b"") -> str:

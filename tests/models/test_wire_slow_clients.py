@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+from wire_helpers import read_until_closed
 
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage
@@ -31,23 +32,10 @@ def _server_for(**kw: Any) -> WireServer:
     return WireServer(ScriptedModel([reply("pong")] * 2000, lenient=True), **kw)
 
 
-def _answer(sock: socket.socket) -> bytes:
-    chunks = []
-    while True:
-        try:
-            chunk = sock.recv(65536)
-        except (ConnectionResetError, TimeoutError):
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _request(port: int, raw: bytes = REQUEST, timeout: float = 10.0) -> tuple[int, Any]:
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         sock.sendall(raw)
-        answer = _answer(sock)
+        answer = read_until_closed(sock)
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 "), answer[:200]
     return int(head.split(b" ", 2)[1]), json.loads(body)
@@ -98,7 +86,7 @@ def test_a_client_trickling_its_headers_is_cut_off_at_the_read_deadline(bounded:
                     break
                 time.sleep(0.1)
             sock.settimeout(5)
-            assert _answer(sock) == b""  # closed without an answer
+            assert read_until_closed(sock) == b""  # closed without an answer
         assert time.monotonic() - started < 5
 
 

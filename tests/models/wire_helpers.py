@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,3 +126,18 @@ def model_request(
         settings=settings or ModelSettings(),
         iteration=iteration,
     )
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    """Every byte the server sends until it closes the connection (or resets it, or the
+    socket's timeout passes)."""
+    chunks = []
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionResetError, TimeoutError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
