@@ -60,6 +60,9 @@ def _browser(*args: str, tmp: Path) -> subprocess.CompletedProcess[bytes]:
             "--disable-background-networking",
             "--disable-component-update",
             "--no-first-run",
+            # nothing leaves loopback: no name resolves, every request goes to a dead port
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--proxy-server=http://127.0.0.1:9",
             f"--user-data-dir={tmp / 'profile'}",
             *args,
         ],
