@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "harness._credentials": 0,  # what a credential is called and looks like (one rule)
     "harness._extras": 0,
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
+    "harness._deprecation": 0,  # renamed public names: one warning, one removal version
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.formats._definitions": 0,  # the neutral ToolDefinition / ToolChoice
