@@ -23,10 +23,10 @@ import json
 import time
 from typing import Any
 
-from harness.formats import ToolDefinition
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.models import OpenAIChatModel, OpenAIResponsesModel, fake_openai_client
+from harness.tools import ToolDefinition
 
 TARGET_SECONDS = 1.0
 """The 1 MB streamed argument through the SDK, at most."""

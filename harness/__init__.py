@@ -57,10 +57,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         CostReport as CostReport,
         record_requests as record_requests,
     )
-    from harness.formats import (
-        ToolChoice as ToolChoice,
-        ToolDefinition as ToolDefinition,
-    )
     from harness.injection import (
         AllowedTools as AllowedTools,
         ChainedType as ChainedType,
@@ -173,6 +169,8 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         SinkingTool as SinkingTool,
         StateSink as StateSink,
         Tool as Tool,
+        ToolChoice as ToolChoice,
+        ToolDefinition as ToolDefinition,
         ToolResult as ToolResult,
         Toolset as Toolset,
         as_tool as as_tool,

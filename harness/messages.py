@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf
 
-from harness.formats._definitions import ToolDefinition
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "AssistantMessage",

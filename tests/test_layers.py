@@ -1,8 +1,14 @@
-"""Imports point downward through the layers of DESIGN.md (lazy imports included)."""
+"""Imports point downward through the layers of DESIGN.md (lazy imports included).
+
+Run as a script (``python tests/test_layers.py --graph``) it prints the package import
+graph's upward arrows and its cycles (see ``import_graph``); the tests below pin both.
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -21,7 +27,6 @@ LAYERS: dict[str, int] = {
     "harness._deprecation": 0,  # renamed public names: one warning, one removal version
     "harness.messages": 0,
     "harness.tools": 0,
-    "harness.formats._definitions": 0,  # the neutral ToolDefinition / ToolChoice
     "harness.loop": 1,
     "harness.formats": 2,  # the wire formats: both sides of each provider's shape
     "harness.injection": 2,
@@ -105,3 +110,127 @@ def test_the_architecture_page_names_every_package() -> None:
     listed = {name for name in LAYERS if name.count(".") <= 1}  # not harness._plugin._x
     missing = sorted(name for name in listed if f"`{name}`" not in page)
     assert missing == []
+
+
+# -- the import graph: upward arrows and cycles ---------------------------------------------
+#
+# Nodes are packages: ``harness.x`` (the first two parts of a module's name, so
+# ``harness.formats.openai_chat._request`` is ``harness.formats``, ``harness.messages`` is
+# itself), each at the layer ``LAYERS`` gives that name. An arrow P -> Q means some module
+# of P imports some module of Q (lazy and type-checking imports included, as above). An
+# arrow is *upward* when Q's layer is above P's: the per-file entries of ``LAYERS`` do not
+# count here, so a module filed under a lower layer than its package shows up as an arrow.
+# A *cycle* is a strongly connected component of more than one node: packages that import
+# each other, directly or through others. The same counts over modules (every file its own
+# node) are printed too, but not pinned: other work adds and splits modules all the time.
+
+
+def package_of(module: str) -> str:
+    """``harness.x`` for any module below it (``harness`` for the package itself)."""
+    return ".".join(module.split(".")[:2])
+
+
+def import_graph(*, by: str = "package") -> dict[str, set[str]]:
+    """Who imports whom: ``by="package"`` (``harness.x``) or ``by="module"`` (each file)."""
+    node = package_of if by == "package" else (lambda m: m)
+    graph: dict[str, set[str]] = {}
+    for path in SOURCES:
+        source = node(module_name(path))
+        targets = graph.setdefault(source, set())
+        targets.update(node(t) for t in imported_modules(path) if node(t) != source)
+    return graph
+
+
+def package_layer(module: str) -> int:
+    """The layer of the package ``module`` belongs to (per-file entries left out)."""
+    return layer_of(package_of(module))[1]
+
+
+def upward_arrows(graph: Mapping[str, Iterable[str]]) -> list[tuple[str, str]]:
+    """The arrows of a graph whose target's package is on a higher layer than the
+    source's package, sorted."""
+    return sorted(
+        (source, target)
+        for source, targets in graph.items()
+        for target in targets
+        if package_layer(target) > package_layer(source)
+    )
+
+
+def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node, each sorted, largest first
+    (two nodes are in one component when each reaches the other)."""
+    reach: dict[str, set[str]] = {}
+    for start in graph:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for target in graph.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        reach[start] = seen
+    components: list[list[str]] = []
+    placed: set[str] = set()
+    for node in sorted(graph):
+        if node in placed or node not in reach[node]:
+            continue
+        component = sorted(n for n in reach[node] if node in reach.get(n, ()))
+        placed.update(component)
+        components.append(component)
+    return sorted(components, key=lambda c: (-len(c), c))
+
+
+PACKAGE_CYCLES = 2
+"""How many cycles the package graph has (see ``cycles``); change it on purpose. Today:
+``harness._errors`` -> ``_validation`` -> ``_secrets`` -> ``_errors`` (``ToolNotFound``
+words its message with ``did_you_mean``, imported in the function), and ``harness.cost``
+<-> ``harness.scenarios`` (price files are read with the scenarios' bounded YAML reader;
+the comparison scenarios are judged by the cost model)."""
+
+
+def test_no_package_imports_a_higher_layer() -> None:
+    assert upward_arrows(import_graph()) == []
+
+
+def test_the_package_graph_has_the_pinned_number_of_cycles() -> None:
+    found = cycles(import_graph())
+    assert len(found) == PACKAGE_CYCLES, found
+
+
+def test_the_counters_see_a_planted_arrow_and_cycle() -> None:
+    graph = {"harness.tools": {"harness.loop"}, "harness.loop": {"harness.tools"}}
+    assert upward_arrows(graph) == [("harness.tools", "harness.loop")]
+    assert cycles(graph) == [["harness.loop", "harness.tools"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def print_graph() -> None:
+    """The counts, then each upward arrow and cycle, for packages and then modules."""
+    packages, modules = import_graph(), import_graph(by="module")
+    arrows, package_cycles, module_cycles = (
+        upward_arrows(packages),
+        cycles(packages),
+        cycles(modules),
+    )
+    print(f"packages: {len(packages)}, upward arrows: {len(arrows)}, cycles: {len(package_cycles)}")
+    for source, target in arrows:
+        print(
+            f"  up    {source} (layer {package_layer(source)}) -> "
+            f"{target} (layer {package_layer(target)})"
+        )
+    for component in package_cycles:
+        print(f"  cycle {' <-> '.join(component)}")
+    sizes = ", ".join(str(len(c)) for c in module_cycles)
+    print(
+        f"modules: {len(modules)}, upward arrows: {len(upward_arrows(modules))}, "
+        f"cycles: {len(module_cycles)} (sizes: {sizes or 'none'})"
+    )
+    for component in module_cycles:
+        print(f"  cycle {' <-> '.join(component)}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--graph"]:
+        sys.exit("usage: python tests/test_layers.py --graph")
+    print_graph()

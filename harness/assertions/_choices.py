@@ -11,10 +11,10 @@ from typing import Any
 
 from harness._errors import ScriptError, UsageError
 from harness.assertions._verdict import Expectation, Failure, after_last, in_turn
-from harness.formats import ToolChoice
 from harness.loop import Trace
 from harness.loop._tool_choice import show_choice
 from harness.models._scripted._expect_choice import tool_choice_from_data
+from harness.tools import ToolChoice
 
 __all__ = ["tool_choices"]
 

@@ -15,10 +15,9 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.cassettes._conversations import Conversation
-from harness.formats import ToolDefinition
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.messages import AssistantMessage, Message, ToolMessage
-from harness.tools import CallContext, PreparedCall, Tool, ToolResult
+from harness.tools import CallContext, PreparedCall, Tool, ToolDefinition, ToolResult
 
 __all__ = ["RecordedSession", "RecordedTools", "recorded_tools", "results_by_call"]
 

@@ -27,7 +27,6 @@ from harness._errors import CassetteError
 from harness.cassettes._conversations import Conversation, conversations_of, kept_answer
 from harness.cassettes._convert import RecordedSession, results_by_call
 from harness.cassettes._load import Cassette, load_cassette
-from harness.formats import ToolChoice
 from harness.formats.openai_chat import messages_to_dicts
 from harness.loop import (
     InjectionContext,
@@ -37,6 +36,7 @@ from harness.loop import (
     ToolsetChange,
 )
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.models._scripted._expect_choice import tool_choice_data
 
 __all__ = ["RecordedResults", "scenario_data"]
 
@@ -114,14 +114,6 @@ def _search_steps(response: ModelResponse | None) -> list[dict[str, Any]]:
         for s in (response.message.searches if response is not None else ())
         if s.tool
     ]
-
-
-def _choice_data(choice: ToolChoice | None) -> Any:
-    if choice is None:
-        return None
-    if choice.allowed is not None:
-        return {"allowed": list(choice.allowed), "mode": choice.mode}
-    return choice.name if choice.mode == "tool" else choice.mode
 
 
 def _fail(cassette: Cassette, conversation: Conversation, k: int, problem: str) -> CassetteError:
@@ -289,9 +281,9 @@ def _session(
         turn_steps: list[dict[str, Any]] = []
         for k in span:
             if scheduled:
-                turn_steps.append({"expect_tool_choice": _choice_data(choices[k])})
+                turn_steps.append({"expect_tool_choice": tool_choice_data(choices[k])})
             turn_steps.extend(steps[k])
-        per_turn.append([_choice_data(choices[k]) for k in span])
+        per_turn.append([tool_choice_data(choices[k]) for k in span])
         timeline = _timeline(conversation, turns, number)
         if extra and number == len(turns.starts):
             turn_steps.append({"reply": ""})

@@ -14,9 +14,10 @@ from rich.console import Console
 from harness._errors import HarnessError
 from harness._validation import choice_problem
 from harness.cli._help import HarnessGroup
-from harness.formats import ToolChoice, openai_chat
+from harness.formats import openai_chat
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
+from harness.tools import ToolChoice
 
 __all__ = ["cassette_app", "record_command"]
 

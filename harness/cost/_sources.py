@@ -9,11 +9,11 @@ from typing import Any
 
 from harness.cost._analysis import Block, Interner, Prompt
 from harness.cost._record import RecordedRun
-from harness.formats._definitions import ToolDefinition
 from harness.formats._prompt import MESSAGES, SYSTEM, TOOLS, PromptPiece
 from harness.injection import RunRestarted
 from harness.loop import ChangeRecord, ModelRequest, Trace, Usage
 from harness.messages import Message
+from harness.tools._definitions import ToolDefinition
 
 __all__ = ["BodyPrompts", "NeutralPrompts", "format_module"]
 

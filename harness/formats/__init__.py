@@ -32,11 +32,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         codecs as codecs,
         register_codec as register_codec,
     )
-    from harness.formats._definitions import (
-        ToolChoice as ToolChoice,
-        ToolChoiceMode as ToolChoiceMode,
-        ToolDefinition as ToolDefinition,
-    )
     from harness.formats._format import (
         WireFormat as WireFormat,
         wire_formats as wire_formats,
@@ -51,6 +46,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         Profile as Profile,
         WireError as WireError,
         WireRequest as WireRequest,
+    )
+    from harness.tools._definitions import (
+        ToolChoice as ToolChoice,
+        ToolChoiceMode as ToolChoiceMode,
+        ToolDefinition as ToolDefinition,
     )
 
 __getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())

@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness._errors import ProviderError, RateLimited
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._json import is_sse, sse_data
 from harness.formats._server import WireError, WireRequest
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 __all__ = [
     "Codec",

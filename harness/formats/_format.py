@@ -12,14 +12,14 @@ from typing import Any, Protocol
 
 from harness._errors import ProviderError
 from harness.formats._codec import Codec
-from harness.formats._definitions import ToolDefinition
 from harness.formats._json import SSEEvent
 from harness.formats._prompt import PromptPiece
 from harness.formats._server import IdSource, Profile, WireError, WireRequest
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
-__all__ = ["RequestReader", "WireFormat", "wire_formats"]
+__all__ = ["RequestReader", "WireFormat", "tool_choice_from_any_param", "wire_formats"]
 
 
 class RequestReader(Protocol):
@@ -87,6 +87,12 @@ class WireFormat(Protocol):
         """The pieces of the tool choice, where the format caches it."""
         ...
 
+    # both sides
+    def tool_choice_from_param(self, value: Any) -> ToolChoice | None:
+        """The neutral choice of this API's ``tool_choice`` value (a shape it does not know
+        is kept in ``provider_extra``)."""
+        ...
+
     # server side
     def RequestReader(self, *, profile: Profile = "default") -> RequestReader:
         """A reader for the fake (the format's ``RequestReader`` class)."""
@@ -131,3 +137,14 @@ def wire_formats() -> tuple[WireFormat, ...]:
     responses: WireFormat = openai_responses
     messages: WireFormat = anthropic_messages
     return (chat, responses, messages)
+
+
+def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
+    """The neutral choice a provider's ``tool_choice`` dict means, whichever built-in format
+    spells it that way (``None`` when no format knows the shape): for inputs written
+    without a format in mind, such as a scenario file's ``options``."""
+    for wire_format in wire_formats():
+        choice = wire_format.tool_choice_from_param(value)
+        if choice is not None and not choice.provider_extra:
+            return choice
+    return None

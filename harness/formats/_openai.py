@@ -17,10 +17,10 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from harness._errors import ProviderError
-from harness.formats._definitions import ToolDefinition
 from harness.formats._server import IdSource, WireError, now, provider_error_to_wire
 from harness.loop import ModelSettings
 from harness.messages import AssistantMessage, Message
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "BAD_JSON",

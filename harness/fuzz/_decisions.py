@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.formats import ToolDefinition
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import (
     Model,
@@ -25,6 +24,7 @@ from harness.models import (
     StaticToolsModel,
     raise_error,
 )
+from harness.tools import ToolDefinition
 
 __all__ = [
     "DECISION_KINDS",

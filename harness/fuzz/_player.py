@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
-from harness.formats import ToolChoice
 from harness.fuzz._args import (
     CLOSE,
     ArgumentMaker,
@@ -41,7 +40,7 @@ from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data
 from harness.models._scripted._refs import call_results
 from harness.scenarios._coverage import name_pattern
-from harness.tools import match_names
+from harness.tools import ToolChoice, match_names
 
 __all__ = ["ANSWER", "FuzzPlayer", "PlannedCall", "Swarm", "Turn", "swarms"]
 

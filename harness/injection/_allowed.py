@@ -15,8 +15,8 @@ from typing import Literal
 
 from harness._errors import UsageError
 from harness._validation import check_choice
-from harness.formats._definitions import ToolChoice
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
+from harness.tools._definitions import ToolChoice
 
 __all__ = ["AllowedTools"]
 

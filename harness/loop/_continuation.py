@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, StrategyError, UsageError
-from harness.formats._definitions import ToolChoice
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.tools._definitions import ToolChoice
 
 __all__ = [
     "Continuation",

@@ -37,7 +37,6 @@ from harness._errors import (
     MaxIterationsExceeded,
     UsageError,
 )
-from harness.formats._definitions import ToolChoice
 from harness.loop import _changes, _fast as fast
 from harness.loop._calls import PendingCall, prepare, result_event, unique_ids
 from harness.loop._channels import UserChannel, model_content, user_text
@@ -76,6 +75,7 @@ from harness.loop._turns import TurnControl
 from harness.loop._unknown import not_run_result
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, Tool, ToolResult, Toolset
+from harness.tools._definitions import ToolChoice
 from harness.tools._patterns import validation_seconds
 
 __all__ = ["LoopCore", "PendingCall"]

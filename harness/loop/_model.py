@@ -7,8 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, overload
 
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.messages import AssistantMessage, Message
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 __all__ = [
     "FinishReason",
@@ -159,7 +159,7 @@ class ModelCapabilities:
     structured_output: bool = True
     """Honours a JSON-schema response format."""
     tool_search: tuple[str, ...] = ()
-    """The tool searches the provider runs or accepts natively (``harness.formats.SearchMode``
+    """The tool searches the provider runs or accepts natively (``ToolDefinition.search``
     values: ``regex``, ``bm25``, ``hosted``, ``client``), with deferred loading: Anthropic
     Messages ``("regex", "bm25", "client")``, OpenAI Responses ``("hosted", "client")``,
     none for Chat Completions (``ToolSearch`` then answers a local search and the format

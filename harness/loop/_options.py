@@ -18,10 +18,10 @@ from harness._validation import (
     is_number,
     seconds_problem,
 )
-from harness.formats._definitions import ToolChoice
 from harness.loop._continuation import continuation_of
 from harness.messages import ToolCall
 from harness.tools import ContextObjects
+from harness.tools._definitions import ToolChoice
 
 __all__ = [
     "LoopOptions",

@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 from harness._errors import HarnessError, StrategyError, UsageError
 from harness._validation import format_names
-from harness.formats._definitions import ToolChoice
 from harness.loop._model import ModelSettings
 from harness.loop._strategy import InjectionContext, InjectionStrategy
 from harness.messages import AssistantMessage
+from harness.tools._definitions import ToolChoice
 
 __all__ = [
     "ChoiceLike",

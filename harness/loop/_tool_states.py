@@ -27,10 +27,10 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.loop._model import ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
 from harness.tools import Toolset
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 if TYPE_CHECKING:
     from harness.loop._strategy import ToolsetChange

@@ -9,10 +9,10 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._secrets import scrub_text
-from harness.formats._definitions import ToolChoice
 from harness.loop._events import Event
 from harness.loop._model import Usage
 from harness.loop._tool_states import ToolStates
+from harness.tools._definitions import ToolChoice
 
 __all__ = [
     "CallRecord",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from harness.formats._definitions import ToolChoice
 from harness.loop import _fast as fast
 from harness.loop._completions import AsyncCall
 from harness.loop._model import Usage
@@ -20,6 +19,7 @@ from harness.loop._trace import CallRecord, ChangeRecord, CompletionRecord, Trac
 from harness.loop._usage import add_usage
 from harness.messages import Message, ToolCall
 from harness.tools import ToolResult
+from harness.tools._definitions import ToolChoice
 
 __all__ = ["TraceBuilder"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from harness.formats._definitions import ToolChoice
 from harness.loop._continuation import ContinuationContext, continuation_of
 from harness.loop._model import ModelSettings, Usage
 from harness.loop._options import LoopOptions
@@ -25,6 +24,7 @@ from harness.loop._strategy import (
 )
 from harness.loop._tool_choice import request_settings
 from harness.messages import AssistantMessage, UserMessage
+from harness.tools._definitions import ToolChoice
 
 if TYPE_CHECKING:
     from harness.loop._core import LoopCore

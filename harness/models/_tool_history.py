@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from harness._errors import UsageError
-from harness.formats import ToolChoice, ToolDefinition
 from harness.loop import ModelRequest
 from harness.loop._model import ToolHistoryRule
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.tools import ToolChoice, ToolDefinition
 
 __all__ = [
     "REMOVED_MARKER",

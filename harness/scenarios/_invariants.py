@@ -16,10 +16,9 @@ import json
 from collections.abc import Iterable, Sequence
 
 from harness._errors import HarnessError, MaxIterationsExceeded
-from harness.formats import ToolDefinition
 from harness.loop import ChangeRecord, Trace
 from harness.messages import AssistantMessage, Message, ToolMessage
-from harness.tools import is_valid_name
+from harness.tools import ToolDefinition, is_valid_name
 
 __all__ = ["INVARIANTS", "Violation", "check_invariants", "format_violations"]
 

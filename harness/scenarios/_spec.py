@@ -27,10 +27,14 @@ expect:
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from harness.formats._format import tool_choice_from_any_param
+from harness.models._scripted._expect_choice import tool_choice_data
 from harness.scenarios._mcp import McpServerSpec
 
 __all__ = [
@@ -198,6 +202,8 @@ class ScenarioSpec(BaseModel):
     """Import paths of tools (``mod:factory()`` calls a factory), or ``{path: {kwargs}}``."""
     strategies: list[str | dict[str, Any]] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
+    """``LoopOptions`` fields; ``tool_choice`` in the neutral form (``required``, a tool
+    name, ``{allowed: [names], mode: auto}``)."""
     context: dict[str, Any] = Field(default_factory=dict)
     context_objects: list[str | dict[str, Any]] = Field(default_factory=list)
     """Typed context objects of the run: import paths (``mod:factory()``) or
@@ -225,3 +231,28 @@ class ScenarioSpec(BaseModel):
     """A session that runs right after a tool's result in another session."""
     after: PlacementSpec | None = None
     """A session that runs right after a user turn of another session."""
+
+    @field_validator("options")
+    @classmethod
+    def _neutral_tool_choice(cls, options: dict[str, Any]) -> dict[str, Any]:
+        return neutral_tool_choice(options)
+
+
+def neutral_tool_choice(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with a provider's ``tool_choice`` dict (deprecated since 0.2.0, removed
+    in 0.3.0: files written before the neutral form) read by its format and written in the
+    neutral form, with a ``DeprecationWarning`` that shows the spelling to use."""
+    given = options.get("tool_choice")
+    if not isinstance(given, Mapping) or set(given) <= {"mode", "name", "allowed"}:
+        return options
+    choice = tool_choice_from_any_param(given)
+    if choice is None:
+        return options  # LoopOptions says what is wrong with it
+    warnings.warn(
+        f"options: tool_choice {dict(given)!r} is a provider's tool_choice dict, deprecated "
+        f"in scenario files since 0.2.0 and removed in 0.3.0: write "
+        f"tool_choice: {tool_choice_data(choice)!r}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return {**options, "tool_choice": tool_choice_data(choice)}

@@ -1,4 +1,5 @@
-"""The tool model: define tools, validate arguments, build results, hold toolsets."""
+"""The tool model: define tools, validate arguments, build results, hold toolsets; the
+neutral ``ToolDefinition`` and ``ToolChoice`` every layer (and each wire format) speaks."""
 
 from harness.tools._completion import Completion
 from harness.tools._context import CallContext
@@ -12,6 +13,7 @@ from harness.tools._decorator import (
     tool_spec,
     tools_of,
 )
+from harness.tools._definitions import ToolChoice, ToolDefinition
 from harness.tools._inject import ContextObjects, Injected, context_type, is_context_type
 from harness.tools._names import (
     is_valid_name,
@@ -53,6 +55,8 @@ __all__ = [
     "SinkingTool",
     "StateSink",
     "Tool",
+    "ToolChoice",
+    "ToolDefinition",
     "ToolResult",
     "ToolSpec",
     "Toolset",

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from harness._errors import UsageError
 from harness._validation import seconds_problem
-from harness.formats._definitions import ToolDefinition
+from harness.tools._definitions import ToolDefinition
 
 __all__ = ["STARTED_TEXT", "ToolResult", "serialize_for_model", "unserializable_result"]
 

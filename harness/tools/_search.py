@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from harness.formats._definitions import ToolDefinition
+from harness.tools._definitions import ToolDefinition
 from harness.tools._patterns import pattern_search
 
 __all__ = ["BM25Index", "regex_search", "tokens"]

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ValidationError
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
 from harness._secrets import hidden_values, register_secret, scrub_text, secrets_known
-from harness.formats._definitions import SearchMode, ToolDefinition
 from harness.tools._context import CallContext
+from harness.tools._definitions import SearchMode, ToolDefinition
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
 from harness.tools._jsonschema import argument_errors, schema_problems, tool_validator
 from harness.tools._names import validate_name

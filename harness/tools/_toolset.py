@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from harness._errors import DuplicateToolName, UsageError
-from harness.formats._definitions import ToolDefinition
 from harness.tools._decorator import as_tool
+from harness.tools._definitions import ToolDefinition
 from harness.tools._inject import ContextObjects
 from harness.tools._tool import Tool
 

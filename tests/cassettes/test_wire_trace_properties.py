@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from harness.cassettes import ParsedRequest, trace_from_requests
-from harness.formats import ToolDefinition
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from harness.tools import ToolDefinition
 
 NAMES = [f"tool_{i}" for i in range(6)]
 toolsets = st.lists(st.sampled_from(NAMES), unique=True, max_size=6)

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness.cost import CacheRules, EstimateTokenizer, analyse, cache_rules
 from harness.cost._record import RecordedRun
-from harness.formats import ToolDefinition
 from harness.loop import (
     ChangeRecord,
     IterationRecord,
@@ -26,6 +25,7 @@ from harness.loop import (
 )
 from harness.loop._model import HistoryView
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from harness.tools import ToolDefinition
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

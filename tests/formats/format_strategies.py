@@ -9,7 +9,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness.formats import ToolChoice, ToolDefinition
 from harness.loop import ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.messages import (
     AssistantMessage,
@@ -19,6 +18,7 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
+from harness.tools import ToolChoice, ToolDefinition
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 

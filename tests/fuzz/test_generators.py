@@ -9,7 +9,6 @@ from hypothesis import Phase, find, given, settings, strategies as st
 from jsonschema import Draft202012Validator
 
 from harness import ProviderError, UsageError
-from harness.formats import ToolDefinition
 from harness.fuzz import (
     DECISION_KINDS,
     FAULTS,
@@ -30,7 +29,7 @@ from harness.fuzz import (
     universe_tools,
 )
 from harness.loop import ModelRequest, ModelSettings
-from harness.tools import Tool, is_valid_name
+from harness.tools import Tool, ToolDefinition, is_valid_name
 
 CI = settings.get_profile(PROFILE_PREFIX + "ci")
 """Our own fuzz tests run under the registered ``ci`` profile (bounded, derandomised)."""

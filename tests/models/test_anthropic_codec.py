@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from wire_helpers import DEFINITIONS, KINDS, TIME, TOOLS, WEATHER, model_request, usage
 
 from harness._errors import ProviderError
-from harness.formats import IdSource, ToolChoice, WireRequest
+from harness.formats import IdSource, WireRequest
 from harness.formats._json import SSEEvent, sse, sse_data
 from harness.formats.anthropic_messages import (
     message_key,
@@ -26,6 +26,7 @@ from harness.formats.anthropic_messages import (
 )
 from harness.loop import ModelResponse, ModelSettings, Usage
 from harness.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from harness.tools import ToolChoice
 
 
 def _wire(model: str) -> WireRequest:
@@ -106,12 +107,8 @@ def test_no_tools_means_no_tools_and_no_tool_choice() -> None:
         ("required", None, {"type": "any"}),
         ("none", None, {"type": "none"}),
         ("get_time", None, {"type": "tool", "name": "get_time"}),
-        (
-            {"type": "function", "function": {"name": "get_time"}},
-            None,
-            {"type": "tool", "name": "get_time"},
-        ),
-        ({"type": "any"}, False, {"type": "any", "disable_parallel_tool_use": True}),
+        (ToolChoice.tool("get_time"), None, {"type": "tool", "name": "get_time"}),
+        (ToolChoice.required(), False, {"type": "any", "disable_parallel_tool_use": True}),
         (None, False, {"type": "auto", "disable_parallel_tool_use": True}),
         ("none", False, {"type": "none"}),
         (None, None, None),

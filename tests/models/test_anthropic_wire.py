@@ -10,7 +10,6 @@ import pytest
 from wire_helpers import KINDS, Canned, model_request, usage
 
 from harness._errors import ProviderError, ProviderTimeout, RateLimited
-from harness.formats import ToolChoice
 from harness.formats.anthropic_messages import BLOCK_TYPES, NO_TOOLS_DEFINED
 from harness.loop import ModelResponse
 from harness.messages import AssistantMessage, ToolMessage
@@ -23,6 +22,7 @@ from harness.models import (
     fake_anthropic_client,
     reply,
 )
+from harness.tools import ToolChoice
 
 TOOL = {
     "name": "get_weather",

@@ -10,9 +10,9 @@ import pytest
 
 import harness
 from harness import AssistantMessage, ModelResponse, ToolCall, Usage, UsageError, llm_tool
-from harness.formats import ToolChoice
 from harness.loop import ModelCapabilities, ModelRequest
 from harness.models import CallbackModel
+from harness.tools import ToolChoice
 
 
 @llm_tool

@@ -12,6 +12,7 @@ import pytest
 from wire_helpers import KINDS, TOOLS, Canned, model_request
 
 from harness import ProviderError, RateLimited, UsageError
+from harness.formats import openai_chat
 from harness.formats.openai_chat import (
     request_body as chat_params,
     response_from_body as chat_response_from_completion,
@@ -78,7 +79,8 @@ def test_params_without_tools_or_settings_stay_minimal() -> None:
     named = chat_params(model_request(settings=ModelSettings(tool_choice="none")), model="m")
     assert named["tool_choice"] == "none"
     mapping = {"type": "function", "function": {"name": "x"}}
-    given = chat_params(model_request(settings=ModelSettings(tool_choice=mapping)), model="m")
+    choice = openai_chat.tool_choice_from_param(mapping)  # a provider dict: its format reads it
+    given = chat_params(model_request(settings=ModelSettings(tool_choice=choice)), model="m")
     assert given["tool_choice"] == mapping
     unnamed = ModelSettings(output_schema={"type": "object"})
     assert (

@@ -33,6 +33,7 @@ from harness.messages import (
 from harness.models import OpenAIChatModel, OpenAIResponsesModel, OpenAIWireTransport
 from harness.models._openai import _fast
 from harness.models._openai._base import OpenAIAdapter
+from harness.tools import ToolChoice
 
 CALL = ToolCall(id="call_1", name="get_weather", arguments='{"city": "Zürich"}')
 HISTORY: list[Message] = [
@@ -61,10 +62,10 @@ SHAPES: dict[str, tuple[ModelRequest, dict[str, Any]]] = {
     "tool_choice_required": (model_request(settings=ModelSettings(tool_choice="required")), {}),
     # the canned answer calls get_weather: the fakes honour a forced tool as providers do
     "tool_choice_name": (model_request(settings=ModelSettings(tool_choice="get_weather")), {}),
-    "tool_choice_dict": (
+    "tool_choice_allowed": (
         model_request(
             settings=ModelSettings(
-                tool_choice={"type": "function", "function": {"name": "get_weather"}}
+                tool_choice=ToolChoice.allowed_tools(["get_weather"], mode="required")
             )
         ),
         {},

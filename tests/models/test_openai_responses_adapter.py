@@ -27,6 +27,7 @@ from harness.models import (
     fake_async_openai_client,
     fake_openai_client,
 )
+from harness.tools import ToolChoice
 
 CALL = ToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}')
 HISTORY = [
@@ -73,9 +74,9 @@ def test_params_send_the_full_input_each_turn() -> None:
     ("choice", "expected"),
     [
         ("auto", "auto"),
-        ({"type": "function", "function": {"name": "f"}}, {"type": "function", "name": "f"}),
+        (ToolChoice.tool("f"), {"type": "function", "name": "f"}),
         (
-            {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "f"}]},
+            ToolChoice.allowed_tools(["f"]),
             {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "f"}]},
         ),
     ],

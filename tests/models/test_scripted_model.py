@@ -10,7 +10,6 @@ import pytest
 from pydantic import BaseModel
 
 from harness import ScriptError
-from harness.formats import ToolChoice
 from harness.loop import LoopOptions, Model, ModelRequest, ModelSettings, arun, run
 from harness.messages import UserMessage
 from harness.models import (
@@ -21,7 +20,7 @@ from harness.models import (
     output,
     reply,
 )
-from harness.tools import llm_tool
+from harness.tools import ToolChoice, llm_tool
 
 
 @llm_tool

@@ -15,7 +15,6 @@ from wire_helpers import DEFINITIONS, TOOLS, WEATHER, model_request
 from fixtures.orders_fsm import Order
 from harness import run
 from harness._errors import ProviderError
-from harness.formats import ToolChoice
 from harness.formats.anthropic_messages import (
     NO_TOOLS_DEFINED,
     request_body as messages_params,
@@ -38,6 +37,7 @@ from harness.models import (
 )
 from harness.models._tool_history import REMOVED_MARKER, ToolMemory
 from harness.scenarios import Scenario, load_scenario, run_scenario
+from harness.tools import ToolChoice
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios"
 USED = [

@@ -13,7 +13,6 @@ from openai.types.responses import Response
 from wire_helpers import KINDS, RESPONSES_TOOLS, TOOLS, Canned, model_request
 
 from harness import ContextLengthExceeded, ProviderError, ProviderTimeout, RateLimited, UsageError
-from harness.formats import ToolChoice
 from harness.messages import AssistantMessage, ToolMessage, UserMessage
 from harness.models import (
     FAKE_BASE_URL,
@@ -27,6 +26,7 @@ from harness.models import (
     fake_openai_client,
     reply,
 )
+from harness.tools import ToolChoice
 
 USER = [{"role": "user", "content": "What's the weather in Paris?"}]
 

@@ -6,10 +6,10 @@ import socket
 from collections.abc import Sequence
 from typing import Any
 
-from harness.formats import ToolDefinition
 from harness.formats.openai_chat import tool_from_param
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.messages import AssistantMessage, Message, ToolCall, UserMessage
+from harness.tools import ToolDefinition
 
 
 class Canned(Model):

@@ -16,7 +16,7 @@ import openai
 import pytest
 
 from harness.cassettes._show import show_data
-from harness.formats import ToolDefinition, anthropic_messages, openai_responses
+from harness.formats import anthropic_messages, openai_responses
 from harness.injection import ToolSearch
 from harness.loop import run
 from harness.models import (
@@ -28,7 +28,7 @@ from harness.models import (
     fake_openai_client,
 )
 from harness.models._scripted._steps import call, reply, search
-from harness.tools import llm_tool
+from harness.tools import ToolDefinition, llm_tool
 from harness.tools._search import BM25Index, regex_search
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from harness import MaxIterationsExceeded, ScriptedModel, call, reply, run
-from harness.formats import ToolDefinition
 from harness.loop import ChangeRecord, IterationRecord, LimitReached, RunResult, Trace
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.scenarios import (
@@ -17,7 +16,7 @@ from harness.scenarios import (
     load_scenario,
     run_scenario,
 )
-from harness.tools import Tool
+from harness.tools import Tool, ToolDefinition
 
 _SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import EntityDiscovery, ScenarioError, ScriptedModel
+from harness import EntityDiscovery, ScenarioError, ScriptedModel, ToolChoice
 from harness.scenarios import (
     STRATEGIES,
     discover_scenarios,
@@ -164,3 +164,39 @@ def test_neither_prompt_nor_messages(tmp_path: Path) -> None:
 def test_bad_loop_options(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"options: unknown loop option\(s\) 'warp'"):
         load_scenario(write(tmp_path, SEED + "options: {warp: 9}\n"))
+
+
+@pytest.mark.parametrize(
+    ("written", "neutral", "choice"),
+    [
+        ("{allowed: [search_customer], mode: required}", None, None),
+        ("search_customer", None, None),
+        (
+            "{type: allowed_tools, mode: auto, tools: [{type: function, name: search_customer}]}",
+            {"allowed": ["search_customer"], "mode": "auto"},
+            ToolChoice.allowed_tools(["search_customer"]),
+        ),
+        (
+            "{type: function, function: {name: search_customer}}",
+            "search_customer",
+            ToolChoice.tool("search_customer"),
+        ),
+        ("{type: any}", "required", ToolChoice.required()),
+    ],
+)
+def test_a_provider_tool_choice_dict_in_options_still_reads_and_warns(
+    tmp_path: Path, written: str, neutral: object, choice: ToolChoice | None
+) -> None:
+    path = write(tmp_path, SEED + f"options: {{tool_choice: {written}}}\n")
+    if neutral is None:  # the neutral spelling: no warning (filterwarnings = error)
+        assert load_scenario(path).build_options().tool_choice is not None
+        return
+    with pytest.warns(DeprecationWarning, match=r"removed in 0\.3\.0: write tool_choice: "):
+        scenario = load_scenario(path)
+    assert scenario.spec.options["tool_choice"] == neutral
+    assert scenario.build_options().tool_choice == choice
+
+
+def test_a_tool_choice_dict_no_format_knows_is_a_scenario_error(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match=r"options: .*tool_choice .*not a choice the harness"):
+        load_scenario(write(tmp_path, SEED + "options: {tool_choice: {type: sometimes}}\n"))

@@ -17,8 +17,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from harness.formats._definitions import ToolDefinition
 from harness.messages import HostedSearch
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "BETAS",

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.formats._definitions import ToolDefinition
 from harness.formats._prompt import PromptPiece, PromptSection, piece_text
 from harness.formats.anthropic_messages._request import (
     _messages,
@@ -24,6 +23,7 @@ from harness.formats.anthropic_messages._request import (
 )
 from harness.loop import ModelSettings
 from harness.messages import Message
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "SYSTEM_FIRST",

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import UsageError
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import TurnKey, message_key
 from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._server import Profile, WireRequest
@@ -38,6 +37,7 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.formats._definitions import ToolDefinition
 from harness.formats._prompt import PromptPiece, PromptSection, piece_text
 from harness.formats.openai_chat._request import _wire_message, tool_param
 from harness.loop import ModelSettings
 from harness.messages import Message
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "SYSTEM_FIRST",

@@ -16,7 +16,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from harness._errors import UsageError
 from harness._validation import assert_never
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import WireHistory
 from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
@@ -48,6 +47,7 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 __all__ = [
     "HISTORY_KEY",

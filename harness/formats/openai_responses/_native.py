@@ -18,8 +18,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from harness.formats._definitions import ToolDefinition
 from harness.messages import HostedSearch, Message, SystemMessage, ToolCall, ToolMessage
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "CALL_KEYS",

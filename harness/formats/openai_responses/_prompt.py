@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.formats._definitions import ToolDefinition
 from harness.formats._prompt import PromptPiece, piece_text
 from harness.formats.openai_responses._request import message_items, tool_params
 from harness.loop import ModelSettings
 from harness.messages import Message
+from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "SYSTEM_FIRST",

@@ -15,7 +15,6 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import assert_never
-from harness.formats._definitions import ToolChoice, ToolDefinition
 from harness.formats._history import TurnKey, WireHistory, message_key
 from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
@@ -58,6 +57,7 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
+from harness.tools._definitions import ToolChoice, ToolDefinition
 
 __all__ = [
     "HISTORY_KEY",

@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import ProviderError
-from harness.formats._definitions import ToolDefinition
 from harness.formats._json import SSEEvent, sse_data
 from harness.formats._read import checked_call, field, is_object, malformed, optional_int
 from harness.formats._server import (
@@ -31,6 +30,7 @@ from harness.formats.openai_responses._native import (
 from harness.formats.openai_responses._request import tool_params
 from harness.loop import FinishReason, ModelResponse, Usage
 from harness.messages import AssistantMessage, HostedSearch, ToolCall
+from harness.tools._definitions import ToolDefinition
 
 if TYPE_CHECKING:
     from openai.types.responses import Response, ResponseStreamEvent

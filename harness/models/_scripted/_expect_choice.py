@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ScriptError, UsageError
-from harness.formats import ToolChoice
 from harness.loop._tool_choice import show_choice
+from harness.tools import ToolChoice
 
-__all__ = ["ExpectToolChoice", "expect_tool_choice", "tool_choice_from_data"]
+__all__ = ["ExpectToolChoice", "expect_tool_choice", "tool_choice_data", "tool_choice_from_data"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -33,18 +33,21 @@ class ExpectToolChoice:
 
 def tool_choice_from_data(value: Any, where: str = "expect_tool_choice") -> ToolChoice | None:
     """A choice from plain data: ``auto`` / ``none`` / ``required`` / a tool name, ``null``
-    (no tool_choice), or ``{allowed: [names], mode: auto | required}``."""
-    if isinstance(value, Mapping) and set(value) <= {"allowed", "mode"} and "allowed" in value:
-        try:
-            return ToolChoice.allowed_tools(value["allowed"], mode=value.get("mode", "auto"))
-        except UsageError as exc:
-            raise ScriptError(f"{where}: {exc}") from None
+    (no tool_choice), or ``{allowed: [names], mode: auto | required}`` (``ToolChoice.of``)."""
     try:
         return ToolChoice.of(value)
     except UsageError as exc:
-        raise ScriptError(
-            f"{where}: {exc}; or give {{allowed: [names], mode: auto|required}}"
-        ) from None
+        raise ScriptError(f"{where}: {exc}") from None
+
+
+def tool_choice_data(choice: ToolChoice | None) -> Any:
+    """``choice`` as a scenario file writes it, the short form ``tool_choice_from_data``
+    reads back: a word, a tool name, ``{allowed: [names], mode: ...}`` or ``None``."""
+    if choice is None:
+        return None
+    if choice.allowed is not None:
+        return {"allowed": list(choice.allowed), "mode": choice.mode}
+    return choice.name if choice.mode == "tool" else choice.mode
 
 
 def expect_tool_choice(choice: ToolChoice | str | Mapping[str, Any] | None) -> ExpectToolChoice:

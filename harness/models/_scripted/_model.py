@@ -10,7 +10,6 @@ from typing import Any, cast, get_args
 from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
-from harness.formats._definitions import ToolDefinition
 from harness.loop import (
     Model,
     ModelCapabilities,
@@ -37,6 +36,7 @@ from harness.models._scripted._steps import (
 )
 from harness.models._scripted._steps_data import step_from_data, steps_from_data
 from harness.tools import match_names
+from harness.tools._definitions import ToolDefinition
 from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ScriptedModel"]

@@ -1,4 +1,5 @@
-"""The neutral tool model: ``ToolDefinition`` and ``ToolChoice`` (``harness.formats``)."""
+"""The neutral tool model: ``ToolDefinition`` and ``ToolChoice`` (``harness.tools``), and their
+plain-data form."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
 
 import harness
+import harness.formats
+import harness.tools
 from harness import ToolChoice, ToolDefinition, UsageError, as_tool
+from harness.formats import anthropic_messages, openai_chat, openai_responses
 from harness.loop import LoopOptions, ModelSettings
+from tests.formats.format_strategies import FORMATS, search_tools, tool_choices, tool_definitions
 
 
 def weather(city: str) -> str:
@@ -26,6 +32,12 @@ def test_a_tool_offers_a_neutral_definition_built_once() -> None:
     )
     assert tool.offered_definition is tool.offered_definition  # cached: built once per tool
     assert harness.ToolDefinition is ToolDefinition and harness.ToolChoice is ToolChoice
+
+
+def test_the_formats_package_re_exports_the_same_objects() -> None:
+    assert harness.tools.ToolDefinition is harness.formats.ToolDefinition is ToolDefinition
+    assert harness.tools.ToolChoice is harness.formats.ToolChoice is ToolChoice
+    assert ToolDefinition.__module__ == "harness.tools._definitions"
 
 
 def test_defaults_and_plain_data() -> None:
@@ -90,30 +102,11 @@ def test_tool_choices_by_constructor() -> None:
         ("any", ToolChoice.required()),
         ("get_weather", ToolChoice.tool("get_weather")),
         (ToolChoice.tool("x"), ToolChoice.tool("x")),
-        # the provider dicts the settings took before ToolChoice
-        ({"type": "function", "function": {"name": "f"}}, ToolChoice.tool("f")),
-        ({"type": "function", "name": "f"}, ToolChoice.tool("f")),
-        ({"type": "tool", "name": "f"}, ToolChoice.tool("f")),
-        ({"type": "any"}, ToolChoice.required()),
-        ({"type": "none"}, ToolChoice.none()),
-        (
-            {
-                "type": "allowed_tools",
-                "mode": "required",
-                "tools": [{"type": "function", "name": "a"}],
-            },
-            ToolChoice.allowed_tools(["a"], mode="required"),
-        ),
-        (
-            {
-                "type": "allowed_tools",
-                "allowed_tools": {
-                    "mode": "auto",
-                    "tools": [{"type": "function", "function": {"name": "a"}}],
-                },
-            },
-            ToolChoice.allowed_tools(["a"]),
-        ),
+        # the plain data to_data writes, and the scenario files' {allowed: [...], mode: ...}
+        ({"mode": "tool", "name": "f", "allowed": None}, ToolChoice.tool("f")),
+        ({"mode": "none"}, ToolChoice.none()),
+        ({"allowed": ["a"], "mode": "required"}, ToolChoice.allowed_tools(["a"], mode="required")),
+        ({"allowed": ["a", "b"]}, ToolChoice.allowed_tools(["a", "b"])),
     ],
 )
 def test_tool_choice_of(value: Any, expected: ToolChoice | None) -> None:
@@ -134,9 +127,91 @@ def test_tool_choice_of(value: Any, expected: ToolChoice | None) -> None:
         (lambda: ToolChoice.of(""), "a tool name, got ''"),
         (lambda: ToolChoice.of(3), "got int: 3"),  # type: ignore[arg-type]
         (lambda: ToolChoice.of({"type": "web_search"}), "not a choice the harness reads"),
+        (lambda: ToolChoice.of({"allowed": "ab"}), "takes a list of names"),
+        (lambda: ToolChoice.of({"allowed": 3}), "takes a list of names"),
+        (lambda: ToolChoice.of({"mode": "tool"}), "needs the name"),
         (lambda: LoopOptions(tool_choice={"type": "?"}), "invalid loop options: tool_choice"),
     ],
 )
 def test_bad_tool_choices_are_refused(build: Any, says: str) -> None:
     with pytest.raises(UsageError, match=says):
         build()
+
+
+# A provider's tool_choice dict is that provider's shape: its format reads it, the neutral
+# model refuses it and says where to read it.
+PROVIDER_DICTS = [
+    (openai_chat, {"type": "function", "function": {"name": "f"}}, ToolChoice.tool("f")),
+    (
+        openai_chat,
+        {
+            "type": "allowed_tools",
+            "allowed_tools": {
+                "mode": "auto",
+                "tools": [{"type": "function", "function": {"name": "a"}}],
+            },
+        },
+        ToolChoice.allowed_tools(["a"]),
+    ),
+    (openai_responses, {"type": "function", "name": "f"}, ToolChoice.tool("f")),
+    (
+        openai_responses,
+        {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "a"}]},
+        ToolChoice.allowed_tools(["a"], mode="required"),
+    ),
+    (anthropic_messages, {"type": "tool", "name": "f"}, ToolChoice.tool("f")),
+    (anthropic_messages, {"type": "any"}, ToolChoice.required()),
+    (anthropic_messages, {"type": "none"}, ToolChoice.none()),
+]
+
+
+@pytest.mark.parametrize(("module", "value", "expected"), PROVIDER_DICTS)
+def test_a_provider_dict_is_read_by_its_format_not_by_the_neutral_model(
+    module: Any, value: dict[str, Any], expected: ToolChoice
+) -> None:
+    assert module.tool_choice_from_param(value) == expected
+    assert ModelSettings(tool_choice=module.tool_choice_from_param(value)).tool_choice == expected
+    for build in (ToolChoice.of, lambda v: ModelSettings(tool_choice=v)):
+        with pytest.raises(UsageError, match=r"read by its format \(harness\.formats\.openai_chat"):
+            build(value)
+    with pytest.raises(UsageError, match="invalid loop options: tool_choice"):
+        LoopOptions(tool_choice=value)
+
+
+@given(
+    st.sampled_from(FORMATS).flatmap(
+        lambda name: (
+            tool_definitions(format_name=name, names=("a", "b"))
+            | st.lists(search_tools(name), min_size=1, max_size=1)
+        )
+    )
+)
+def test_definitions_round_trip_through_plain_data(definitions: list[ToolDefinition]) -> None:
+    for definition in definitions:
+        data = definition.to_data()
+        assert json.loads(json.dumps(data)) == data
+        assert ToolDefinition.from_data(data) == definition
+
+
+@given(
+    st.sampled_from(FORMATS).flatmap(
+        lambda name: tool_choices(format_name=name, names=("a", "b", "c"))
+    )
+)
+def test_choices_round_trip_through_plain_data(choice: ToolChoice | None) -> None:
+    if choice is not None:
+        assert ToolChoice.from_data(choice.to_data()) == choice
+        assert ToolChoice.of(choice.to_data()) == choice
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ({"name": "f", "defer": True}, "unknown key.s. defer; the keys are name, description"),
+        ({"name": "f", "search": "semantic"}, "search must be one of"),
+        (["f"], "must be a mapping"),
+    ],
+)
+def test_bad_plain_definitions_are_refused_naming_the_key(data: Any, says: str) -> None:
+    with pytest.raises(UsageError, match=says):
+        ToolDefinition.from_data(data)

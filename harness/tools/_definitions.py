@@ -1,14 +1,17 @@
-"""The neutral tool model every layer uses: ``ToolDefinition`` and ``ToolChoice`` (layer 0).
+"""The neutral tool model every layer speaks: ``ToolDefinition`` and ``ToolChoice``.
 
 A tool travels through the loop as a ``ToolDefinition`` (what the model is offered) and
 the request's ``tool_choice`` as a ``ToolChoice``; each wire format module of
-``harness.formats`` turns them into its own shape and back. Fields a format has no
-place for are handled by that format (see "The formats layer" in ``docs/architecture.md``):
-for example ``cache_control`` is a hint the OpenAI formats do not send.
+``harness.formats`` turns them into its own shape and back, so nothing here knows a
+provider's shape. Fields a format has no place for are handled by that format (see "The
+formats layer" in ``docs/architecture.md``): for example ``cache_control`` is a hint the
+OpenAI formats do not send.
 
-``provider_extra`` is the escape hatch: keys for one format only, keyed by the format's
-name (``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``), merged
-into that format's entry when encoding and filled with the keys a decoder did not map.
+``to_data`` / ``from_data`` are the plain-data form (reports, scenario files, cassette
+conversion, ``--json`` output). ``provider_extra`` is the escape hatch: keys for one
+format only, keyed by the format's name (``"openai-chat"``, ``"openai-responses"``,
+``"anthropic-messages"``), merged into that format's entry when encoding and filled with
+the keys a decoder did not map.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ ToolChoiceMode = Literal["auto", "none", "required", "tool"]
 
 SearchMode = Literal["regex", "bm25", "hosted", "client"]
 """How a tool-search tool searches: ``regex`` and ``bm25`` are run by the provider with
-that algorithm (Anthropic's ``tool_search_tool_regex`` / ``_bm25``), ``hosted`` by the
-provider its own way (OpenAI Responses ``tool_search``), ``client`` by the client: the
-model calls it like a function and the answer reveals tools (Anthropic ``tool_reference``
-blocks in a ``tool_result``, OpenAI ``tool_search_output`` with ``execution: client``)."""
+that algorithm, ``hosted`` by the provider its own way, ``client`` by the client: the
+model calls it like a function and the answer reveals tools. Each format maps a mode to
+its API's search tool (``harness.formats.anthropic_messages._native.SEARCH_TOOLS``,
+``harness.formats.openai_responses._native``)."""
 
 _MODES: tuple[str, ...] = get_args(ToolChoiceMode)
 _SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
@@ -140,6 +143,20 @@ class ToolDefinition:
             data["provider_extra"] = _plain(self.provider_extra)
         return data
 
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ToolDefinition:
+        """The definition ``to_data`` wrote (``from_data(d.to_data()) == d``); a key it
+        does not write is a ``UsageError`` naming it."""
+        if not isinstance(data, Mapping):
+            raise UsageError(f"a tool definition must be a mapping, got {data!r}")
+        unknown = sorted(str(k) for k in data if k not in _DEFINITION_KEYS)
+        if unknown:
+            raise UsageError(
+                f"tool definition {data.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
+                f"the keys are {', '.join(_DEFINITION_KEYS)}"
+            )
+        return cls(**{key: data[key] for key in _DEFINITION_KEYS if key in data})
+
     @property
     def is_search(self) -> bool:
         """True for a tool-search tool (``search`` is set)."""
@@ -150,6 +167,9 @@ class ToolDefinition:
         """True for a search the provider runs (``regex``, ``bm25``, ``hosted``): the
         loop never calls it."""
         return self.search is not None and self.search != "client"
+
+
+_DEFINITION_KEYS = tuple(f.name for f in dataclasses.fields(ToolDefinition))
 
 
 def _plain(value: Any) -> Any:
@@ -240,12 +260,11 @@ class ToolChoice:
     @classmethod
     def of(cls, value: ToolChoice | str | Mapping[str, Any] | None) -> ToolChoice | None:
         """``value`` as a ``ToolChoice``: ``auto`` / ``none`` / ``required`` (``any`` too) or a
-        tool name as a string, a ``ToolChoice``, or ``None``.
+        tool name as a string, a ``ToolChoice``, its plain data (``from_data``), or ``None``.
 
-        For compatibility, the provider dicts the loop's settings took before
-        ``ToolChoice`` existed are read too (``{"type": "function", "function":
-        {"name": ...}}``, ``{"type": "tool", "name": ...}``, ``{"type": "any"}``,
-        ``{"type": "allowed_tools", ...}``); anything else is a ``UsageError``.
+        A provider's ``tool_choice`` dict is that provider's shape: its format reads it
+        (``tool_choice_from_param`` of ``harness.formats.openai_chat``,
+        ``openai_responses`` or ``anthropic_messages``); here it is a ``UsageError``.
         """
         if value is None or isinstance(value, ToolChoice):
             return value
@@ -257,53 +276,45 @@ class ToolChoice:
             known = _BY_WORD.get(value)
             return known if known is not None else cls.tool(value)
         if isinstance(value, Mapping):
-            return _from_legacy_dict(value)
+            return cls.from_data(value)
         raise UsageError(
             f"tool_choice must be 'auto', 'none', 'required', a tool name or a "
             f"harness.ToolChoice, got {type(value).__name__}: {value!r}"
         )
 
     def to_data(self) -> dict[str, Any]:
-        """``{"mode": ..., "allowed": [...] | None, "name": ... | None}`` (plain JSON data)."""
+        """``{"mode": ..., "allowed": [...] | None, "name": ... | None}`` (plain JSON data;
+        ``provider_extra`` is a format's business and is left out)."""
         return {
             "mode": self.mode,
             "allowed": list(self.allowed) if self.allowed is not None else None,
             "name": self.name,
         }
 
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ToolChoice:
+        """The choice ``to_data`` wrote; ``mode`` defaults to ``auto`` and a missing
+        ``name`` or ``allowed`` to ``None``, so ``{"allowed": ["a", "b"]}`` and
+        ``{"mode": "tool", "name": "f"}`` are choices too."""
+        if not isinstance(data, Mapping) or not set(data) <= {"mode", "name", "allowed"}:
+            raise UsageError(
+                f"tool_choice {data!r} is not a choice the harness reads: give "
+                "{mode: auto|none|required|tool, name: ..., allowed: [...]} or use "
+                "harness.ToolChoice (.auto(), .none(), .required(), .tool(name), "
+                ".allowed_tools(names, mode=...)); a provider's tool_choice dict is read by "
+                "its format (harness.formats.openai_chat.tool_choice_from_param and the like)"
+            )
+        allowed = data.get("allowed")
+        if allowed is not None and not isinstance(allowed, (list, tuple)):
+            raise UsageError(f"tool_choice allowed takes a list of names, got {allowed!r}")
+        return cls(
+            mode=data.get("mode", "auto"),
+            name=data.get("name"),
+            allowed=None if allowed is None else tuple(allowed),
+        )
+
 
 _AUTO = ToolChoice(mode="auto")
 _NONE = ToolChoice(mode="none")
 _REQUIRED = ToolChoice(mode="required")
 _BY_WORD = {"auto": _AUTO, "none": _NONE, "required": _REQUIRED, "any": _REQUIRED}
-
-
-def _legacy_name(entry: Any) -> str | None:
-    if not isinstance(entry, Mapping):
-        return None
-    function = entry.get("function")
-    name = function.get("name") if isinstance(function, Mapping) else entry.get("name")
-    return name if isinstance(name, str) and name else None
-
-
-def _from_legacy_dict(value: Mapping[str, Any]) -> ToolChoice:
-    """The provider dicts ``ModelSettings.tool_choice`` accepted before ``ToolChoice``."""
-    kind = value.get("type")
-    if kind in ("function", "tool"):
-        name = _legacy_name(value)
-        if name is not None:
-            return ToolChoice.tool(name)
-    elif kind in _BY_WORD and set(value) == {"type"}:
-        return _BY_WORD[str(kind)]
-    elif kind == "allowed_tools":
-        inner = value.get("allowed_tools", value)
-        mode = inner.get("mode", "auto") if isinstance(inner, Mapping) else None
-        tools = inner.get("tools") if isinstance(inner, Mapping) else None
-        names = [_legacy_name(t) for t in tools] if isinstance(tools, list) else []
-        if mode in ("auto", "required") and names and all(names):
-            return ToolChoice.allowed_tools([n for n in names if n], mode=mode)
-    raise UsageError(
-        f"tool_choice {dict(value)!r} is not a choice the harness reads; use "
-        "harness.ToolChoice: .auto(), .none(), .required(), .tool(name) or "
-        ".allowed_tools(names, mode=...)"
-    )
