@@ -59,9 +59,9 @@ class SystemMessage(BaseModel):
 class HostedSearch(BaseModel):
     """One tool search the provider ran during a model turn (not a call the loop answers).
 
-    Anthropic: a ``server_tool_use`` block and its ``tool_search_tool_result``; OpenAI
-    Responses: a ``tool_search_call`` and ``tool_search_output`` with ``execution:
-    "server"``. The tools it found are callable from then on.
+    Each format maps its API's search call and result items to it
+    (``harness.formats.anthropic_messages._native``, ``openai_responses._native``). The
+    tools it found are callable from then on.
     """
 
     model_config = _FROZEN
@@ -69,8 +69,8 @@ class HostedSearch(BaseModel):
     id: str
     """The provider's id of the search call (its result repeats it)."""
     tool: str = ""
-    """The search tool's name (``tool_search_tool_bm25``, ``tool_search``); ``""`` for a
-    result whose call was in an earlier response (a stream that split them)."""
+    """The search tool's name (``harness.formats._search_names``); ``""`` for a result
+    whose call was in an earlier response (a stream that split them)."""
     arguments: str = "{}"
     """The query as the model sent it (JSON text: ``{"query": ...}``, ``{"pattern": ...}``)."""
     found: tuple[str, ...] = ()

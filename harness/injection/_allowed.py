@@ -1,8 +1,8 @@
 """``AllowedTools``: narrow what the model may call per turn, without editing ``tools``.
 
-Both OpenAI APIs take an allowed subset in ``tool_choice`` (``{"type": "allowed_tools",
-"mode": ..., "tools": [...]}``): every declared tool stays in the request, so the prompt
-cache survives, and the model may call only the subset. Where the provider has no such
+Both OpenAI APIs take an allowed subset in ``tool_choice`` (``ToolChoice.allowed_tools``,
+which each format writes in its API's shape): every declared tool stays in the request,
+so the prompt cache survives, and the model may call only the subset. Where the provider has no such
 subset (``ModelCapabilities.allowed_tools`` is false: Anthropic Messages) the strategy
 falls back to editing ``tools``: the tools outside the subset are taken out for the turn
 and put back when allowed again (``native="always"`` refuses that instead).

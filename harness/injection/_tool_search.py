@@ -3,11 +3,12 @@
 The tools are offered deferred (``defer_loading``): declared, so the prompt prefix never
 changes, but callable only once a search found them. Where the model's provider runs the
 search (``ModelCapabilities.tool_search``: Anthropic's BM25 and regex searches, OpenAI
-Responses' ``tool_search``) the strategy declares that search tool; otherwise it offers a
-local search tool, ``tool_search``, which the loop answers with BM25 or a regex over the
-deferred tools' names and descriptions (``harness.tools`` ``BM25Index``): its result
-reveals what it found. Either way the trace records the same tool states: the deferred
-tools, the search, and what each turn discovered.
+Responses' search) the strategy declares that search tool; otherwise it offers a local
+search tool (named like Responses' own: ``harness.formats._search_names``), which the
+loop answers with BM25 or a regex over the deferred tools' names and descriptions
+(``harness.tools`` ``BM25Index``): its result reveals what it found. Either way the
+trace records the same tool states: the deferred tools, the search, and what each turn
+discovered.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Literal
 
 from harness._errors import UsageError
 from harness._validation import check_choice
+from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools import Tool, ToolResult, as_tool
 from harness.tools._search import BM25Index, regex_search
@@ -27,8 +29,6 @@ __all__ = ["ToolSearch"]
 Algorithm = Literal["bm25", "regex", "hosted"]
 Native = Literal["auto", "always", "never"]
 
-_SEARCH_NAME = "tool_search"
-_HOSTED_NAMES = {"bm25": "tool_search_tool_bm25", "regex": "tool_search_tool_regex"}
 _PARAMETERS = {
     "type": "object",
     "properties": {
@@ -104,16 +104,15 @@ class ToolSearch(InjectionStrategy):
         """The search tool for ``mode`` (a provider's, or the local one the loop answers)."""
         if mode == "client":
             local = Tool.from_schema(
-                _SEARCH_NAME,
+                SEARCH_TOOL_NAMES["client"],
                 "Search the available tools by what they do; the tools found become "
                 "callable. Call it before using a tool you do not see.",
                 _PARAMETERS,
                 lambda arguments: self._answer(str(arguments.get("query", ""))),
             )
             return dataclasses.replace(local, search="client")
-        name = _SEARCH_NAME if mode == "hosted" else _HOSTED_NAMES[mode]
         return Tool(
-            name=name,
+            name=SEARCH_TOOL_NAMES[mode],  # type: ignore[index]
             description="",
             parameters={"type": "object", "properties": {}},
             handler=_never_called,

@@ -1,8 +1,8 @@
 """Searching tool definitions: BM25 over names and descriptions, and regular expressions.
 
 What a provider's hosted tool search does, done locally: the scripted model and the
-wire fakes play Anthropic's ``tool_search_tool_bm25`` / ``_regex`` with it, and the
-``ToolSearch`` strategy's local search tool answers the model with it.
+wire fakes play a provider's BM25 and regex searches (``search="bm25"`` / ``"regex"``)
+with it, and the ``ToolSearch`` strategy's local search tool answers the model with it.
 
 **BM25** is Okapi BM25 with the non-negative idf of Lucene,
 ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``, and

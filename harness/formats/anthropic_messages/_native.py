@@ -22,6 +22,7 @@ from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "BETAS",
+    "SEARCH_NAMES",
     "SEARCH_TYPES",
     "addition_blocks",
     "hosted_search_blocks",
@@ -38,7 +39,11 @@ SEARCH_TYPES: Mapping[str, str] = {
     "bm25": "tool_search_tool_bm25_20251119",
 }
 """The ``type`` of each tool-search tool the API runs (the neutral ``search`` mode ->)."""
-_DEFAULT_NAMES = {"regex": "tool_search_tool_regex", "bm25": "tool_search_tool_bm25"}
+SEARCH_NAMES: Mapping[str, str] = {
+    "regex": "tool_search_tool_regex",
+    "bm25": "tool_search_tool_bm25",
+}
+"""The ``name`` of each tool-search tool the API runs (the neutral ``search`` mode ->)."""
 BETAS: Mapping[str, str] = {
     "tool_addition": "mid-conversation-tool-changes-2026-07-01",
 }
@@ -73,7 +78,7 @@ def search_tool_from_param(entry: Mapping[str, Any], mode: str) -> ToolDefinitio
         del extra["type"]
     name = entry.get("name")
     return ToolDefinition(
-        name=str(name) if isinstance(name, str) and name else _DEFAULT_NAMES[mode],
+        name=str(name) if isinstance(name, str) and name else SEARCH_NAMES[mode],
         search="regex" if mode == "regex" else "bm25",
         provider_extra={NAME: extra} if extra else {},
     )

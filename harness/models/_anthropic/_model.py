@@ -30,6 +30,7 @@ from harness.formats import anthropic_messages
 from harness.formats._read import not_json
 from harness.formats.anthropic_messages import DEFAULT_MAX_TOKENS, ThinkingKey
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
+from harness.models._clients import client_kind
 from harness.models._openai._common import (
     retry_after_seconds,
     scrub,
@@ -73,18 +74,6 @@ one (a compression bomb, a runaway proxy) is a ``MalformedResponse``, not a memo
 def import_anthropic() -> Any:
     """The ``anthropic`` module, or an ImportError naming the extra to install."""
     return require("anthropic", "the Anthropic adapter (the official anthropic SDK)")
-
-
-def _client_kind(client: Any) -> str:
-    anthropic = import_anthropic()
-    if isinstance(client, anthropic.AsyncAnthropic):
-        return "async"
-    if isinstance(client, anthropic.Anthropic):
-        return "sync"
-    raise UsageError(
-        f"AnthropicModel needs an anthropic.Anthropic or anthropic.AsyncAnthropic client, got "
-        f"{type(client).__name__}; e.g. AnthropicModel(anthropic.Anthropic(api_key=...))"
-    )
 
 
 def _secrets(client: Any) -> tuple[str, ...]:
@@ -181,7 +170,7 @@ class AnthropicModel(Model):
         name: str | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
-        self._kind = _client_kind(client)
+        self._kind = client_kind(client, sdk="anthropic", adapter="AnthropicModel")
         if not isinstance(model, str) or not model:
             raise UsageError(
                 f"model must be a model name such as 'claude-haiku-4-5', got {model!r}"

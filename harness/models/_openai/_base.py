@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from harness._errors import UsageError
 from harness.formats._read import not_json
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
-from harness.models._openai._common import client_kind, map_openai_error, secrets_of, unencodable
+from harness.models._clients import client_kind
+from harness.models._openai._common import map_openai_error, secrets_of, unencodable
 from harness.models._openai._fast import post_args
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class OpenAIAdapter(Model):
         capabilities: ModelCapabilities | None = None,
         name: str | None = None,
     ) -> None:
-        self._kind = client_kind(client, type(self).__name__)
+        self._kind = client_kind(client, sdk="openai", adapter=type(self).__name__)
         if not isinstance(model, str) or not model:
             raise UsageError(f"model must be a model name such as 'gpt-4o-mini', got {model!r}")
         self.client = client

@@ -1,4 +1,4 @@
-"""Shared by the SDK adapters: client checks, error mapping, secret scrubbing, retry-after."""
+"""Shared by the SDK adapters: error mapping, secret scrubbing, retry-after."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from harness._errors import (
     ProviderTimeout,
     RateLimited,
     UnencodableText,
-    UsageError,
 )
-from harness._extras import require
 from harness._secrets import (
     hidden_values,
     is_credential_header,
@@ -27,28 +25,12 @@ from harness.formats._json import unencodable_path
 from harness.formats._openai import error_details
 
 __all__ = [
-    "client_kind",
     "map_openai_error",
     "retry_after_seconds",
     "scrub",
     "secrets_of",
     "unencodable",
 ]
-
-
-def client_kind(client: Any, adapter: str) -> str:
-    """``"sync"`` or ``"async"`` for an ``openai`` client; ``UsageError`` for anything else."""
-    require("openai", f"{adapter} (the OpenAI SDK adapter)")
-    import openai
-
-    if isinstance(client, openai.AsyncOpenAI):
-        return "async"
-    if isinstance(client, openai.OpenAI):
-        return "sync"
-    raise UsageError(
-        f"{adapter} needs an openai.OpenAI or openai.AsyncOpenAI client, got "
-        f"{type(client).__name__}; e.g. {adapter}(openai.OpenAI(base_url=..., api_key=...))"
-    )
 
 
 def secrets_of(client: Any) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from typing import Any, cast, get_args
 from harness._errors import ScriptError
 from harness._frozen import maker
 from harness._validation import assert_never, did_you_mean, format_names
+from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.loop import (
     Model,
     ModelCapabilities,
@@ -368,7 +369,7 @@ class ScriptedModel(Model):
             # behind a wire fake a client search is a plain function: known by its name
             dataclasses.replace(t, search="client")
             for t in request.tools
-            if t.name == "tool_search"
+            if t.name == SEARCH_TOOL_NAMES["client"]
         ]
         if not searches:
             raise ScriptError(
