@@ -38,7 +38,8 @@ HarnessError
 
 Warnings (``HarnessWarning``, a ``UserWarning``) flag definitions that work but are
 probably wrong, e.g. ``UnreachableStateWarning`` for a state machine state no
-transition leads to.
+transition leads to. ``CassetteWarning`` (a ``UserWarning``) reports a cassette whose
+recordings a test did not all use.
 
 Every class here reports the package users import it from as its ``__module__``
 (``harness.ScriptError``, ``harness.cassettes.CassetteMismatch``), so tracebacks
@@ -58,6 +59,7 @@ __all__ = [
     "CassetteExhausted",
     "CassetteMismatch",
     "CassetteUnused",
+    "CassetteWarning",
     "CompletionError",
     "ContextLengthExceeded",
     "DuplicateToolName",
@@ -423,6 +425,10 @@ class UnreachableStateWarning(HarnessWarning):
     """A state machine has states that no transition leads to from the initial state."""
 
 
+class CassetteWarning(UserWarning):
+    """A cassette was not fully used (``unused="warn"``)."""
+
+
 class SettingOverridden(HarnessWarning):
     """The command line overrode a setting a test's marker set, for this run (pytest plugin).
 
@@ -436,6 +442,7 @@ class StaticToolsChanged(ProviderError):
 
 
 _SUBPACKAGE_ONLY = {
+    "CassetteWarning": "harness.cassettes",
     "CassetteExhausted": "harness.cassettes",
     "CassetteMismatch": "harness.cassettes",
     "CassetteUnused": "harness.cassettes",

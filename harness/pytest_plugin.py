@@ -174,7 +174,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         found = item.stash.get(_CASSETTE, None)
         if found is None:
             raise
-        from harness.cassettes._vcr import translate_error
+        from harness.testing._vcr import translate_error
 
         error = translate_error(exc, match_on=found[1])
         if error is None:
@@ -583,7 +583,7 @@ def harness_model(request: pytest.FixtureRequest) -> Model:
 
 def cassette_match_on(match_on: Any) -> tuple[str, ...]:
     """The vcrpy ``match_on`` list for a setting (presets expanded)."""
-    from harness.cassettes._vcr import expand_match_on
+    from harness.testing._vcr import expand_match_on
 
     return expand_match_on(match_on)
 

@@ -99,6 +99,33 @@ def test_imports_point_downward(path: Path) -> None:
     assert upward == [], f"{name} (layer {own_layer}) imports upward: {upward}"
 
 
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of the non-harness modules ``path`` imports (lazily too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found - {"harness"}
+
+
+HOMES = {"vcr": "harness.testing"}
+"""Libraries glued in by one package only: vcrpy's serializer, persister, matchers and
+errors are ``harness.testing``'s; ``harness.cassettes`` reads and matches files without it."""
+
+
+@pytest.mark.parametrize(("library", "home"), sorted(HOMES.items()))
+def test_a_library_is_imported_by_its_home_only(library: str, home: str) -> None:
+    outside = [
+        module_name(path)
+        for path in SOURCES
+        if library in third_party_imports(path)
+        and not (module_name(path) + ".").startswith(home + ".")
+    ]
+    assert outside == [], f"{library} is {home}'s to import"
+
+
 def test_every_module_has_a_layer() -> None:
     for path in SOURCES:
         layer_of(module_name(path))  # raises ValueError if no prefix matches

@@ -15,6 +15,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         CassetteExhausted as CassetteExhausted,
         CassetteMismatch as CassetteMismatch,
         CassetteUnused as CassetteUnused,
+        CassetteWarning as CassetteWarning,
     )
     from harness.cassettes._conversations import (
         Conversation as Conversation,
@@ -33,6 +34,8 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     from harness.cassettes._match import (
         MATCH_MODES as MATCH_MODES,
         body_differences as body_differences,
+        llm_semantic as llm_semantic,
+        llm_strict as llm_strict,
         request_differences as request_differences,
     )
     from harness.cassettes._model import (
@@ -46,11 +49,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         trace_from_cassette as trace_from_cassette,
         trace_from_requests as trace_from_requests,
         trace_from_wire as trace_from_wire,
-    )
-    from harness.cassettes._vcr import (
-        CassetteWarning as CassetteWarning,
-        llm_semantic as llm_semantic,
-        llm_strict as llm_strict,
     )
     from harness.formats._codec import (
         Codec as Codec,

@@ -111,42 +111,14 @@ def _stub(
     )
 
 
-def _definition(data: Mapping[str, Any]) -> ToolDefinition:
-    return ToolDefinition(
-        name=str(data["name"]),
-        parameters=dict(data.get("parameters") or {}),
-        description=str(data.get("description") or ""),
-        defer_loading=data.get("defer_loading") is True,
-        namespace=data.get("namespace"),
-        search=data.get("search"),
-    )
-
-
-def _plain(tool: ToolDefinition) -> dict[str, Any]:
-    """A recorded tool as plain data (the scenario file's form)."""
-    data: dict[str, Any] = {
-        "name": tool.name,
-        "description": tool.description or "",
-        "parameters": dict(tool.parameters) or {"type": "object", "properties": {}},
-    }
-    if tool.defer_loading:
-        data["defer_loading"] = True
-    if tool.namespace is not None:
-        data["namespace"] = tool.namespace
-    if tool.search is not None:
-        data["search"] = tool.search
-    return data
-
-
 def recorded_tools(
     tools: Sequence[Mapping[str, Any]], results: Mapping[str, Sequence[Recorded]] | None = None
 ) -> list[Tool]:
-    """Stub tools from plain data (``name``, ``description``, ``parameters``; and
-    ``defer_loading``, ``namespace``, ``search`` when set), each answering its recorded
-    results in order (a result ``{"content": ..., "reveals": [names]}`` reveals those
-    tools, as a client search's did)."""
+    """Stub tools from plain data (``ToolDefinition.to_data``), each answering its
+    recorded results in order (a result ``{"content": ..., "reveals": [names]}`` reveals
+    those tools, as a client search's did)."""
     results = results or {}
-    definitions = [_definition(t) for t in tools]
+    definitions = [ToolDefinition.from_data(t) for t in tools]
     revealable = {d.name: d for d in definitions}
     return [_stub(d, list(results.get(d.name, ())), revealable) for d in definitions]
 
@@ -240,10 +212,10 @@ class RecordedSession:
         searches = set(conversation.client_searches())
         for request in conversation.requests:
             for tool in request.tools:
-                plain = _plain(tool)
                 if tool.name in searches and tool.search is None:
-                    plain["search"] = "client"  # a custom search: its results hold references
-                definitions.setdefault(tool.name, plain)
+                    # a custom search: its results hold references
+                    tool = dataclasses.replace(tool, search="client")
+                definitions.setdefault(tool.name, tool.to_data())
         results = _results_by_tool(conversation)
         first = conversation.requests[0]
         stubs = {t.name: t for t in recorded_tools(list(definitions.values()), results)}

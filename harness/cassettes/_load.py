@@ -8,8 +8,8 @@ vcrpy 4's httpx stubs (``status_code``, ``http_version`` and the decoded ``conte
 beside the original ``Content-Encoding``). Every reader goes
 through this module: ``load_cassette`` (the CLI, ``CassetteModel``, the wire trace)
 reads a file into ``Interaction`` records; ``read_cassette_file`` and
-``parse_cassette`` give the checked stock dict the pytest plugin hands to vcrpy;
-``deserialize`` is the same for vcrpy's serializer hook.
+``parse_cassette`` give the checked stock dict the pytest plugin hands to vcrpy (whose
+glue is ``harness.testing``: this package never imports vcrpy).
 
 A cassette may come from anywhere (a pull request, a bug report), so reading one is
 bounded: the file size (``MAX_FILE_BYTES``), how far YAML aliases may expand the
@@ -48,11 +48,9 @@ __all__ = [
     "HTTPExchange",
     "Interaction",
     "cassette_data",
-    "deserialize",
     "load_cassette",
     "parse_cassette",
     "read_cassette_file",
-    "serialize",
     "to_stock",
 ]
 
@@ -446,18 +444,6 @@ def parse_cassette(text: str, *, name: str = _NO_FILE) -> dict[str, Any]:
 def cassette_data(data: Any, *, name: str = _NO_FILE) -> dict[str, Any]:
     """An already parsed cassette (any variant) as a checked stock dict (a copy)."""
     return _check_shape(to_stock(copy.deepcopy(data)), name)
-
-
-def deserialize(text: str) -> dict[str, Any]:
-    """vcrpy's serializer hook: ``parse_cassette`` of a file vcrpy read."""
-    return parse_cassette(text)
-
-
-def serialize(data: Mapping[str, Any]) -> str:
-    """Write stock vcrpy YAML."""
-    from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
-
-    return str(yamlserializer.serialize(dict(data)))
 
 
 # -- interactions ------------------------------------------------------------------------------

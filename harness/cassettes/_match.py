@@ -7,6 +7,10 @@ ignores volatile fields (``stream_options``, ``user``, ``metadata``, ``store``,
 whitespace; for Anthropic Messages also ``stream``, ``cache_control`` and the system
 prompt's block form). ``strict`` adds every other body field; ``path-only`` checks only
 the method and path (the behaviour of plain vcrpy playback, for legacy cassettes).
+
+``llm_semantic`` and ``llm_strict`` are the first two as request matchers in vcrpy's
+signature (``matcher(r1, r2)`` raising ``AssertionError``); ``harness.testing``
+registers them on its ``vcr.VCR``, and a plain ``vcr.VCR`` can too.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ __all__ = [
     "MATCH_MODES",
     "MatchMode",
     "body_differences",
+    "llm_semantic",
+    "llm_strict",
     "request_differences",
 ]
 
@@ -191,3 +197,19 @@ def body_differences(
 def first_lines(differences: Sequence[str]) -> str:
     """Differences as one readable line each."""
     return "; ".join(differences)
+
+
+def _check(r1: Any, r2: Any, mode: MatchMode) -> None:
+    differences = body_differences(r1.method, r1.path, r2.body, r1.body, mode=mode)
+    if differences:
+        raise AssertionError("; ".join(differences))
+
+
+def llm_semantic(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: LLM request bodies mean the same (other requests always match)."""
+    _check(r1, r2, "semantic")
+
+
+def llm_strict(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: LLM request bodies are the same apart from volatile fields."""
+    _check(r1, r2, "strict")

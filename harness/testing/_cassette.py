@@ -262,7 +262,7 @@ def open_cassette(
     """
     import vcr  # type: ignore[import-untyped]
 
-    from harness.cassettes import _vcr as hooks
+    from harness.testing import _vcr as hooks
 
     if record_mode == "none" and not path.is_file():
         raise CassetteError(

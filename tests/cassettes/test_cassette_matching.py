@@ -23,9 +23,9 @@ from harness.cassettes import (
     CassetteWarning,
     load_cassette,
 )
-from harness.cassettes._vcr import expand_match_on
 from harness.models import OpenAIChatModel, ScriptedModel, WireServer, call, reply
 from harness.testing import open_cassette
+from harness.testing._vcr import expand_match_on
 
 PROMPT = "What's John Smith's average spend?"
 
@@ -134,7 +134,7 @@ def test_the_harness_error_keeps_the_run_of_an_error_in_the_chain(tmp_path: Path
 
     from harness import ProviderError
     from harness.cassettes import CassetteExhausted
-    from harness.cassettes._vcr import translate_error
+    from harness.testing._vcr import translate_error
 
     refused = CannotOverwriteExistingCassetteException(
         cassette=Cassette(str(tmp_path / "empty.yaml")),

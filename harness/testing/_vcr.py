@@ -1,8 +1,10 @@
-"""The cassette layer's hooks into vcrpy: a serializer for every real variant, the LLM
-matchers, and harness errors instead of vcrpy's ``CannotOverwriteExistingCassetteException``.
+"""The harness's hooks into vcrpy: a serializer for every real variant, the LLM matchers,
+and harness errors instead of vcrpy's ``CannotOverwriteExistingCassetteException``.
 
-``harness.testing.open_cassette`` installs these; they are also usable with a
-plain ``vcr.VCR`` (``install(recorder)``).
+``harness.testing.open_cassette`` installs these; they are also usable with a plain
+``vcr.VCR`` (``install(recorder)``). Everything that speaks vcrpy's interfaces lives in
+``harness.testing`` (here and the persister of ``_cassette.py``); ``harness.cassettes``
+reads, matches and converts cassette files without it.
 """
 
 from __future__ import annotations
@@ -16,22 +18,20 @@ from harness._errors import (
     CassetteExhausted,
     CassetteMismatch,
     CassetteUnused,
+    CassetteWarning,
     HarnessError,
     UsageError,
 )
-from harness.cassettes._load import deserialize, serialize
-from harness.cassettes._match import body_differences
+from harness.cassettes._load import parse_cassette
+from harness.cassettes._match import body_differences, llm_semantic, llm_strict
 
 __all__ = [
     "MATCH_PRESETS",
     "UNUSED_POLICIES",
-    "CassetteWarning",
     "HarnessSerializer",
     "check_unused",
     "expand_match_on",
     "install",
-    "llm_semantic",
-    "llm_strict",
     "translate_error",
 ]
 
@@ -46,39 +46,21 @@ UNUSED_POLICIES = ("error", "warn", "ignore")
 """What to do with recorded interactions no request used, at the end of a test."""
 
 
-class CassetteWarning(UserWarning):
-    """A cassette was not fully used (``unused="warn"``)."""
-
-    __module__ = "harness.cassettes"  # the public package, in warnings and reprs
-
-
 class HarnessSerializer:
     """vcrpy serializer (registered as ``yaml``): reads stock vcrpy and the ``parsed_body``
     variant, writes stock vcrpy."""
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
-        return deserialize(cassette_string)
+        """The one loader's checked stock dict of a file vcrpy read."""
+        return parse_cassette(cassette_string)
 
     @staticmethod
     def serialize(cassette_dict: dict[str, Any]) -> str:
-        return serialize(cassette_dict)
+        """Stock vcrpy YAML."""
+        from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
-
-def _check(r1: Any, r2: Any, mode: str) -> None:
-    differences = body_differences(r1.method, r1.path, r2.body, r1.body, mode=mode)
-    if differences:
-        raise AssertionError("; ".join(differences))
-
-
-def llm_semantic(r1: Any, r2: Any) -> None:
-    """vcrpy matcher: LLM request bodies mean the same (other requests always match)."""
-    _check(r1, r2, "semantic")
-
-
-def llm_strict(r1: Any, r2: Any) -> None:
-    """vcrpy matcher: LLM request bodies are the same apart from volatile fields."""
-    _check(r1, r2, "strict")
+        return str(yamlserializer.serialize(dict(cassette_dict)))
 
 
 def expand_match_on(match_on: Sequence[str] | None) -> tuple[str, ...]:
