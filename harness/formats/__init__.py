@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import typing
 
+from harness._deprecation import Renamed as _Renamed, deprecated_getattr as _deprecated_getattr
 from harness._lazy import lazy_exports as _lazy_exports
 
 if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
@@ -43,7 +44,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     )
     from harness.formats._server import (
         IdSource as IdSource,
-        Profile as Profile,
+        Strictness as Strictness,
         WireError as WireError,
         WireRequest as WireRequest,
     )
@@ -53,6 +54,18 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         ToolDefinition as ToolDefinition,
     )
 
-__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+_lazy_getattr, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
 """Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers
 (the format modules are subpackages)."""
+
+__getattr__ = _deprecated_getattr(
+    __name__,
+    {
+        # one letter from harness.fuzz's hypothesis profiles: say what it is, a strictness
+        "Profile": _Renamed(
+            old="Profile", new="Strictness", module=__name__, since="0.2.0", removal="0.3.0"
+        ),
+    },
+    fallback=_lazy_getattr,
+)
+"""Renamed names of this package warn and answer the new object; the rest load lazily."""

@@ -14,7 +14,7 @@ from harness._errors import ProviderError
 from harness.formats._codec import Codec
 from harness.formats._json import SSEEvent
 from harness.formats._prompt import PromptPiece
-from harness.formats._server import IdSource, Profile, WireError, WireRequest
+from harness.formats._server import IdSource, Strictness, WireError, WireRequest
 from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
 from harness.tools._definitions import ToolChoice, ToolDefinition
@@ -94,11 +94,11 @@ class WireFormat(Protocol):
         ...
 
     # server side
-    def RequestReader(self, *, profile: Profile = "default") -> RequestReader:
+    def RequestReader(self, *, profile: Strictness = "default") -> RequestReader:
         """A reader for the fake (the format's ``RequestReader`` class)."""
         ...
 
-    def request_from_body(self, body: Any, *, profile: Profile = "default") -> WireRequest:
+    def request_from_body(self, body: Any, *, profile: Strictness = "default") -> WireRequest:
         """Read and check a request body like the API."""
         ...
 

@@ -30,7 +30,7 @@ __all__ = [
     "DEFAULT_MAX_CHUNKS",
     "IdSource",
     "IncrementalReader",
-    "Profile",
+    "Strictness",
     "WireError",
     "WireRequest",
     "count_iteration",
@@ -45,9 +45,10 @@ __all__ = [
     "words",
 ]
 
-Profile = Literal["default", "strict"]
-"""How strict the fake is: ``default`` (the API's rules) or ``strict`` (also refuses a
-history that calls a tool no longer declared, as some providers and proxies do)."""
+Strictness = Literal["default", "strict"]
+"""How strict the fake is (its ``profile=`` argument): ``default`` (the API's rules) or
+``strict`` (also refuses a history that calls a tool no longer declared, as some providers
+and proxies do)."""
 
 _TYPES = {
     400: "invalid_request_error",
@@ -249,7 +250,7 @@ def fragments(text: str, size: int, max_chunks: int | None = None) -> Iterator[s
 
 
 Accepted = TypeVar("Accepted")
-Read = Callable[[Any, Profile, "Accepted | None"], "tuple[WireRequest, Accepted]"]
+Read = Callable[[Any, Strictness, "Accepted | None"], "tuple[WireRequest, Accepted]"]
 
 
 class IncrementalReader(Generic[Accepted]):
@@ -257,8 +258,8 @@ class IncrementalReader(Generic[Accepted]):
     history of one conversation) so that the next body, which repeats it and adds a few
     messages, only has those read and checked. A refused body changes nothing."""
 
-    def __init__(self, read: Read[Accepted], *, profile: Profile = "default") -> None:
-        self.profile: Profile = profile
+    def __init__(self, read: Read[Accepted], *, profile: Strictness = "default") -> None:
+        self.profile: Strictness = profile
         self._read = read
         self._accepted: Accepted | None = None
         self._lock = threading.Lock()

@@ -16,7 +16,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
 from harness.formats._native_rules import NativeRules, native_problem
-from harness.formats._server import Profile, WireRequest
+from harness.formats._server import Strictness, WireRequest
 from harness.formats.anthropic_messages._native import (
     added_tools,
     addition_blocks,
@@ -449,7 +449,7 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     )
 
 
-def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest:
+def request_from_body(body: Any, *, profile: Strictness = "default") -> WireRequest:
     """Read a ``POST /v1/messages`` body like the API: ``MessagesWireError`` (its 400, in
     Anthropic's error shape) if the API would refuse it."""
     if not isinstance(body, Mapping):
@@ -473,8 +473,8 @@ class RequestReader:
     """The fake's reader of Messages bodies (the same interface as the other formats';
     Messages bodies are read whole)."""
 
-    def __init__(self, *, profile: Profile = "default") -> None:
-        self.profile: Profile = profile
+    def __init__(self, *, profile: Strictness = "default") -> None:
+        self.profile: Strictness = profile
 
     def read(self, body: Any) -> WireRequest:
         """The request of ``body``; ``MessagesWireError`` if the API would refuse it."""

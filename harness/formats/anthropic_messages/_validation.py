@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.formats._server import Profile, WireError
+from harness.formats._server import Strictness, WireError
 
 __all__ = [
     "BLOCK_TYPES",
@@ -244,7 +244,7 @@ def _check_strict(messages: Sequence[Mapping[str, Any]], names: Sequence[str]) -
                 )
 
 
-def validate_body(body: Mapping[str, Any], *, profile: Profile = "default") -> list[str]:
+def validate_body(body: Mapping[str, Any], *, profile: Strictness = "default") -> list[str]:
     """Validate a ``POST /v1/messages`` body like the API; the declared tool names.
 
     Raises ``MessagesWireError`` (400, Anthropic-shaped body) on the first problem.

@@ -29,7 +29,7 @@ from harness.formats._openai import (
 )
 from harness.formats._server import (
     IncrementalReader,
-    Profile,
+    Strictness,
     WireError,
     WireRequest,
     count_iteration,
@@ -555,7 +555,9 @@ def _tools(raw: Any) -> tuple[ToolDefinition, ...]:
     return tools
 
 
-def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[WireRequest, _Accepted]:
+def _read(
+    body: Any, profile: Strictness, accepted: _Accepted | None
+) -> tuple[WireRequest, _Accepted]:
     body = require_object(body)
     model = require_model(body)
     raw_messages = body.get("messages")
@@ -615,7 +617,7 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
     return wire, remembered
 
 
-def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest:
+def request_from_body(body: Any, *, profile: Strictness = "default") -> WireRequest:
     """Read a ``POST /chat/completions`` body like the API; ``WireError`` (its 400) if invalid."""
     return _read(body, profile, None)[0]
 
@@ -624,5 +626,5 @@ class RequestReader(IncrementalReader[_Accepted]):
     """``request_from_body`` for a fake serving one conversation after another: a body whose
     history repeats the last accepted one only has its new messages read and checked."""
 
-    def __init__(self, *, profile: Profile = "default") -> None:
+    def __init__(self, *, profile: Strictness = "default") -> None:
         super().__init__(_read, profile=profile)

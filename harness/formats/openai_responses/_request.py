@@ -28,7 +28,7 @@ from harness.formats._openai import (
 )
 from harness.formats._server import (
     IncrementalReader,
-    Profile,
+    Strictness,
     WireError,
     WireRequest,
     count_iteration,
@@ -626,7 +626,9 @@ def _settings(body: Mapping[str, Any]) -> ModelSettings:
     )
 
 
-def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[WireRequest, _Accepted]:
+def _read(
+    body: Any, profile: Strictness, accepted: _Accepted | None
+) -> tuple[WireRequest, _Accepted]:
     body = require_object(body)
     model = require_model(body)
     stream = require_stream(body)
@@ -674,7 +676,7 @@ def _read(body: Any, profile: Profile, accepted: _Accepted | None) -> tuple[Wire
     return WireRequest(model=model, request=request, stream=stream, body=body), remembered
 
 
-def request_from_body(body: Any, *, profile: Profile = "default") -> WireRequest:
+def request_from_body(body: Any, *, profile: Strictness = "default") -> WireRequest:
     """Read a ``POST /responses`` body like the API; ``WireError`` (its 400) if invalid."""
     return _read(body, profile, None)[0]
 
@@ -683,5 +685,5 @@ class RequestReader(IncrementalReader[_Accepted]):
     """``request_from_body`` for a fake serving one conversation after another: an input
     that repeats the last accepted one only has its new items read and checked."""
 
-    def __init__(self, *, profile: Profile = "default") -> None:
+    def __init__(self, *, profile: Strictness = "default") -> None:
         super().__init__(_read, profile=profile)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness._extras import require
-from harness.formats import Profile
+from harness.formats import Strictness
 from harness.loop import Model
 from harness.models._anthropic._model import import_anthropic
 
@@ -28,7 +28,7 @@ FAKE_ANTHROPIC_BASE_URL = "http://harness.test"
 """The base URL of the fake Anthropic clients (the SDK adds ``/v1/messages``)."""
 
 
-def _transport(model: Model | OpenAIWireTransport, profile: Profile) -> OpenAIWireTransport:
+def _transport(model: Model | OpenAIWireTransport, profile: Strictness) -> OpenAIWireTransport:
     from harness.models._wire._transport import OpenAIWireTransport
 
     if isinstance(model, OpenAIWireTransport):
@@ -39,7 +39,7 @@ def _transport(model: Model | OpenAIWireTransport, profile: Profile) -> OpenAIWi
 def fake_anthropic_client(
     model: Model | OpenAIWireTransport,
     *,
-    profile: Profile = "default",
+    profile: Strictness = "default",
     max_retries: int = 0,
     **client_kwargs: Any,
 ) -> anthropic.Anthropic:
@@ -62,7 +62,7 @@ def fake_anthropic_client(
 def fake_async_anthropic_client(
     model: Model | OpenAIWireTransport,
     *,
-    profile: Profile = "default",
+    profile: Strictness = "default",
     max_retries: int = 0,
     **client_kwargs: Any,
 ) -> anthropic.AsyncAnthropic:

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness._errors import ProviderError, UsageError
 from harness._validation import check_choice, check_int
-from harness.formats import IdSource, Profile, WireError, WireFormat, WireRequest, wire_formats
+from harness.formats import IdSource, Strictness, WireError, WireFormat, WireRequest, wire_formats
 from harness.formats._format import RequestReader
 from harness.formats._json import sse_frames
 from harness.formats._openai import model_entry, model_list, response_headers as default_headers
@@ -70,15 +70,15 @@ class WireApp:
         self,
         model: Model,
         *,
-        profile: Profile = "default",
+        profile: Strictness = "default",
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
         max_chunks: int = DEFAULT_MAX_CHUNKS,
     ) -> None:
         if not isinstance(model, Model):
             raise UsageError(f"the fake server serves a harness Model, got {model!r}")
-        check_choice(profile, Profile, name="profile")
+        check_choice(profile, Strictness, name="profile")
         self.model = model
-        self.profile: Profile = profile
+        self.profile: Strictness = profile
         for name, value in (("chunk_chars", chunk_chars), ("max_chunks", max_chunks)):
             check_int(value, name=name, minimum=1)
         self.chunk_chars = chunk_chars

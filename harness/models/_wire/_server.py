@@ -15,7 +15,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import check_int
-from harness.formats import Profile, WireError
+from harness.formats import Strictness, WireError
 from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp
@@ -356,7 +356,7 @@ class WireServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        profile: Profile = "default",
+        profile: Strictness = "default",
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
         max_chunks: int = DEFAULT_MAX_CHUNKS,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from harness._extras import require
-from harness.formats import Profile
+from harness.formats import Strictness
 from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
 from harness.models._wire._app import RecordedRequest, WireApp, WireReply
@@ -58,7 +58,7 @@ class OpenAIWireTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         self,
         model: Model,
         *,
-        profile: Profile = "default",
+        profile: Strictness = "default",
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
         max_chunks: int = DEFAULT_MAX_CHUNKS,
     ) -> None:
@@ -94,7 +94,7 @@ class OpenAIWireTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 def fake_openai_client(
     model: Model | OpenAIWireTransport,
     *,
-    profile: Profile = "default",
+    profile: Strictness = "default",
     max_retries: int = 0,
     **client_kwargs: Any,
 ) -> openai.OpenAI:
@@ -121,7 +121,7 @@ def fake_openai_client(
 def fake_async_openai_client(
     model: Model | OpenAIWireTransport,
     *,
-    profile: Profile = "default",
+    profile: Strictness = "default",
     max_retries: int = 0,
     **client_kwargs: Any,
 ) -> openai.AsyncOpenAI:
