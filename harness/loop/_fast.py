@@ -33,9 +33,8 @@ decoded incrementally (``harness.models``), tool definitions cached by the tools
 result's content scanned for secrets only when its tool has presets or a secret is
 registered (``Tool.hidden_from_model``), a turn's ``validation_seconds`` set only when it
 differs from the budget in force, the run's starting tools copied only for an active
-capture (``observed_run``). Together (2026-11-25, quiet machine, five runs): ``run`` at
-N=1000 in 18.4-19.5 us per iteration, 3.44-3.65x the bare loop (main before: 21.1-21.3,
-3.98-4.07x); 10,000 functions 1.18-1.30x the run of 10 (1.36-1.78x before).
+capture (``observed_run``): each skips work most runs never need. What they buy
+together, measured run by run, is in ``benchmarks/NOTES.md``.
 """
 
 from __future__ import annotations

@@ -274,15 +274,10 @@ def build_args_schema(
     return built
 
 
-def _build_args_schema(
-    func: Callable[..., Any],
-    *,
-    presets: Collection[str],
-    model_name: str | None,
-    overridable: Collection[str] = (),
-) -> ArgsSchema:
-    target = describe_callable(func)
-    problems: list[str] = []
+def _signature_and_hints(
+    func: Callable[..., Any], target: str
+) -> tuple[inspect.Signature, dict[str, Any]]:
+    """``func``'s signature and resolved annotations (``ToolDefinitionError`` if unreadable)."""
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError) as exc:
@@ -293,108 +288,152 @@ def _build_args_schema(
         raise ToolDefinitionError(
             target, [f"cannot resolve its type annotations: {type(exc).__name__}: {exc}"]
         ) from None
+    return signature, hints
 
-    description, doc_params = _parse_docstring(func)
-    fields: dict[str, Any] = {}
-    context_params: list[str] = []
-    injected_params: list[InjectedParam] = []
-    preset_params: list[str] = []
-    field_params: list[tuple[str, str]] = []
-    params = list(signature.parameters.values())
-    if params and params[0].name in ("self", "cls") and params[0].name not in hints:
-        params = params[1:]
-    for param in params:
+
+def _kind_problem(param: inspect.Parameter) -> str | None:
+    """Why a parameter of this kind cannot be a model argument (``None``: it can)."""
+    name = param.name
+    if param.kind is inspect.Parameter.VAR_POSITIONAL:
+        return f"parameter *{name}: variadic arguments cannot be described to a model"
+    if param.kind is inspect.Parameter.VAR_KEYWORD:
+        return f"parameter **{name}: variadic arguments cannot be described to a model"
+    if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+        return f"parameter {name}: positional-only parameters are not supported"
+    return None
+
+
+@dataclasses.dataclass
+class _Parameters:
+    """Where each parameter of a signature goes, gathered one parameter at a time, with
+    every problem found on the way (raised together afterwards)."""
+
+    presets: Collection[str]
+    overridable: Collection[str]
+    doc_params: Mapping[str, str]
+    names: frozenset[str]
+    """Every parameter name (a model field must not take one of them)."""
+    fields: dict[str, Any] = dataclasses.field(default_factory=dict)
+    field_params: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    context: list[str] = dataclasses.field(default_factory=list)
+    injected: list[InjectedParam] = dataclasses.field(default_factory=list)
+    preset: list[str] = dataclasses.field(default_factory=list)
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+    def add(self, param: inspect.Parameter, annotation: Any) -> None:
+        """File ``param``: a preset, an injected object, the context, or a model field."""
         name = param.name
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
-            problems.append(f"parameter *{name}: variadic arguments cannot be described to a model")
-            continue
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
-            problems.append(
-                f"parameter **{name}: variadic arguments cannot be described to a model"
-            )
-            continue
-        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
-            problems.append(f"parameter {name}: positional-only parameters are not supported")
-            continue
-        annotation = hints.get(name, inspect.Parameter.empty)
-        if name in presets:
-            preset_params.append(name)
-            if name not in overridable:
-                continue
+        problem = _kind_problem(param)
+        if problem is not None:
+            self.problems.append(problem)
+            return
+        if name in self.presets:
+            self.preset.append(name)
+            if name not in self.overridable:
+                return
         elif annotation is not inspect.Parameter.empty and not _is_context(annotation):
             injected, problem = injected_type(annotation)
             if problem is not None:
-                problems.append(f"parameter {name!r}: {problem}")
-                continue
+                self.problems.append(f"parameter {name!r}: {problem}")
+                return
             if injected is not None:
                 has_default = param.default is not inspect.Parameter.empty
-                injected_params.append(InjectedParam(name, injected, has_default))
-                continue
+                self.injected.append(InjectedParam(name, injected, has_default))
+                return
         if annotation is inspect.Parameter.empty:
-            problems.append(
+            self.problems.append(
                 f"parameter {name!r} has no type annotation; add one (e.g. {name}: str)"
             )
-            continue
-        if _is_context(annotation):
-            context_params.append(name)
-            continue
-        if name.startswith("_"):
-            problems.append(
+        elif _is_context(annotation):
+            self.context.append(name)
+        elif name.startswith("_"):
+            self.problems.append(
                 f"parameter {name!r}: names starting with '_' cannot be model arguments"
             )
-            continue
+        else:
+            self._add_field(param, annotation)
+
+    def _add_field(self, param: inspect.Parameter, annotation: Any) -> None:
+        name = param.name
         field_kwargs: dict[str, Any] = {}
-        desc = _annotated_description(annotation) or doc_params.get(name)
+        desc = _annotated_description(annotation) or self.doc_params.get(name)
         if desc:
             field_kwargs["description"] = desc
-        if name in presets:  # overridable: optional, and the preset (a secret) is not shown
+        if name in self.presets:  # overridable: optional, and the preset (a secret) is not shown
             field_kwargs["default_factory"] = _unset
             field_kwargs["description"] = " ".join(filter(None, (desc, _OVERRIDE_NOTE)))
         elif param.default is not inspect.Parameter.empty:
             field_kwargs["default"] = param.default
         elif _is_optional(annotation):
             field_kwargs["default"] = None
-        field = _field_name(name, {*fields, *(p.name for p in params)})
+        field = _field_name(name, {*self.fields, *self.names})
         if field != name:
             field_kwargs["alias"] = name
-        fields[field] = (annotation, Field(**field_kwargs))
-        field_params.append((field, name))
-    unknown_overrides = sorted(set(overridable) - set(presets))
-    if unknown_overrides:
-        problems.append(
-            f"model_may_override names {unknown_overrides}, which are not presets; "
-            f"presets are {sorted(presets)}"
-        )
-    unknown_presets = sorted(set(presets) - {p.name for p in params})
-    if unknown_presets:
-        problems.append(
-            f"presets {unknown_presets} are not parameters of the function; "
-            f"parameters are {[p.name for p in params]}"
-        )
-    if problems:
-        raise ToolDefinitionError(target, problems + _field_problems(fields))
+        self.fields[field] = (annotation, Field(**field_kwargs))
+        self.field_params.append((field, name))
+
+    def check_presets(self, params: list[inspect.Parameter]) -> None:
+        """Presets and overrides must name parameters (and overrides presets)."""
+        unknown_overrides = sorted(set(self.overridable) - set(self.presets))
+        if unknown_overrides:
+            self.problems.append(
+                f"model_may_override names {unknown_overrides}, which are not presets; "
+                f"presets are {sorted(self.presets)}"
+            )
+        unknown_presets = sorted(set(self.presets) - self.names)
+        if unknown_presets:
+            self.problems.append(
+                f"presets {unknown_presets} are not parameters of the function; "
+                f"parameters are {[p.name for p in params]}"
+            )
+
+
+def _build_args_schema(
+    func: Callable[..., Any],
+    *,
+    presets: Collection[str],
+    model_name: str | None,
+    overridable: Collection[str] = (),
+) -> ArgsSchema:
+    target = describe_callable(func)
+    signature, hints = _signature_and_hints(func, target)
+    description, doc_params = _parse_docstring(func)
+    params = list(signature.parameters.values())
+    if params and params[0].name in ("self", "cls") and params[0].name not in hints:
+        params = params[1:]
+    found = _Parameters(
+        presets=presets,
+        overridable=overridable,
+        doc_params=doc_params,
+        names=frozenset(p.name for p in params),
+    )
+    for param in params:
+        found.add(param, hints.get(param.name, inspect.Parameter.empty))
+    found.check_presets(params)
+    if found.problems:
+        raise ToolDefinitionError(target, found.problems + _field_problems(found.fields))
 
     safe_name = model_name or f"{getattr(func, '__name__', 'tool')}_arguments"
     try:
         model = create_model(
             safe_name,
             __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
-            **fields,
+            **found.fields,
         )
         json_schema = clean_schema(model.model_json_schema())
     except (PydanticUserError, TypeError, ValueError, AttributeError) as exc:
-        problems.extend(_field_problems(fields) or [f"schema generation failed: {exc}"])
+        problems = _field_problems(found.fields) or [f"schema generation failed: {exc}"]
         raise ToolDefinitionError(target, problems) from None
     json_schema.setdefault("properties", {})
     return ArgsSchema(
         model=model,
         json_schema=json_schema,
-        context_params=tuple(context_params),
-        preset_params=tuple(preset_params),
+        context_params=tuple(found.context),
+        preset_params=tuple(found.preset),
         description=description,
-        fields=tuple(field_params),
-        injected_params=tuple(injected_params),
-        overridable=tuple(name for name in preset_params if name in overridable),
+        fields=tuple(found.field_params),
+        injected_params=tuple(found.injected),
+        overridable=tuple(name for name in found.preset if name in overridable),
     )
 
 
