@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "harness._extras": 0,
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness._deprecation": 0,  # renamed public names: one warning, one removal version
+    "harness._safe_yaml": 0,  # YAML written by others, read within bounds (scenarios, prices)
     "harness.messages": 0,
     "harness.tools": 0,
     "harness.loop": 1,
@@ -208,12 +209,10 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return sorted(components, key=lambda c: (-len(c), c))
 
 
-PACKAGE_CYCLES = 2
+PACKAGE_CYCLES = 1
 """How many cycles the package graph has (see ``cycles``); change it on purpose. Today:
 ``harness._errors`` -> ``_validation`` -> ``_secrets`` -> ``_errors`` (``ToolNotFound``
-words its message with ``did_you_mean``, imported in the function), and ``harness.cost``
-<-> ``harness.scenarios`` (price files are read with the scenarios' bounded YAML reader;
-the comparison scenarios are judged by the cost model)."""
+words its message with ``did_you_mean``, imported in the function)."""
 
 
 def test_no_package_imports_a_higher_layer() -> None:

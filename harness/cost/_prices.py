@@ -89,7 +89,7 @@ def load_prices(source: str | Path | Mapping[str, Any]) -> PriceTable:
             except ValueError as exc:
                 raise UsageError(f"{where} is not valid JSON: {exc}") from None
         else:
-            from harness.scenarios._safe_yaml import read_yaml
+            from harness._safe_yaml import read_yaml
 
             data = read_yaml(path, what="price file")
     models = data.get("models") if isinstance(data, Mapping) else None

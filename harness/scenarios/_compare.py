@@ -34,11 +34,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness._errors import HarnessError, ScenarioError
+from harness._safe_yaml import read_yaml
 from harness.cost import CostReport, PriceTable, analyse, record_requests
 from harness.cost._rules import FormatName
 from harness.scenarios._loader import Scenario
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
-from harness.scenarios._safe_yaml import read_yaml
 from harness.scenarios._spec import ScenarioSpec
 
 __all__ = [

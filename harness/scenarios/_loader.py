@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness._safe_yaml import read_yaml
 from harness.formats.openai_chat import messages_from_dicts
 from harness.injection import AllowedTools, EntityDiscovery, ToolChaining, ToolSearch
 from harness.loop import InjectionStrategy, LoopOptions, Model
@@ -21,7 +22,6 @@ from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._properties import Property
-from harness.scenarios._safe_yaml import read_yaml
 from harness.scenarios._session_files import check_sessions
 from harness.scenarios._spec import ScenarioSpec
 from harness.tools import Tool, Toolset, as_tool

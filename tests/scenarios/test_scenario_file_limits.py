@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from harness import ScenarioError
+from harness._safe_yaml import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
 from harness.cli._app import app
 from harness.scenarios import load_scenario, resolve_import
-from harness.scenarios._safe_yaml import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

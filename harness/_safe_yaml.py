@@ -1,5 +1,8 @@
 """Reading YAML files written by others: bounded size, depth and alias expansion.
 
+Scenario files, comparison files and price files (``harness.cost``) are read here, at
+the bottom, so that neither of those packages reads YAML through the other.
+
 A 1 KB file of nested aliases (the "billion laughs") expands to a billion values once
 something walks it; 20,000 nested brackets exhaust the parser's recursion. Both, and a
 file that is not UTF-8, become a ``ScenarioError`` naming the file and the limit. A key
