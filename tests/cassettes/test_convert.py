@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from harness import CallContext, ToolDefinition, ToolResult, UsageError
@@ -20,7 +22,7 @@ DEFINITIONS = [
 
 
 def test_stubs_offer_the_recorded_definitions_and_answer_in_order() -> None:
-    results = {
+    results: dict[str, list[str | dict[str, Any]]] = {
         "lookup": ["first", "second"],
         "find_tools": [{"content": "x", "reveals": ["refund"]}],
     }
