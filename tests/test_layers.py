@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "harness._extras": 0,
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness._deprecation": 0,  # renamed public names: one warning, one removal version
+    "harness._deprecated_choices": 0,  # provider tool_choice dicts, read until 0.3.0
     "harness._safe_yaml": 0,  # YAML written by others, read within bounds (scenarios, prices)
     "harness.messages": 0,
     "harness.tools": 0,

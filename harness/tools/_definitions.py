@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from harness._deprecated_choices import provider_choice_data
 from harness._errors import UsageError
 
 __all__ = ["SearchMode", "ToolChoice", "ToolChoiceMode", "ToolDefinition"]
@@ -37,6 +38,8 @@ its API's search tool (``harness.formats.anthropic_messages._native.SEARCH_TOOLS
 ``harness.formats.openai_responses._native``)."""
 
 _MODES: tuple[str, ...] = get_args(ToolChoiceMode)
+_DATA_KEYS = frozenset({"mode", "name", "allowed"})
+"""The keys of ``ToolChoice.to_data``."""
 _SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 _NO_EXTRA: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
@@ -264,7 +267,8 @@ class ToolChoice:
 
         A provider's ``tool_choice`` dict is that provider's shape: its format reads it
         (``tool_choice_from_param`` of ``harness.formats.openai_chat``,
-        ``openai_responses`` or ``anthropic_messages``); here it is a ``UsageError``.
+        ``openai_responses`` or ``anthropic_messages``). The dicts read here before 0.2.0
+        still are, with a ``DeprecationWarning``, until 0.3.0 (``harness._deprecated_choices``).
         """
         if value is None or isinstance(value, ToolChoice):
             return value
@@ -276,6 +280,10 @@ class ToolChoice:
             known = _BY_WORD.get(value)
             return known if known is not None else cls.tool(value)
         if isinstance(value, Mapping):
+            if not set(value) <= _DATA_KEYS:
+                data = provider_choice_data(value)
+                if data is not None:
+                    return cls.from_data(data)
             return cls.from_data(value)
         raise UsageError(
             f"tool_choice must be 'auto', 'none', 'required', a tool name or a "
@@ -296,7 +304,7 @@ class ToolChoice:
         """The choice ``to_data`` wrote; ``mode`` defaults to ``auto`` and a missing
         ``name`` or ``allowed`` to ``None``, so ``{"allowed": ["a", "b"]}`` and
         ``{"mode": "tool", "name": "f"}`` are choices too."""
-        if not isinstance(data, Mapping) or not set(data) <= {"mode", "name", "allowed"}:
+        if not isinstance(data, Mapping) or not set(data) <= _DATA_KEYS:
             raise UsageError(
                 f"tool_choice {data!r} is not a choice the harness reads: give "
                 "{mode: auto|none|required|tool, name: ..., allowed: [...]} or use "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -138,8 +139,8 @@ def test_bad_tool_choices_are_refused(build: Any, says: str) -> None:
         build()
 
 
-# A provider's tool_choice dict is that provider's shape: its format reads it, the neutral
-# model refuses it and says where to read it.
+# A provider's tool_choice dict is that provider's shape: its format reads it. The neutral
+# model still reads the ones it read before 0.2.0, with a warning, until 0.3.0.
 PROVIDER_DICTS = [
     (openai_chat, {"type": "function", "function": {"name": "f"}}, ToolChoice.tool("f")),
     (
@@ -166,16 +167,36 @@ PROVIDER_DICTS = [
 
 
 @pytest.mark.parametrize(("module", "value", "expected"), PROVIDER_DICTS)
-def test_a_provider_dict_is_read_by_its_format_not_by_the_neutral_model(
+def test_a_provider_dict_is_read_by_its_format(
     module: Any, value: dict[str, Any], expected: ToolChoice
 ) -> None:
     assert module.tool_choice_from_param(value) == expected
     assert ModelSettings(tool_choice=module.tool_choice_from_param(value)).tool_choice == expected
-    for build in (ToolChoice.of, lambda v: ModelSettings(tool_choice=v)):
-        with pytest.raises(UsageError, match=r"read by its format \(harness\.formats\.openai_chat"):
-            build(value)
-    with pytest.raises(UsageError, match="invalid loop options: tool_choice"):
-        LoopOptions(tool_choice=value)
+
+
+@pytest.mark.parametrize(("module", "value", "expected"), PROVIDER_DICTS)
+def test_the_neutral_model_reads_the_old_provider_dicts_until_0_3_with_a_warning(
+    module: Any, value: dict[str, Any], expected: ToolChoice
+) -> None:
+    shown = {
+        "tool": f"ToolChoice.tool({expected.name!r})",
+        "required": "ToolChoice.allowed_tools" if expected.allowed else "ToolChoice.required()",
+        "none": "ToolChoice.none()",
+        "auto": "ToolChoice.allowed_tools",
+    }[expected.mode]
+    says = rf"since 0\.2\.0 and will be removed in 0\.3\.0: write harness\.{re.escape(shown)}"
+    for read in (
+        ToolChoice.of,
+        lambda v: ModelSettings(tool_choice=v).tool_choice,
+        lambda v: LoopOptions(tool_choice=v).tool_choice,
+    ):
+        with pytest.warns(DeprecationWarning, match=says):
+            assert read(value) == expected
+
+
+def test_a_dict_no_provider_wrote_is_refused_naming_the_fixes() -> None:
+    with pytest.raises(UsageError, match=r"not a choice the harness reads.*harness\.formats\."):
+        ToolChoice.of({"type": "required", "name": "x"})
 
 
 @given(
