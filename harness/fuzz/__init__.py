@@ -25,13 +25,20 @@ _require("hypothesis", "harness.fuzz (fuzzing)")
 _require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
-    from harness.fuzz._agent_campaign import (
+    from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
+    from harness.fuzz.agent._campaign import (
         AGENT_PROFILES as AGENT_PROFILES,
         Guidance as Guidance,
         fuzz_agent as fuzz_agent,
     )
-    from harness.fuzz._agent_report import AgentFuzzReport as AgentFuzzReport
-    from harness.fuzz._campaign import (
+    from harness.fuzz.agent._judge import Finding as Finding, no_timeouts as no_timeouts
+    from harness.fuzz.agent._report import AgentFuzzReport as AgentFuzzReport
+    from harness.fuzz.agent._runs import (
+        FUZZ_DEFAULTS as FUZZ_DEFAULTS,
+        FuzzedRun as FuzzedRun,
+        agent_runs as agent_runs,
+    )
+    from harness.fuzz.universe._campaign import (
         DATABASE_ENV as DATABASE_ENV,
         PROFILE_ENV as PROFILE_ENV,
         PROFILE_PREFIX as PROFILE_PREFIX,
@@ -42,7 +49,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         load_strategy as load_strategy,
         run_campaign as run_campaign,
     )
-    from harness.fuzz._decisions import (
+    from harness.fuzz.universe._decisions import (
         DECISION_KINDS as DECISION_KINDS,
         UNKNOWN_TOOL as UNKNOWN_TOOL,
         DecisionModel as DecisionModel,
@@ -50,7 +57,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         example_arguments as example_arguments,
         static_tools_model as static_tools_model,
     )
-    from harness.fuzz._execute import (
+    from harness.fuzz.universe._execute import (
         SECRET as SECRET,
         FuzzOutcome as FuzzOutcome,
         StrategyFactory as StrategyFactory,
@@ -60,25 +67,19 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         run_fuzz_scenario as run_fuzz_scenario,
         write_counterexample as write_counterexample,
     )
-    from harness.fuzz._generators import (
+    from harness.fuzz.universe._generators import (
         decisions as decisions,
         fuzz_scenarios as fuzz_scenarios,
         tool_specs as tool_specs,
         tool_universes as tool_universes,
     )
-    from harness.fuzz._judge import Finding as Finding, no_timeouts as no_timeouts
-    from harness.fuzz._machine import (
+    from harness.fuzz.universe._machine import (
         loop_core_machine as loop_core_machine,
     )
-    from harness.fuzz._runs import (
-        FUZZ_DEFAULTS as FUZZ_DEFAULTS,
-        FuzzedRun as FuzzedRun,
-        agent_runs as agent_runs,
-    )
-    from harness.fuzz._scenario import (
+    from harness.fuzz.universe._scenario import (
         FuzzScenario as FuzzScenario,
     )
-    from harness.fuzz._universe import (
+    from harness.fuzz.universe._specs import (
         FAULTS as FAULTS,
         UNIVERSE_KINDS as UNIVERSE_KINDS,
         BuiltUniverse as BuiltUniverse,
@@ -96,7 +97,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         universe_strategies as universe_strategies,
         universe_tools as universe_tools,
     )
-    from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
 
 __getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
 """Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""

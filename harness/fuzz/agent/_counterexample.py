@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from harness.fuzz._execute import _NoAliases
-from harness.fuzz._judge import EXPECTED_ENDINGS, Finding
+from harness.fuzz.agent._judge import EXPECTED_ENDINGS, Finding
+from harness.fuzz.universe._execute import _NoAliases
 
 __all__ = ["agent_counterexample_data", "write_agent_counterexample"]
 

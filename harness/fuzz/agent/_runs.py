@@ -20,9 +20,9 @@ from hypothesis import reject, strategies as st, target
 from hypothesis.errors import HypothesisException
 
 from harness._errors import ScriptError
-from harness.fuzz._args import chance, pick
-from harness.fuzz._player import FuzzPlayer, Swarm, Turn, swarms
 from harness.fuzz._watchdog import WATCHDOG_SECONDS, watchdog as guard
+from harness.fuzz.agent._args import chance, pick
+from harness.fuzz.agent._player import FuzzPlayer, Swarm, Turn, swarms
 from harness.loop import Trace
 from harness.scenarios._agent import Agent, AgentFactory, build_agent, run_agent
 from harness.scenarios._coverage import name_pattern

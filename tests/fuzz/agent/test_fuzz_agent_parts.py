@@ -9,12 +9,12 @@ from typing import Any
 import planted_agents
 import pytest
 
-from harness.fuzz._corpus import Corpus, depth, is_progress
-from harness.fuzz._judge import Finding
-from harness.fuzz._player import _inputs_ready
-from harness.fuzz._seen import SeenValues
-from harness.fuzz._shrink import shrink_steps, without_turns
 from harness.fuzz._watchdog import WatchdogTimeout, watchdog
+from harness.fuzz.agent._corpus import Corpus, depth, is_progress
+from harness.fuzz.agent._judge import Finding
+from harness.fuzz.agent._player import _inputs_ready
+from harness.fuzz.agent._seen import SeenValues
+from harness.fuzz.agent._shrink import shrink_steps, without_turns
 from harness.loop import ModelRequest, ModelSettings
 from harness.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from harness.models import ScriptedModel, steps_from_data

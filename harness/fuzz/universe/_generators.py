@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from harness._errors import UsageError
 from harness._validation import check_choice, check_choices, check_int
-from harness.fuzz._decisions import ArgsMode, FuzzDecision
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import (
+from harness.fuzz.universe._decisions import ArgsMode, FuzzDecision
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import (
     FAULTS,
     UNIVERSE_KINDS,
     FacadeSpec,
@@ -351,7 +351,7 @@ def decisions(
 
     ``kinds`` limits the decision kinds (default: all of ``DECISION_KINDS``).
     """
-    from harness.fuzz._decisions import DECISION_KINDS
+    from harness.fuzz.universe._decisions import DECISION_KINDS
 
     max_turns = check_int(max_turns, name="max_turns", minimum=0)
     chosen = check_choices(

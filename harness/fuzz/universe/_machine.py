@@ -24,8 +24,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from harness._errors import HarnessError
 from harness._validation import check_int
-from harness.fuzz._decisions import UNKNOWN_TOOL, example_arguments
-from harness.fuzz._execute import SECRET, StrategyFactory
+from harness.fuzz.universe._decisions import UNKNOWN_TOOL, example_arguments
+from harness.fuzz.universe._execute import SECRET, StrategyFactory
 from harness.loop import LoopCore, LoopOptions, ModelRequest, ModelResponse, StrategyChain
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.scenarios import check_invariants, format_violations

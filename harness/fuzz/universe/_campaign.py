@@ -30,7 +30,8 @@ from hypothesis.database import (
 
 from harness._errors import HarnessError, UsageError
 from harness._validation import check_choice, check_choices, check_int, check_output
-from harness.fuzz._execute import (
+from harness.fuzz._ray import connect_ray
+from harness.fuzz.universe._execute import (
     FuzzOutcome,
     StrategyFactory,
     check_determinism,
@@ -38,10 +39,9 @@ from harness.fuzz._execute import (
     run_fuzz_scenario,
     write_counterexample,
 )
-from harness.fuzz._generators import fuzz_scenarios
-from harness.fuzz._ray import connect_ray
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
+from harness.fuzz.universe._generators import fuzz_scenarios
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import FAULTS, UNIVERSE_KINDS
 from harness.injection import InjectionStrategy
 from harness.scenarios import STRATEGIES, resolve_import
 

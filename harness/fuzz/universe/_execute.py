@@ -12,11 +12,11 @@ from typing import Any
 import yaml
 
 from harness._errors import HarnessError, StrategyError, UsageError, VisibilityExpansionRequired
-from harness.fuzz._decisions import DecisionModel
-from harness.fuzz._runs import FUZZ_DEFAULTS
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
+from harness.fuzz.agent._runs import FUZZ_DEFAULTS
+from harness.fuzz.universe._decisions import DecisionModel
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import TIMEOUT, UniverseSpec, build_universe
 from harness.injection import InjectionStrategy, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
 from harness.messages import Message
