@@ -25,7 +25,12 @@ _require("hypothesis", "harness.fuzz (fuzzing)")
 _require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
+    # shared by both kinds of fuzzing
+    from harness.fuzz._loop_options import FUZZ_DEFAULTS as FUZZ_DEFAULTS
+    from harness.fuzz._profiles import PROFILE_ENV as PROFILE_ENV
     from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
+
+    # fuzzing your agent: harness/fuzz/agent/
     from harness.fuzz.agent._campaign import (
         AGENT_PROFILES as AGENT_PROFILES,
         Guidance as Guidance,
@@ -34,13 +39,13 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     from harness.fuzz.agent._judge import Finding as Finding, no_timeouts as no_timeouts
     from harness.fuzz.agent._report import AgentFuzzReport as AgentFuzzReport
     from harness.fuzz.agent._runs import (
-        FUZZ_DEFAULTS as FUZZ_DEFAULTS,
         FuzzedRun as FuzzedRun,
         agent_runs as agent_runs,
     )
+
+    # injection strategies in generated universes: harness/fuzz/universe/
     from harness.fuzz.universe._campaign import (
         DATABASE_ENV as DATABASE_ENV,
-        PROFILE_ENV as PROFILE_ENV,
         PROFILE_PREFIX as PROFILE_PREFIX,
         PROFILES as PROFILES,
         CampaignConfig as CampaignConfig,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import check_choice, check_output, is_int, is_number
+from harness.fuzz._profiles import choose_profile
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.fuzz.agent._report import AgentFuzzReport
 from harness.fuzz.agent._search import (
@@ -65,10 +65,7 @@ def _check_budget(max_examples: Any, max_seconds: Any) -> None:
 
 
 def _profile_budget(profile: str | None) -> tuple[str, AgentBudget]:
-    from harness.fuzz.universe._campaign import PROFILE_ENV
-
-    chosen = profile or os.environ.get(PROFILE_ENV) or "dev"
-    check_choice(chosen, tuple(AGENT_PROFILES), name=f"profile (or ${PROFILE_ENV})")
+    chosen = choose_profile(profile, AGENT_PROFILES)
     return chosen, AGENT_PROFILES[chosen]
 
 

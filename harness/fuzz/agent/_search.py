@@ -25,19 +25,14 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from harness._errors import ScriptError, UsageError
+from harness.fuzz._loop_options import FUZZ_DEFAULTS
 from harness.fuzz._watchdog import WATCHDOG_SECONDS, WatchdogTimeout, signal_watchdog_available
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
 from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
 from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
-from harness.fuzz.agent._runs import (
-    FUZZ_DEFAULTS,
-    AgentAbort,
-    FuzzedRun,
-    agent_runs,
-    run_features,
-)
+from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, agent_runs, run_features
 from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
