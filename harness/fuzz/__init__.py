@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import typing
 
+from harness._deprecation import Renamed as _Renamed, deprecated_getattr as _deprecated_getattr
 from harness._extras import require as _require
 from harness._lazy import lazy_exports as _lazy_exports
 
@@ -46,8 +47,8 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     # injection strategies in generated universes: harness/fuzz/universe/
     from harness.fuzz.universe._campaign import (
         DATABASE_ENV as DATABASE_ENV,
+        HYPOTHESIS_PROFILES as HYPOTHESIS_PROFILES,
         PROFILE_PREFIX as PROFILE_PREFIX,
-        PROFILES as PROFILES,
         CampaignConfig as CampaignConfig,
         CampaignReport as CampaignReport,
         load_profile as load_profile,
@@ -89,11 +90,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         UNIVERSE_KINDS as UNIVERSE_KINDS,
         BuiltUniverse as BuiltUniverse,
         FacadeSpec as FacadeSpec,
+        FuzzParamSpec as FuzzParamSpec,
         FuzzProviderSpec as FuzzProviderSpec,
         FuzzToolSpec as FuzzToolSpec,
         GroupSpec as GroupSpec,
         MachineSpec as MachineSpec,
-        ParamSpec as ParamSpec,
         PlaybookSpec as PlaybookSpec,
         SectionSpec as SectionSpec,
         UniverseSpec as UniverseSpec,
@@ -103,5 +104,29 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         universe_tools as universe_tools,
     )
 
-__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
-"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""
+_lazy_getattr, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+
+_RENAMED = {
+    renamed.old: renamed
+    for renamed in (
+        # shadowed typing.ParamSpec in every module importing both
+        _Renamed(
+            old="ParamSpec",
+            new="FuzzParamSpec",
+            module="harness.fuzz.universe._specs",
+            since="0.2.0",
+            removal="0.3.0",
+        ),
+        # said neither what kind of profile nor which product (AGENT_PROFILES is the other)
+        _Renamed(
+            old="PROFILES",
+            new="HYPOTHESIS_PROFILES",
+            module="harness.fuzz.universe._campaign",
+            since="0.2.0",
+            removal="0.3.0",
+        ),
+    )
+}
+__getattr__ = _deprecated_getattr(__name__, _RENAMED, fallback=_lazy_getattr)
+"""Lazy re-exports (PEP 562), and the renamed names with a ``DeprecationWarning``;
+``__all__`` is the names imported above for type checkers (never the old names)."""

@@ -1,7 +1,7 @@
 """Which settings profile is in effect (``dev``, ``ci``, ``nightly``), for both kinds of fuzzing.
 
 ``fuzz_agent`` takes its budget from ``AGENT_PROFILES`` and a campaign its hypothesis
-settings from the campaign profiles; both pick the profile one way: the one named, else
+settings from ``HYPOTHESIS_PROFILES``; both pick the profile one way: the one named, else
 ``$HARNESS_FUZZ_PROFILE``, else ``dev``.
 """
 

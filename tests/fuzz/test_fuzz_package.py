@@ -95,9 +95,9 @@ UNIVERSE = {
     "FuzzToolSpec",
     "GroupSpec",
     "MachineSpec",
-    "PROFILES",
+    "HYPOTHESIS_PROFILES",
     "PROFILE_PREFIX",
-    "ParamSpec",
+    "FuzzParamSpec",
     "PlaybookSpec",
     "SECRET",
     "SectionSpec",
@@ -156,3 +156,39 @@ def test_the_public_module_has_no_public_name_beyond_all() -> None:
     }
     assert public == set(harness.fuzz.__all__)
     assert set(dir(harness.fuzz)) >= public
+
+
+RENAMED = [("ParamSpec", "FuzzParamSpec"), ("PROFILES", "HYPOTHESIS_PROFILES")]
+
+
+@pytest.mark.parametrize(("old", "new"), RENAMED)
+def test_a_renamed_name_answers_the_new_one_and_warns(old: str, new: str) -> None:
+    import harness.fuzz
+
+    with pytest.warns(
+        DeprecationWarning,
+        match=rf"harness\.fuzz\.{old} is deprecated since 0\.2\.0 and will be removed in "
+        rf"0\.3\.0: use harness\.fuzz\.{new} instead",
+    ):
+        value = getattr(harness.fuzz, old)
+    assert value is getattr(harness.fuzz, new)
+    assert old not in harness.fuzz.__all__ and old not in dir(harness.fuzz)
+
+
+def test_the_old_names_still_build_tools_and_select_settings() -> None:
+    from harness.fuzz import FuzzToolSpec
+
+    with pytest.warns(DeprecationWarning, match="ParamSpec"):
+        from harness.fuzz import ParamSpec
+    spec = FuzzToolSpec(name="t", params=[ParamSpec(name="n", type="integer")])
+    assert spec.parameters()["properties"] == {"n": {"type": "integer"}}
+    with pytest.warns(DeprecationWarning, match="PROFILES"):
+        from harness.fuzz import PROFILES
+    assert PROFILES["ci"].derandomize and PROFILES["ci"].max_examples == 60
+
+
+def test_an_unknown_name_is_still_an_attribute_error() -> None:
+    import harness.fuzz
+
+    with pytest.raises(AttributeError, match=r"module 'harness\.fuzz' has no attribute 'Nope'"):
+        harness.fuzz.Nope  # noqa: B018

@@ -48,7 +48,7 @@ from harness.scenarios import STRATEGIES, resolve_import
 
 __all__ = [
     "DATABASE_ENV",
-    "PROFILES",
+    "HYPOTHESIS_PROFILES",
     "PROFILE_PREFIX",
     "CampaignConfig",
     "CampaignReport",
@@ -70,7 +70,7 @@ _SUPPRESS = (
     HealthCheck.large_base_example,
 )
 
-PROFILES: dict[str, settings] = {
+HYPOTHESIS_PROFILES: dict[str, settings] = {
     "dev": settings(
         max_examples=200, deadline=None, suppress_health_check=_SUPPRESS, print_blob=False
     ),
@@ -88,7 +88,7 @@ PROFILES: dict[str, settings] = {
 """Hypothesis settings per profile: ``dev`` (quick), ``ci`` (bounded and derandomised),
 ``nightly`` (long). Registered with hypothesis under ``PROFILE_PREFIX + name``."""
 
-for _name, _profile in PROFILES.items():
+for _name, _profile in HYPOTHESIS_PROFILES.items():
     settings.register_profile(PROFILE_PREFIX + _name, _profile)
 
 
@@ -101,7 +101,7 @@ def load_profile(name: str | None = None) -> str:
     ``harness fuzz`` (or pass ``--hypothesis-profile harness-ci`` to pytest after
     importing ``harness.fuzz``).
     """
-    registered = PROFILE_PREFIX + choose_profile(name, PROFILES)
+    registered = PROFILE_PREFIX + choose_profile(name, HYPOTHESIS_PROFILES)
     settings.load_profile(registered)
     return registered
 
@@ -149,18 +149,20 @@ class CampaignConfig:
 
     def hypothesis_settings(self) -> settings:
         """The registered hypothesis profile in effect (``harness-<profile>``)."""
-        return settings.get_profile(PROFILE_PREFIX + choose_profile(self.profile, PROFILES))
+        return settings.get_profile(
+            PROFILE_PREFIX + choose_profile(self.profile, HYPOTHESIS_PROFILES)
+        )
 
     def example_count(self) -> int:
         """How many examples the campaign runs in total."""
         if self.examples is not None:
             return self.examples
-        return int(PROFILES[self.profile_name()].max_examples)
+        return int(HYPOTHESIS_PROFILES[self.profile_name()].max_examples)
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first bad parameter (the strategy is built once)."""
         check_choice(self.kind, UNIVERSE_KINDS, name="universe kind")
-        choose_profile(self.profile, PROFILES)
+        choose_profile(self.profile, HYPOTHESIS_PROFILES)
         if self.examples is not None:
             check_int(self.examples, name="examples", minimum=1)
         check_int(self.seed, name="seed", minimum=0)

@@ -23,11 +23,11 @@ from harness.fuzz.universe._specs import (
     UNIVERSE_KINDS,
     FacadeSpec,
     Fault,
+    FuzzParamSpec,
     FuzzProviderSpec,
     FuzzToolSpec,
     GroupSpec,
     MachineSpec,
-    ParamSpec,
     PlaybookSpec,
     SectionSpec,
     UniverseSpec,
@@ -145,7 +145,7 @@ class _Builder:
             required = not (code & 16)
             code >>= 5
             params.append(
-                ParamSpec(
+                FuzzParamSpec(
                     name=f"{self.namer.word()}_{j}",
                     type=kind,
                     required=required,

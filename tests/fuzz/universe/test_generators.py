@@ -17,8 +17,8 @@ from harness.fuzz import (
     UNIVERSE_KINDS,
     DecisionModel,
     FuzzDecision,
+    FuzzParamSpec,
     FuzzToolSpec,
-    ParamSpec,
     UniverseSpec,
     build_universe,
     decisions,
@@ -235,7 +235,7 @@ def test_built_tools_are_shared_by_equal_specs_and_the_cache_stays_bounded(
 ) -> None:
     from harness.fuzz.universe import _specs
 
-    spec = FuzzToolSpec(name="t", params=[ParamSpec(name="n", type="integer")])
+    spec = FuzzToolSpec(name="t", params=[FuzzParamSpec(name="n", type="integer")])
     assert spec.build() is FuzzToolSpec.model_validate(spec.model_dump()).build()
     assert spec.build() is not FuzzToolSpec(name="t", fault="raise").build()  # content decides
     monkeypatch.setattr(_specs, "_CACHE_SIZE", 2)
