@@ -307,8 +307,8 @@ def tool_universes(
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
         # mixed: one draw says which parts (a bit each, in the order below). One mask
-        # rather than a boolean per part: in campaigns, hypothesis's span mutations
-        # then keep universes as large as the plain draws (booleans made them smaller).
+        # rather than a boolean per part: hypothesis's span mutations in a campaign keep
+        # a mask's universes as large as plain draws; a boolean per part shrinks them.
         mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
