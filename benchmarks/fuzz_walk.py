@@ -20,8 +20,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.fuzz._agent_search import load_agent_factory, load_property
-from harness.fuzz._judge import Finding, judge
+from harness.fuzz.agent._judge import Finding, judge
+from harness.fuzz.agent._search import load_agent_factory, load_property
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.messages import AssistantMessage, ToolCall, ToolMessage
 from harness.scenarios._agent import build_agent, run_agent

@@ -28,6 +28,8 @@ TYPED = [
     "tests/cli",
     "tests/docs",
     "tests/fuzz",
+    "tests/fuzz/agent",
+    "tests/fuzz/universe",
     "tests/mcp",
     "tests/plugin",
     "tests/scenarios",
@@ -35,11 +37,17 @@ TYPED = [
 """Folders (of their own files, not their subfolders) that pass ``mypy --strict``."""
 
 
+def _folders() -> list[Path]:
+    """Every folder under ``tests/`` holding Python files (nested ones too: helpers such as
+    ``tests/fuzz/universe/planted.py`` are imported from other folders)."""
+    return sorted({p.parent for p in TESTS.rglob("*.py")} - {TESTS})
+
+
 def check(folder: str) -> tuple[int, str]:
     """mypy's exit status and output for the ``.py`` files directly in ``folder``."""
     path = ROOT / folder
     files = sorted(str(p.relative_to(ROOT)) for p in path.glob("*.py"))
-    others = [str(p) for p in sorted(TESTS.iterdir()) if p.is_dir() and p != path]
+    others = [str(p) for p in _folders() if p != path]
     env = {**os.environ, "MYPYPATH": os.pathsep.join([str(path), str(TESTS), *others])}
     done = subprocess.run(
         # an ignore a library version needs and another does not is not an error here
@@ -56,9 +64,7 @@ def check(folder: str) -> tuple[int, str]:
 def main(argv: list[str]) -> int:
     everything = "--all" in argv
     folders = [a for a in argv if not a.startswith("-")] or (
-        sorted({"tests", *(str(p.relative_to(ROOT)) for p in TESTS.iterdir() if p.is_dir())})
-        if everything
-        else TYPED
+        sorted({"tests", *(str(p.relative_to(ROOT)) for p in _folders())}) if everything else TYPED
     )
     failed = 0
     for folder in folders:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,12 +14,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harness._errors import HarnessError
+from harness.cli._command import dataclass_command
 from harness.cli._paths import extend_import_path
 
 if TYPE_CHECKING:
     from harness.fuzz import AgentFuzzReport, CampaignReport
 
-__all__ = ["fuzz_command"]
+__all__ = ["FuzzArgs", "fuzz_command"]
 
 DEFAULT_DATABASE = ".hypothesis/harness-fuzz"
 
@@ -112,95 +114,138 @@ def _fuzz_agent_command(
         raise typer.Exit(1)
 
 
-def fuzz_command(
-    agent: str | None = typer.Option(
-        None,
-        "--agent",
-        "-a",
-        help="Fuzz your own agent: MODULE:FACTORY, a function returning the keyword "
-        "arguments of harness.run without the model (prompt, tools, strategies, ...).",
-    ),
-    properties: list[str] = typer.Option(  # noqa: B008
-        None,
-        "--property",
-        "-p",
-        help="With --agent: MODULE:FN, a property (run) -> None raising AssertionError "
-        "(repeatable; the built-in invariants always run).",
-    ),
-    max_seconds: float | None = typer.Option(
-        None, "--max-seconds", help="With --agent: the time budget (default: the profile's)."
-    ),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="With --agent: print only a JSON object (found, property, message, examples, "
-        "seconds, steps, counterexample).",
-    ),
-    import_paths: list[Path] = typer.Option(  # noqa: B008
-        None,
-        "--path",
-        help="A folder to import agents, properties and strategies from (repeatable; the "
-        "current folder is always searched).",
-    ),
-    universe: str = typer.Option(
-        "mixed",
-        "--universe",
-        "-u",
-        help="Universe kind: tools, providers, facades, playbook, "
-        "state_machine, sections, groups or mixed.",
-    ),
-    strategy: str | None = typer.Option(
-        None, "--strategy", "-s", help="Strategy under test: a registered name or module:factory."
-    ),
-    examples: int | None = typer.Option(
-        None,
-        "--max-examples",
-        "--examples",
-        "-n",
-        help="Runs to make at most (default: the profile's).",
-    ),
-    seed: int | None = typer.Option(
-        None,
-        "--seed",
-        help="Seed (default: 0; with --agent the profile's: random under dev, 0 under ci).",
-    ),
-    profile: str | None = typer.Option(
-        None,
-        "--profile",
-        help="Hypothesis settings profile: dev, ci or nightly.",
-        envvar="HARNESS_FUZZ_PROFILE",
-    ),
-    max_tools: int = typer.Option(20, "--max-tools", help="Tools per universe, at most."),
-    max_depth: int = typer.Option(2, "--max-depth", help="Nesting depth, at most."),
-    max_fan_out: int = typer.Option(3, "--max-fan-out", help="Objects per provider search."),
-    max_turns: int | None = typer.Option(
-        None, "--max-turns", help="Model turns per run (default: 20, with --agent 12)."
-    ),
-    max_iterations: int = typer.Option(20, "--max-iterations", help="The loop's limit."),
-    faults: str | None = typer.Option(
-        None,
-        "--faults",
-        help="Comma-separated tool faults ('' for none; default: all of them).",
-        show_default=False,
-    ),
-    database: Path = typer.Option(  # noqa: B008
-        Path(DEFAULT_DATABASE),
-        "--database",
-        help="Hypothesis example database folder.",
-        envvar="HARNESS_FUZZ_DATABASE",
-    ),
-    no_database: bool = typer.Option(False, "--no-database", help="Keep no example database."),
-    output: Path = typer.Option(  # noqa: B008
-        Path("fuzz-counterexamples"),
-        "--output",
-        "-o",
-        help="The folder counterexamples are written to (created when needed).",
-    ),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes on this machine."),
-    ray: str | None = typer.Option(
-        None, "--ray", help="Run on Ray: 'local' or a cluster address (needs the ray extra)."
-    ),
-) -> None:
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FuzzArgs:
+    """The options of ``harness fuzz``, each declared once: flags, help and default."""
+
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            "-a",
+            help="Fuzz your own agent: MODULE:FACTORY, a function returning the keyword "
+            "arguments of harness.run without the model (prompt, tools, strategies, ...).",
+        ),
+    ] = None
+    properties: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--property",
+            "-p",
+            help="With --agent: MODULE:FN, a property (run) -> None raising AssertionError "
+            "(repeatable; the built-in invariants always run).",
+        ),
+    ] = None
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--max-seconds", help="With --agent: the time budget (default: the profile's)."
+        ),
+    ] = None
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="With --agent: print only a JSON object (found, property, message, examples, "
+            "seconds, steps, counterexample).",
+        ),
+    ] = False
+    import_paths: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--path",
+            help="A folder to import agents, properties and strategies from (repeatable; the "
+            "current folder is always searched).",
+        ),
+    ] = None
+    universe: Annotated[
+        str,
+        typer.Option(
+            "--universe",
+            "-u",
+            help="Universe kind: tools, providers, facades, playbook, "
+            "state_machine, sections, groups or mixed.",
+        ),
+    ] = "mixed"
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy", "-s", help="Strategy under test: a registered name or module:factory."
+        ),
+    ] = None
+    examples: Annotated[
+        int | None,
+        typer.Option(
+            "--max-examples",
+            "--examples",
+            "-n",
+            help="Runs to make at most (default: the profile's).",
+        ),
+    ] = None
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Seed (default: 0; with --agent the profile's: random under dev, 0 under ci).",
+        ),
+    ] = None
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Hypothesis settings profile: dev, ci or nightly.",
+            envvar="HARNESS_FUZZ_PROFILE",
+        ),
+    ] = None
+    max_tools: Annotated[int, typer.Option("--max-tools", help="Tools per universe, at most.")] = 20
+    max_depth: Annotated[int, typer.Option("--max-depth", help="Nesting depth, at most.")] = 2
+    max_fan_out: Annotated[
+        int, typer.Option("--max-fan-out", help="Objects per provider search.")
+    ] = 3
+    max_turns: Annotated[
+        int | None,
+        typer.Option("--max-turns", help="Model turns per run (default: 20, with --agent 12)."),
+    ] = None
+    max_iterations: Annotated[int, typer.Option("--max-iterations", help="The loop's limit.")] = 20
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            "--faults",
+            help="Comma-separated tool faults ('' for none; default: all of them).",
+            show_default=False,
+        ),
+    ] = None
+    database: Annotated[
+        Path,
+        typer.Option(
+            "--database",
+            help="Hypothesis example database folder.",
+            envvar="HARNESS_FUZZ_DATABASE",
+        ),
+    ] = Path(DEFAULT_DATABASE)
+    no_database: Annotated[
+        bool, typer.Option("--no-database", help="Keep no example database.")
+    ] = False
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="The folder counterexamples are written to (created when needed).",
+        ),
+    ] = Path("fuzz-counterexamples")
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Worker processes on this machine.")
+    ] = 1
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray", help="Run on Ray: 'local' or a cluster address (needs the ray extra)."
+        ),
+    ] = None
+
+
+def _fuzz(args: FuzzArgs) -> None:
     """Fuzz your agent (--agent) or injection strategies in generated tool universes.
 
     With --agent the fuzzer plays the model against the agent your factory makes
@@ -210,18 +255,18 @@ def fuzz_command(
     Exit status: 0 nothing failed, 1 a failure (its counterexample is written to
     --output, and harness run FILE replays it), 2 bad usage, 130 interrupted.
     """
-    console = Console(highlight=False, stderr=as_json)
+    console = Console(highlight=False, stderr=args.as_json)
     try:  # hypothesis comes with the fuzz extra: only this command needs it
-        from harness.fuzz import FAULTS, CampaignConfig, run_campaign
+        import harness.fuzz  # noqa: F401
     except ImportError as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    for folder in import_paths or []:
+    for folder in args.import_paths or []:
         if not folder.is_dir():
             _fail(console, f"--path {folder} is not a folder")
-    extend_import_path([*(import_paths or []), Path.cwd()])
-    if agent is not None:
-        if universe != "mixed" or strategy is not None or faults is not None:
+    extend_import_path([*(args.import_paths or []), Path.cwd()])
+    if args.agent is not None:
+        if args.universe != "mixed" or args.strategy is not None or args.faults is not None:
             _fail(
                 console,
                 "--universe, --strategy and --faults fuzz generated universes; with --agent "
@@ -229,46 +274,54 @@ def fuzz_command(
             )
         _fuzz_agent_command(
             console,
-            agent=agent,
-            properties=properties or [],
-            examples=examples,
-            max_seconds=max_seconds,
-            seed=seed,
-            profile=profile,
-            max_turns=max_turns,
-            output=output,
-            workers=workers,
-            ray=ray,
-            as_json=as_json,
+            agent=args.agent,
+            properties=args.properties or [],
+            examples=args.examples,
+            max_seconds=args.max_seconds,
+            seed=args.seed,
+            profile=args.profile,
+            max_turns=args.max_turns,
+            output=args.output,
+            workers=args.workers,
+            ray=args.ray,
+            as_json=args.as_json,
         )
         return
-    if properties or max_seconds is not None or as_json:
+    if args.properties or args.max_seconds is not None or args.as_json:
         _fail(console, "--property, --max-seconds and --json go with --agent MODULE:FACTORY")
+    _campaign_command(console, args)
+
+
+def _campaign_command(console: Console, args: FuzzArgs) -> None:
+    from harness.fuzz import FAULTS, CampaignConfig, run_campaign
+
+    faults = args.faults
     chosen = FAULTS if faults is None else tuple(f.strip() for f in faults.split(",") if f.strip())
     config = CampaignConfig(
-        kind=universe,
-        strategy=strategy,
-        examples=examples,
-        seed=seed or 0,
-        profile=profile,
-        max_tools=max_tools,
-        max_depth=max_depth,
-        max_fan_out=max_fan_out,
-        max_turns=20 if max_turns is None else max_turns,
-        max_iterations=max_iterations,
+        kind=args.universe,
+        strategy=args.strategy,
+        examples=args.examples,
+        seed=args.seed or 0,
+        profile=args.profile,
+        max_tools=args.max_tools,
+        max_depth=args.max_depth,
+        max_fan_out=args.max_fan_out,
+        max_turns=20 if args.max_turns is None else args.max_turns,
+        max_iterations=args.max_iterations,
         faults=chosen,
-        database=None if no_database else str(database),
-        output=str(output),
-        workers=workers,
-        ray=ray,
+        database=None if args.no_database else str(args.database),
+        output=str(args.output),
+        workers=args.workers,
+        ray=args.ray,
     )
     try:
         config.validate()
     except HarnessError as exc:
         _fail(console, str(exc))
+    workers, ray = args.workers, args.ray
     where = f"Ray ({ray})" if ray else f"{workers} worker{'s' if workers != 1 else ''}"
     console.print(
-        f"fuzzing universe={universe} strategy={strategy or '(universe only)'} "
+        f"fuzzing universe={args.universe} strategy={args.strategy or '(universe only)'} "
         f"profile={config.profile_name()} seed={config.seed} on {where}",
         soft_wrap=True,
     )
@@ -298,3 +351,7 @@ def fuzz_command(
     if report.failed:
         raise typer.Exit(1)
     console.print("[bold green]no invariant violated[/bold green]")
+
+
+fuzz_command = dataclass_command(FuzzArgs, _fuzz)
+"""``harness fuzz`` (its options are ``FuzzArgs``'s fields)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import typing
 
+from harness._deprecation import Renamed as _Renamed, deprecated_getattr as _deprecated_getattr
 from harness._extras import require as _require
 from harness._lazy import lazy_exports as _lazy_exports
 
@@ -25,24 +26,36 @@ _require("hypothesis", "harness.fuzz (fuzzing)")
 _require("faker", "harness.fuzz (realistic generated names)")
 
 if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads this)
-    from harness.fuzz._agent_campaign import (
+    # shared by both kinds of fuzzing
+    from harness.fuzz._loop_options import FUZZ_DEFAULTS as FUZZ_DEFAULTS
+    from harness.fuzz._profiles import PROFILE_ENV as PROFILE_ENV
+    from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
+
+    # fuzzing your agent: harness/fuzz/agent/
+    from harness.fuzz.agent._campaign import (
         AGENT_PROFILES as AGENT_PROFILES,
         Guidance as Guidance,
         fuzz_agent as fuzz_agent,
     )
-    from harness.fuzz._agent_report import AgentFuzzReport as AgentFuzzReport
-    from harness.fuzz._campaign import (
+    from harness.fuzz.agent._judge import Finding as Finding, no_timeouts as no_timeouts
+    from harness.fuzz.agent._report import AgentFuzzReport as AgentFuzzReport
+    from harness.fuzz.agent._runs import (
+        FuzzedRun as FuzzedRun,
+        agent_runs as agent_runs,
+    )
+
+    # injection strategies in generated universes: harness/fuzz/universe/
+    from harness.fuzz.universe._campaign import (
         DATABASE_ENV as DATABASE_ENV,
-        PROFILE_ENV as PROFILE_ENV,
+        HYPOTHESIS_PROFILES as HYPOTHESIS_PROFILES,
         PROFILE_PREFIX as PROFILE_PREFIX,
-        PROFILES as PROFILES,
         CampaignConfig as CampaignConfig,
         CampaignReport as CampaignReport,
         load_profile as load_profile,
         load_strategy as load_strategy,
         run_campaign as run_campaign,
     )
-    from harness.fuzz._decisions import (
+    from harness.fuzz.universe._decisions import (
         DECISION_KINDS as DECISION_KINDS,
         UNKNOWN_TOOL as UNKNOWN_TOOL,
         DecisionModel as DecisionModel,
@@ -50,7 +63,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         example_arguments as example_arguments,
         static_tools_model as static_tools_model,
     )
-    from harness.fuzz._execute import (
+    from harness.fuzz.universe._execute import (
         SECRET as SECRET,
         FuzzOutcome as FuzzOutcome,
         StrategyFactory as StrategyFactory,
@@ -60,34 +73,28 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         run_fuzz_scenario as run_fuzz_scenario,
         write_counterexample as write_counterexample,
     )
-    from harness.fuzz._generators import (
+    from harness.fuzz.universe._generators import (
         decisions as decisions,
         fuzz_scenarios as fuzz_scenarios,
         tool_specs as tool_specs,
         tool_universes as tool_universes,
     )
-    from harness.fuzz._judge import Finding as Finding, no_timeouts as no_timeouts
-    from harness.fuzz._machine import (
+    from harness.fuzz.universe._machine import (
         loop_core_machine as loop_core_machine,
     )
-    from harness.fuzz._runs import (
-        FUZZ_DEFAULTS as FUZZ_DEFAULTS,
-        FuzzedRun as FuzzedRun,
-        agent_runs as agent_runs,
-    )
-    from harness.fuzz._scenario import (
+    from harness.fuzz.universe._scenario import (
         FuzzScenario as FuzzScenario,
     )
-    from harness.fuzz._universe import (
+    from harness.fuzz.universe._specs import (
         FAULTS as FAULTS,
         UNIVERSE_KINDS as UNIVERSE_KINDS,
         BuiltUniverse as BuiltUniverse,
         FacadeSpec as FacadeSpec,
+        FuzzParamSpec as FuzzParamSpec,
         FuzzProviderSpec as FuzzProviderSpec,
         FuzzToolSpec as FuzzToolSpec,
         GroupSpec as GroupSpec,
         MachineSpec as MachineSpec,
-        ParamSpec as ParamSpec,
         PlaybookSpec as PlaybookSpec,
         SectionSpec as SectionSpec,
         UniverseSpec as UniverseSpec,
@@ -96,7 +103,30 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         universe_strategies as universe_strategies,
         universe_tools as universe_tools,
     )
-    from harness.fuzz._watchdog import WATCHDOG_SECONDS as WATCHDOG_SECONDS
 
-__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
-"""Lazy re-exports (PEP 562): ``__all__`` is the names imported above for type checkers."""
+_lazy_getattr, __dir__, __all__ = _lazy_exports(__name__, __file__, globals())
+
+_RENAMED = {
+    renamed.old: renamed
+    for renamed in (
+        # shadowed typing.ParamSpec in every module importing both
+        _Renamed(
+            old="ParamSpec",
+            new="FuzzParamSpec",
+            module="harness.fuzz.universe._specs",
+            since="0.2.0",
+            removal="0.3.0",
+        ),
+        # said neither what kind of profile nor which product (AGENT_PROFILES is the other)
+        _Renamed(
+            old="PROFILES",
+            new="HYPOTHESIS_PROFILES",
+            module="harness.fuzz.universe._campaign",
+            since="0.2.0",
+            removal="0.3.0",
+        ),
+    )
+}
+__getattr__ = _deprecated_getattr(__name__, _RENAMED, fallback=_lazy_getattr)
+"""Lazy re-exports (PEP 562), and the renamed names with a ``DeprecationWarning``;
+``__all__`` is the names imported above for type checkers (never the old names)."""

@@ -9,9 +9,8 @@ the call's error result (or a ``StrategyError``). Elsewhere (another thread, Win
 a timer already armed by pytest-timeout) it cannot: the fuzzer sets ``tool_timeout``
 instead, which runs each call in a thread of its own (slower, as safe).
 
-Measured on a loaded 2-core machine: a thread per call cost 2.5 ms, about a third of
-the time of an example making eight calls; the timer costs two system calls per
-example.
+The timer is preferred because a thread per call costs about a third of the time of an
+example making eight calls, while the timer costs two system calls per example.
 """
 
 from __future__ import annotations

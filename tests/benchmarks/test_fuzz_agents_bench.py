@@ -34,8 +34,8 @@ def _agents() -> list[object]:
 
 @pytest.mark.parametrize("agent", _agents(), ids=lambda a: a.name)  # type: ignore[attr-defined]
 def test_the_known_path_reaches_the_bug_and_needs_its_last_call(agent: object) -> None:
-    from harness.fuzz._agent_search import load_agent_factory, load_property
-    from harness.fuzz._judge import judge, replay_steps
+    from harness.fuzz.agent._judge import judge, replay_steps
+    from harness.fuzz.agent._search import load_agent_factory, load_property
 
     factory, name = load_agent_factory(agent.factory)  # type: ignore[attr-defined]
     props = [load_property(p) for p in agent.properties]  # type: ignore[attr-defined]

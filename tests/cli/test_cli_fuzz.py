@@ -15,7 +15,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def _planted_importable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "tests" / "fuzz"))
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "fuzz" / "universe"))
 
 
 def test_a_clean_campaign_prints_the_summary(tmp_path: Path) -> None:

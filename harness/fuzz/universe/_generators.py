@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 
 from harness._errors import UsageError
 from harness._validation import check_choice, check_choices, check_int
-from harness.fuzz._decisions import ArgsMode, FuzzDecision
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import (
+from harness.fuzz.universe._decisions import ArgsMode, FuzzDecision
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import (
     FAULTS,
     UNIVERSE_KINDS,
     FacadeSpec,
     Fault,
+    FuzzParamSpec,
     FuzzProviderSpec,
     FuzzToolSpec,
     GroupSpec,
     MachineSpec,
-    ParamSpec,
     PlaybookSpec,
     SectionSpec,
     UniverseSpec,
@@ -145,7 +145,7 @@ class _Builder:
             required = not (code & 16)
             code >>= 5
             params.append(
-                ParamSpec(
+                FuzzParamSpec(
                     name=f"{self.namer.word()}_{j}",
                     type=kind,
                     required=required,
@@ -307,8 +307,8 @@ def tool_universes(
         parts: dict[str, Any] = {"kind": kind}
         mixed = kind == "mixed"
         # mixed: one draw says which parts (a bit each, in the order below). One mask
-        # rather than a boolean per part: in campaigns, hypothesis's span mutations
-        # then keep universes as large as the plain draws (booleans made them smaller).
+        # rather than a boolean per part: hypothesis's span mutations in a campaign keep
+        # a mask's universes as large as plain draws; a boolean per part shrinks them.
         mask = draw(_integers(0, 2**6 - 1)) if mixed else 0
         if kind == "tools":
             parts["tools"] = b.tools(1, max_tools)
@@ -351,7 +351,7 @@ def decisions(
 
     ``kinds`` limits the decision kinds (default: all of ``DECISION_KINDS``).
     """
-    from harness.fuzz._decisions import DECISION_KINDS
+    from harness.fuzz.universe._decisions import DECISION_KINDS
 
     max_turns = check_int(max_turns, name="max_turns", minimum=0)
     chosen = check_choices(

@@ -10,9 +10,9 @@ from hypothesis import settings
 
 from harness import UsageError
 from harness.fuzz import (
+    HYPOTHESIS_PROFILES,
     PROFILE_ENV,
     PROFILE_PREFIX,
-    PROFILES,
     CampaignConfig,
     load_profile,
     load_strategy,
@@ -53,13 +53,13 @@ def test_profiles_come_from_the_option_or_the_environment(
 ) -> None:
     assert CampaignConfig().profile_name() == "dev"
     monkeypatch.setenv(PROFILE_ENV, "nightly")
-    assert CampaignConfig().example_count() == PROFILES["nightly"].max_examples
-    assert CampaignConfig(profile="ci").example_count() == PROFILES["ci"].max_examples
-    assert PROFILES["ci"].derandomize
+    assert CampaignConfig().example_count() == HYPOTHESIS_PROFILES["nightly"].max_examples
+    assert CampaignConfig(profile="ci").example_count() == HYPOTHESIS_PROFILES["ci"].max_examples
+    assert HYPOTHESIS_PROFILES["ci"].derandomize
 
 
 def test_the_profiles_are_registered_with_hypothesis(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, profile in PROFILES.items():
+    for name, profile in HYPOTHESIS_PROFILES.items():
         registered = settings.get_profile(PROFILE_PREFIX + name)
         assert registered.max_examples == profile.max_examples
     assert settings.get_profile("harness-ci").derandomize
@@ -68,7 +68,7 @@ def test_the_profiles_are_registered_with_hypothesis(monkeypatch: pytest.MonkeyP
     try:
         assert load_profile("ci") == "harness-ci"
         assert settings.default is not None
-        assert settings.default.max_examples == PROFILES["ci"].max_examples
+        assert settings.default.max_examples == HYPOTHESIS_PROFILES["ci"].max_examples
         monkeypatch.setenv(PROFILE_ENV, "nightly")
         assert load_profile() == "harness-nightly"
         assert settings.default is not None

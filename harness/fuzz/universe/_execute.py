@@ -9,14 +9,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness._errors import HarnessError, StrategyError, UsageError, VisibilityExpansionRequired
-from harness.fuzz._decisions import DecisionModel
-from harness.fuzz._runs import FUZZ_DEFAULTS
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import TIMEOUT, UniverseSpec, build_universe
+from harness.fuzz._loop_options import FUZZ_DEFAULTS
+from harness.fuzz._scenario_file import write_scenario_file
 from harness.fuzz._watchdog import WATCHDOG_SECONDS
+from harness.fuzz.universe._decisions import DecisionModel
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import TIMEOUT, UniverseSpec, build_universe
 from harness.injection import InjectionStrategy, run_with_sections
 from harness.loop import LoopOptions, RunResult, Trace, run
 from harness.messages import Message
@@ -347,13 +346,6 @@ def _expect(outcome: FuzzOutcome) -> dict[str, Any]:
     return expect
 
 
-class _NoAliases(yaml.SafeDumper):
-    """Writes repeated data in full (no ``&id001`` anchors), for readable scenario files."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 def write_counterexample(
     outcome: FuzzOutcome,
     directory: str | Path,
@@ -365,10 +357,4 @@ def write_counterexample(
     digest = hashlib.sha1(outcome.scenario.model_dump_json().encode()).hexdigest()[:10]
     name = f"fuzz_{digest}"
     data = counterexample_data(outcome, name=name, strategy_entries=strategy_entries, note=note)
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(
-        yaml.dump(data, Dumper=_NoAliases, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    return path
+    return write_scenario_file(data, directory, name)

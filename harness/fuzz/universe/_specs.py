@@ -42,11 +42,11 @@ __all__ = [
     "BuiltUniverse",
     "FacadeSpec",
     "Fault",
+    "FuzzParamSpec",
     "FuzzProviderSpec",
     "FuzzToolSpec",
     "GroupSpec",
     "MachineSpec",
-    "ParamSpec",
     "PlaybookSpec",
     "SectionSpec",
     "UniverseSpec",
@@ -85,7 +85,7 @@ HUGE_SIZE = 200_000
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
 
-class ParamSpec(BaseModel):
+class FuzzParamSpec(BaseModel):
     """One argument of a generated tool."""
 
     model_config = _STRICT
@@ -112,7 +112,7 @@ class FuzzToolSpec(BaseModel):
 
     name: str
     description: str = ""
-    params: list[ParamSpec] = Field(default_factory=list)
+    params: list[FuzzParamSpec] = Field(default_factory=list)
     fault: Fault | None = None
     category: str | None = None
     """Facade category (inner tools of a facade)."""

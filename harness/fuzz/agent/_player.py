@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from hypothesis import strategies as st
 
-from harness.fuzz._args import (
+from harness.fuzz.agent._args import (
     CLOSE,
     ArgumentMaker,
     Copied,
@@ -33,7 +33,7 @@ from harness.fuzz._args import (
     short_repr,
     to_data,
 )
-from harness.fuzz._seen import SeenValues
+from harness.fuzz.agent._seen import SeenValues
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.loop._tool_choice import permitted
 from harness.messages import AssistantMessage, ToolCall

@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 from hypothesis import strategies as st
 
-from harness.fuzz._seen import Scalar, Seen, SeenValues
+from harness.fuzz.agent._seen import Scalar, Seen, SeenValues
 from harness.loop import ModelRequest
 from harness.models._scripted._refs import Cast, ValueRef
 

@@ -6,9 +6,9 @@ import dataclasses
 import json
 from typing import Any
 
-from harness.fuzz._args import short_repr
-from harness.fuzz._judge import Finding
-from harness.fuzz._shrink import step_calls
+from harness.fuzz.agent._args import short_repr
+from harness.fuzz.agent._judge import Finding
+from harness.fuzz.agent._shrink import step_calls
 from harness.models._scripted._refs import REF_KEY, ref_from_data
 from harness.scenarios import format_timeline, timeline_rows
 from harness.scenarios._coverage import InjectionCoverage

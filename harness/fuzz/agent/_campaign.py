@@ -2,15 +2,14 @@
 
 The entry point: it checks every argument (and the factory: it must build, and two of
 its agents must not share strategies or state) before anything runs, picks the
-profile's budget and seed, then runs the search (``_agent_search``) in this process
-or on workers and Ray (``_agent_parallel``).
+profile's budget and seed, then runs the search (``_search``) in this process
+or on workers and Ray (``_parallel``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -19,15 +18,16 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import check_choice, check_output, is_int, is_number
-from harness.fuzz._agent_report import AgentFuzzReport
-from harness.fuzz._agent_search import (
+from harness.fuzz._profiles import choose_profile
+from harness.fuzz._watchdog import WATCHDOG_SECONDS
+from harness.fuzz.agent._report import AgentFuzzReport
+from harness.fuzz.agent._search import (
     Guidance,
     SearchConfig,
     load_agent_factory,
     load_property,
     search,
 )
-from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._properties import Property
 
@@ -65,10 +65,7 @@ def _check_budget(max_examples: Any, max_seconds: Any) -> None:
 
 
 def _profile_budget(profile: str | None) -> tuple[str, AgentBudget]:
-    from harness.fuzz._campaign import PROFILE_ENV
-
-    chosen = profile or os.environ.get(PROFILE_ENV) or "dev"
-    check_choice(chosen, tuple(AGENT_PROFILES), name=f"profile (or ${PROFILE_ENV})")
+    chosen = choose_profile(profile, AGENT_PROFILES)
     return chosen, AGENT_PROFILES[chosen]
 
 
@@ -123,7 +120,7 @@ def fuzz_agent(
     example now and then on a fresh agent to detect state shared between examples.
     Bad input raises ``UsageError`` before the search starts.
     """
-    from harness.fuzz._agent_parallel import run_parallel
+    from harness.fuzz.agent._parallel import run_parallel
 
     _check_budget(max_examples, max_seconds)
     if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):

@@ -20,29 +20,22 @@ from hypothesis import reject, strategies as st, target
 from hypothesis.errors import HypothesisException
 
 from harness._errors import ScriptError
-from harness.fuzz._args import chance, pick
-from harness.fuzz._player import FuzzPlayer, Swarm, Turn, swarms
+from harness.fuzz._loop_options import FUZZ_DEFAULTS
 from harness.fuzz._watchdog import WATCHDOG_SECONDS, watchdog as guard
+from harness.fuzz.agent._args import chance, pick
+from harness.fuzz.agent._player import FuzzPlayer, Swarm, Turn, swarms
 from harness.loop import Trace
 from harness.scenarios._agent import Agent, AgentFactory, build_agent, run_agent
 from harness.scenarios._coverage import name_pattern
 from harness.scenarios._properties import AgentRun
 
 __all__ = [
-    "FUZZ_DEFAULTS",
     "WATCHDOG_SECONDS",
     "AgentAbort",
     "FuzzedRun",
     "agent_runs",
     "run_features",
 ]
-
-FUZZ_DEFAULTS: Mapping[str, Any] = {"pending_completions": "lost", "parallel_tool_calls": False}
-"""Loop options the fuzzer sets when the agent's factory leaves them at their default:
-async calls still running when the model answers are recorded as lost at once (no
-end-of-run wait: the fuzzer does not wait 30 s per example), and the calls of one turn
-run one after another, in order (threads racing would make the same example behave
-differently on replay, and shrinking needs it to repeat)."""
 
 _MAX_DEPTH = 12
 """Distinct successful tools counted in the depth features."""

@@ -29,8 +29,8 @@ from harness._errors import (
     StrategyError,
     UsageError,
 )
-from harness.fuzz._runs import FuzzedRun
 from harness.fuzz._watchdog import WatchdogTimeout, watchdog as guard
+from harness.fuzz.agent._runs import FuzzedRun
 from harness.loop import ModelRequest, ModelResponse
 from harness.models import ScriptedModel, steps_from_data
 from harness.models._scripted._refs import parse_json

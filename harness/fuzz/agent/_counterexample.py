@@ -14,10 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from harness.fuzz._execute import _NoAliases
-from harness.fuzz._judge import EXPECTED_ENDINGS, Finding
+from harness.fuzz._scenario_file import write_scenario_file
+from harness.fuzz.agent._judge import EXPECTED_ENDINGS, Finding
 
 __all__ = ["agent_counterexample_data", "write_agent_counterexample"]
 
@@ -97,10 +95,4 @@ def write_agent_counterexample(
         name=name,
         note=note,
     )
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(
-        yaml.dump(data, Dumper=_NoAliases, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    return path
+    return write_scenario_file(data, directory, name)

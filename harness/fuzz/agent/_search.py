@@ -7,7 +7,7 @@ prefixes) and the behaviour seen so far as the baseline of ``target()``; both st
 fixed within a round, so every example repeats exactly. The first failure ends the
 search; its script is shrunk by replaying smaller ones on fresh agents and written as
 a scenario file that ``harness run`` replays. One search runs in one process; workers
-and Ray run several (``_agent_parallel``).
+and Ray run several (``_parallel``).
 """
 
 from __future__ import annotations
@@ -25,20 +25,15 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from harness._errors import ScriptError, UsageError
-from harness.fuzz._agent_report import AgentFuzzReport, counterexample_text
-from harness.fuzz._corpus import Corpus
-from harness.fuzz._counterexample import write_agent_counterexample
-from harness.fuzz._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
-from harness.fuzz._player import ANSWER
-from harness.fuzz._runs import (
-    FUZZ_DEFAULTS,
-    AgentAbort,
-    FuzzedRun,
-    agent_runs,
-    run_features,
-)
-from harness.fuzz._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
+from harness.fuzz._loop_options import FUZZ_DEFAULTS
 from harness.fuzz._watchdog import WATCHDOG_SECONDS, WatchdogTimeout, signal_watchdog_available
+from harness.fuzz.agent._corpus import Corpus
+from harness.fuzz.agent._counterexample import write_agent_counterexample
+from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
+from harness.fuzz.agent._player import ANSWER
+from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
+from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, agent_runs, run_features
+from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._coverage import InjectionCoverage

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.fuzz._decisions import FuzzDecision
-from harness.fuzz._universe import UniverseSpec
+from harness.fuzz.universe._decisions import FuzzDecision
+from harness.fuzz.universe._specs import UniverseSpec
 
 __all__ = ["FuzzScenario"]
 

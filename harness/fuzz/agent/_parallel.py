@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
-from harness.fuzz._agent_report import AgentFuzzReport
-from harness.fuzz._agent_search import SearchConfig, search_entry
 from harness.fuzz._ray import connect_ray
+from harness.fuzz.agent._report import AgentFuzzReport
+from harness.fuzz.agent._search import SearchConfig, search_entry
 
 __all__ = ["run_parallel"]
 

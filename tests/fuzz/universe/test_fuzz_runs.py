@@ -13,9 +13,9 @@ from harness.fuzz import (
     SECRET,
     UNIVERSE_KINDS,
     FuzzDecision,
+    FuzzParamSpec,
     FuzzScenario,
     FuzzToolSpec,
-    ParamSpec,
     SectionSpec,
     UniverseSpec,
     check_determinism,
@@ -58,7 +58,7 @@ def test_faults_become_error_results_and_the_secret_stays_hidden() -> None:
         FuzzToolSpec(name="slow", fault="timeout"),
         FuzzToolSpec(name="huge", fault="huge"),
         FuzzToolSpec(name="weird", fault="unserializable"),
-        FuzzToolSpec(name="keyed", fault="context", params=[ParamSpec(name="q")]),
+        FuzzToolSpec(name="keyed", fault="context", params=[FuzzParamSpec(name="q")]),
     ]
     moves = [FuzzDecision(kind="parallel", index=0, more=(1, 2, 3, 4))]
     outcome = run_fuzz_scenario(_scenario(moves, kind="tools", tools=tools))

@@ -19,10 +19,10 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from harness.fuzz._shrink import step_calls, without_turns
+from harness.fuzz.agent._shrink import step_calls, without_turns
 
 if TYPE_CHECKING:
-    from harness.fuzz._runs import FuzzedRun
+    from harness.fuzz.agent._runs import FuzzedRun
 
 __all__ = ["Corpus", "corpus_entry", "depth", "is_progress"]
 

@@ -30,7 +30,9 @@ from hypothesis.database import (
 
 from harness._errors import HarnessError, UsageError
 from harness._validation import check_choice, check_choices, check_int, check_output
-from harness.fuzz._execute import (
+from harness.fuzz._profiles import choose_profile, profile_in_effect
+from harness.fuzz._ray import connect_ray
+from harness.fuzz.universe._execute import (
     FuzzOutcome,
     StrategyFactory,
     check_determinism,
@@ -38,17 +40,15 @@ from harness.fuzz._execute import (
     run_fuzz_scenario,
     write_counterexample,
 )
-from harness.fuzz._generators import fuzz_scenarios
-from harness.fuzz._ray import connect_ray
-from harness.fuzz._scenario import FuzzScenario
-from harness.fuzz._universe import FAULTS, UNIVERSE_KINDS
+from harness.fuzz.universe._generators import fuzz_scenarios
+from harness.fuzz.universe._scenario import FuzzScenario
+from harness.fuzz.universe._specs import FAULTS, UNIVERSE_KINDS
 from harness.injection import InjectionStrategy
 from harness.scenarios import STRATEGIES, resolve_import
 
 __all__ = [
     "DATABASE_ENV",
-    "PROFILES",
-    "PROFILE_ENV",
+    "HYPOTHESIS_PROFILES",
     "PROFILE_PREFIX",
     "CampaignConfig",
     "CampaignReport",
@@ -57,8 +57,6 @@ __all__ = [
     "run_campaign",
 ]
 
-PROFILE_ENV = "HARNESS_FUZZ_PROFILE"
-"""Environment variable naming the default settings profile (``dev``, ``ci``, ``nightly``)."""
 DATABASE_ENV = "HARNESS_FUZZ_DATABASE"
 """Environment variable with the example database folder of ``harness fuzz``."""
 PROFILE_PREFIX = "harness-"
@@ -72,7 +70,7 @@ _SUPPRESS = (
     HealthCheck.large_base_example,
 )
 
-PROFILES: dict[str, settings] = {
+HYPOTHESIS_PROFILES: dict[str, settings] = {
     "dev": settings(
         max_examples=200, deadline=None, suppress_health_check=_SUPPRESS, print_blob=False
     ),
@@ -90,14 +88,8 @@ PROFILES: dict[str, settings] = {
 """Hypothesis settings per profile: ``dev`` (quick), ``ci`` (bounded and derandomised),
 ``nightly`` (long). Registered with hypothesis under ``PROFILE_PREFIX + name``."""
 
-for _name, _profile in PROFILES.items():
+for _name, _profile in HYPOTHESIS_PROFILES.items():
     settings.register_profile(PROFILE_PREFIX + _name, _profile)
-
-
-def _profile_name(name: str | None) -> str:
-    chosen = name or os.environ.get(PROFILE_ENV) or "dev"
-    check_choice(chosen, tuple(PROFILES), name=f"profile (or ${PROFILE_ENV})")
-    return chosen
 
 
 def load_profile(name: str | None = None) -> str:
@@ -109,7 +101,7 @@ def load_profile(name: str | None = None) -> str:
     ``harness fuzz`` (or pass ``--hypothesis-profile harness-ci`` to pytest after
     importing ``harness.fuzz``).
     """
-    registered = PROFILE_PREFIX + _profile_name(name)
+    registered = PROFILE_PREFIX + choose_profile(name, HYPOTHESIS_PROFILES)
     settings.load_profile(registered)
     return registered
 
@@ -153,22 +145,24 @@ class CampaignConfig:
 
     def profile_name(self) -> str:
         """The profile in effect."""
-        return self.profile or os.environ.get(PROFILE_ENV) or "dev"
+        return profile_in_effect(self.profile)
 
     def hypothesis_settings(self) -> settings:
         """The registered hypothesis profile in effect (``harness-<profile>``)."""
-        return settings.get_profile(PROFILE_PREFIX + _profile_name(self.profile))
+        return settings.get_profile(
+            PROFILE_PREFIX + choose_profile(self.profile, HYPOTHESIS_PROFILES)
+        )
 
     def example_count(self) -> int:
         """How many examples the campaign runs in total."""
         if self.examples is not None:
             return self.examples
-        return int(PROFILES[self.profile_name()].max_examples)
+        return int(HYPOTHESIS_PROFILES[self.profile_name()].max_examples)
 
     def validate(self) -> None:
         """Raise ``UsageError`` naming the first bad parameter (the strategy is built once)."""
         check_choice(self.kind, UNIVERSE_KINDS, name="universe kind")
-        check_choice(self.profile_name(), tuple(PROFILES), name=f"profile (or ${PROFILE_ENV})")
+        choose_profile(self.profile, HYPOTHESIS_PROFILES)
         if self.examples is not None:
             check_int(self.examples, name="examples", minimum=1)
         check_int(self.seed, name="seed", minimum=0)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import ScriptError
-from harness.fuzz._seen import leaves
+from harness.fuzz.agent._seen import leaves
 from harness.models._scripted._refs import (
     REF_KEY,
     format_path,
@@ -30,7 +30,7 @@ from harness.models._scripted._refs import (
 )
 
 if TYPE_CHECKING:
-    from harness.fuzz._judge import Finding
+    from harness.fuzz.agent._judge import Finding
     from harness.scenarios._properties import AgentRun
 
 __all__ = [

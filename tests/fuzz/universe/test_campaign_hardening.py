@@ -52,7 +52,7 @@ def test_a_crash_exits_1_on_the_command_line(
 def test_an_injected_tool_that_never_returns_is_a_hang_not_a_hung_campaign(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("harness.fuzz._execute.WATCHDOG_SECONDS", 0.2)
+    monkeypatch.setattr("harness.fuzz.universe._execute.WATCHDOG_SECONDS", 0.2)
     config = CampaignConfig(
         strategy="planted:hanging_tool", output=str(tmp_path), faults=(), **SMALL
     )
@@ -134,8 +134,8 @@ def test_async_calls_are_not_waited_for_when_the_model_answers(tmp_path: Path) -
     from planted import async_tool
 
     from harness.fuzz import FuzzScenario, run_fuzz_scenario
-    from harness.fuzz._decisions import FuzzDecision
-    from harness.fuzz._universe import FuzzToolSpec, UniverseSpec
+    from harness.fuzz.universe._decisions import FuzzDecision
+    from harness.fuzz.universe._specs import FuzzToolSpec, UniverseSpec
 
     scenario = FuzzScenario(
         universe=UniverseSpec(tools=[FuzzToolSpec(name="ping", description="Ping.")]),

@@ -16,8 +16,8 @@ from harness.fuzz import (
     UNIVERSE_KINDS,
     DecisionModel,
     FuzzDecision,
+    FuzzParamSpec,
     FuzzToolSpec,
-    ParamSpec,
     UniverseSpec,
     build_universe,
     decisions,
@@ -220,7 +220,7 @@ def test_mixed_universes_mix_every_kind() -> None:
 
 
 def test_generated_names_stay_unique_when_words_repeat() -> None:
-    from harness.fuzz._generators import _Namer
+    from harness.fuzz.universe._generators import _Namer
 
     first = _Namer(5).tool()
     namer = _Namer(5)  # the same seed draws the same words again
@@ -232,12 +232,12 @@ def test_generated_names_stay_unique_when_words_repeat() -> None:
 def test_built_tools_are_shared_by_equal_specs_and_the_cache_stays_bounded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness.fuzz import _universe
+    from harness.fuzz.universe import _specs
 
-    spec = FuzzToolSpec(name="t", params=[ParamSpec(name="n", type="integer")])
+    spec = FuzzToolSpec(name="t", params=[FuzzParamSpec(name="n", type="integer")])
     assert spec.build() is FuzzToolSpec.model_validate(spec.model_dump()).build()
     assert spec.build() is not FuzzToolSpec(name="t", fault="raise").build()  # content decides
-    monkeypatch.setattr(_universe, "_CACHE_SIZE", 2)
+    monkeypatch.setattr(_specs, "_CACHE_SIZE", 2)
     for i in range(5):
         FuzzToolSpec(name=f"t{i}").build()
-    assert len(_universe._TOOLS) <= 3
+    assert len(_specs._TOOLS) <= 3
