@@ -134,12 +134,14 @@ def map_anthropic_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> P
 
 @contextlib.contextmanager
 def anthropic_errors(client: Any, params: Mapping[str, Any]) -> Iterator[None]:
-    """Map every failure of an Anthropic SDK call with ``params``, and of reading its
-    answer, to a harness error: the SDK's errors (``map_anthropic_error``), the transport's
-    while the adapter reads the answer (a body cut short, a timeout, a body that is not the
-    gzip it claims: ``reading_error``, naming the endpoint), a streamed event that is not
-    JSON (``MalformedResponse``), a request text that cannot be written
-    (``UnencodableText``). Credentials never appear in the message."""
+    """The Anthropic adapter's one error-mapping context manager, shared by the sync and
+    the async path: every failure of the SDK call with ``params`` and of reading its
+    answer becomes a harness error. The SDK's errors go through ``map_anthropic_error``;
+    the transport's, raised while the adapter reads the answer (a body cut short, a
+    timeout, a body that is not the gzip it claims), through ``reading_error`` (naming the
+    endpoint); a streamed event that is not JSON is a ``MalformedResponse``; a request
+    text that cannot be written, ``UnencodableText``. Credentials never appear in the
+    message."""
     anthropic = import_anthropic()
     import httpx2
 

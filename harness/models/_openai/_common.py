@@ -1,8 +1,4 @@
-"""Shared by the SDK adapters: client checks, error mapping, secret scrubbing, retry-after.
-
-``openai_errors`` is the OpenAI adapters' one error-mapping context manager, around the
-SDK call and the reading of its answer, in the sync and the async path alike.
-"""
+"""Shared by the SDK adapters: client checks, error mapping, secret scrubbing, retry-after."""
 
 from __future__ import annotations
 
@@ -157,11 +153,13 @@ def unencodable(
 
 @contextlib.contextmanager
 def openai_errors(client: Any, params: Mapping[str, Any]) -> Iterator[None]:
-    """Map every failure of an OpenAI SDK call with ``params``, and of reading its answer,
-    to a harness error: the SDK's errors (``map_openai_error``), the transport's while the
-    adapter reads the answer (``reading_error``, naming the endpoint), a body or a streamed
-    event that is not JSON (``MalformedResponse``), a request text that cannot be written
-    (``UnencodableText``). Credentials never appear in the message."""
+    """The OpenAI adapters' one error-mapping context manager, shared by the sync and the
+    async path: every failure of the SDK call with ``params`` and of reading its answer
+    becomes a harness error. The SDK's errors go through ``map_openai_error``; the
+    transport's, raised while the adapter reads the answer, through ``reading_error``
+    (naming the endpoint); a body or streamed event that is not JSON is a
+    ``MalformedResponse``; a request text that cannot be written, ``UnencodableText``.
+    Credentials never appear in the message."""
     import httpx2
     import openai
 
