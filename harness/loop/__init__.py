@@ -1,5 +1,6 @@
 """The tool loop: a sans-IO core, sync and async drivers, trace, events, strategy interface."""
 
+from harness._deprecation import Renamed as _Renamed, deprecated_getattr as _deprecated_getattr
 from harness.loop._capture import CapturedRun, RunCapture, capture_run, override_model
 from harness.loop._channels import EMPTY_ERROR, EMPTY_RESULT
 from harness.loop._completions import FOLLOW_UP, follow_up_source, follow_up_text
@@ -50,7 +51,7 @@ from harness.loop._options import (
     RetryableToolError,
     UnknownToolPolicy,
 )
-from harness.loop._phases import Phase
+from harness.loop._phases import LoopPhase
 from harness.loop._result import RunResult
 from harness.loop._session import Session
 from harness.loop._strategy import (
@@ -100,6 +101,7 @@ __all__ = [
     "LimitReached",
     "LoopCore",
     "LoopOptions",
+    "LoopPhase",
     "Model",
     "ModelCapabilities",
     "ModelRequest",
@@ -110,7 +112,6 @@ __all__ = [
     "Observer",
     "PendingCall",
     "PendingCompletionsPolicy",
-    "Phase",
     "ProviderDiscovered",
     "ReAct",
     "RetryableToolError",
@@ -146,3 +147,14 @@ __all__ = [
     "return_direct",
     "run",
 ]
+
+__getattr__ = _deprecated_getattr(
+    __name__,
+    {
+        # one letter from harness.Phases (a strategy): the core's state has its own name
+        "Phase": _Renamed(
+            old="Phase", new="LoopPhase", module=__name__, since="0.2.0", removal="0.3.0"
+        ),
+    },
+)
+"""Renamed names of this package: the old spelling warns and answers the new object."""

@@ -1,21 +1,18 @@
 """Applying a strategy's toolset change: the toolset, the trace and the events.
 
-Only the loop changes the toolset; ``LoopCore.apply_change`` comes here.
+Only the loop changes the toolset; ``LoopCore.apply_change`` comes here with itself as
+the ``RunView`` (the toolset, the counters and the event sink are all this reads).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from harness.loop._events import ToolsInjected, ToolsRemoved
+from harness.loop._run_view import RunView
 from harness.loop._strategy import ToolsetChange
 from harness.loop._telemetry import logger, record_metric
 from harness.loop._trace import ChangeRecord
 from harness.loop._trace_builder import TraceBuilder
 from harness.messages import ToolCall
-
-if TYPE_CHECKING:
-    from harness.loop._core import LoopCore
 
 __all__ = ["apply_change"]
 
@@ -23,19 +20,19 @@ _log = logger.getChild("loop")
 
 
 def apply_change(
-    core: LoopCore, record: TraceBuilder, change: ToolsetChange, call: ToolCall | None = None
+    run: RunView, record: TraceBuilder, change: ToolsetChange, call: ToolCall | None = None
 ) -> None:
     """Apply a toolset change, record it in the trace and emit its events."""
-    removed = tuple(name for name in change.remove if core.toolset.discard(name) is not None)
+    removed = tuple(name for name in change.remove if run.toolset.discard(name) is not None)
     for tool in change.replace:
-        core.toolset.replace(tool)
+        run.toolset.replace(tool)
     added = []
     for tool in change.add:
-        core.toolset.add(tool)
+        run.toolset.add(tool)
         added.append(tool.name)
     after = call.name if call else None
     for event in change.events:
-        core.emit(event)
+        run.emit(event)
     initial = record.before_first_request
     if removed or added or change.replace:
         record.change(
@@ -51,9 +48,9 @@ def apply_change(
             )
         )
     if removed:
-        core.emit(
+        run.emit(
             ToolsRemoved(
-                iteration=core.iteration,
+                iteration=run.iteration,
                 tool_names=removed,
                 strategy=change.strategy,
                 reason=change.reason,
@@ -62,20 +59,20 @@ def apply_change(
         )
     if added:
         if not initial:
-            core.injected.extend(added)
+            run.injected.extend(added)
             record_metric("tools_injected", len(added), strategy=change.strategy)
         _log.info(
             "run %s iteration %d: %s %s %s (%s)",
-            core.run_id,
-            core.iteration,
+            run.run_id,
+            run.iteration,
             change.strategy,
             "set up" if initial else "injected",
             ", ".join(added),
             change.reason,
         )
-        core.emit(
+        run.emit(
             ToolsInjected(
-                iteration=core.iteration,
+                iteration=run.iteration,
                 tool_names=tuple(added),
                 strategy=change.strategy,
                 reason=change.reason,

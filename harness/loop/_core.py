@@ -4,7 +4,7 @@ Drivers (``run``/``arun``) do the I/O::
 
     core = LoopCore(...)
     while not core.finished:  # core.phase tells where it is: see harness/loop/_phases.py
-        if core.phase is Phase.AWAITING_COMPLETIONS:  # the model answered, async tools run
+        if core.phase is LoopPhase.AWAITING_COMPLETIONS:  # the model answered, async tools run
             core.completions.wait()
             core.settle_completions()
             continue
@@ -14,13 +14,15 @@ Drivers (``run``/``arun``) do the I/O::
             core.receive_results([execute(p) for p in pending])
     result = core.result()
 
-Like h11's connection, the core is one ``Phase`` at a time: each protocol call is
-checked against ``ALLOWED`` by one guard (``_protocol``), and ends with one ``_move``
-through ``TRANSITIONS`` (harness/loop/_phases.py). Any exception out of a call, and a
-driver's ``abort``, take the one path to ``failed``. What the core keeps is split by job:
-the trace (``TraceBuilder``), async calls (``CompletionLedger``), the user channel
-(``UserChannel``), the calls to run (harness/loop/_calls.py), and the measured speed-ups
-of the hot path (harness/loop/_fast.py).
+Like h11's connection, the core holds its state machine (``PhaseMachine``,
+harness/loop/_phases.py): one ``LoopPhase`` at a time; each protocol call is checked
+against ``ALLOWED`` by one guard (``_protocol``) and ends with one move through
+``TRANSITIONS``. Any exception out of a call, and a driver's ``abort``, take the one path
+to ``failed``. A text answer is judged in one place (``_after_answer``). What the core
+keeps is split by job: the trace (``TraceBuilder``), async calls (``CompletionLedger``),
+the user channel (``UserChannel``), the user turns (``TurnControl``), the calls to run
+(harness/loop/_calls.py), and the measured speed-ups of the hot path
+(harness/loop/_fast.py).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from harness.loop._model import (
 )
 from harness.loop._options import LoopOptions
 from harness.loop._output import RunOutput
-from harness.loop._phases import ALLOWED, TRANSITIONS, Call, Phase, Trigger, no_move, refusal
+from harness.loop._phases import ALLOWED, Call, LoopPhase, PhaseMachine, Trigger
 from harness.loop._result import RunResult
 from harness.loop._strategy import (
     InjectionContext,
@@ -103,8 +105,10 @@ def _protocol(
     ) -> Callable[Concatenate[LoopCore, _P], _R]:
         @functools.wraps(method)
         def guarded(self: LoopCore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            if self._phase not in phases:
-                raise UsageError(refusal(call, self._phase, self._why()))
+            if self._phases.phase not in phases:
+                raise self._phases.refusal(
+                    call, iteration=self.iteration, pending=len(self._pending)
+                )
             problem = check(self, *args, **kwargs) if check is not None else None
             if problem is not None:
                 raise UsageError(problem)
@@ -173,9 +177,7 @@ class LoopCore:
             progress=self._user.progress,
             completions=self.completions,
         )
-        self._phase = Phase.READY
-        self.error: BaseException | None = None
-        """The error that ended the run (``phase`` is ``FAILED``), if one did."""
+        self._phases = PhaseMachine()
         self.output: Any = None
         self.usage = Usage()
         self.iteration = 0
@@ -194,15 +196,20 @@ class LoopCore:
         self._pending: list[PendingCall] = []
         self._turn_hooks = hook_strategies(strategy, "before_turn")
         self._result_hooks = fast.ResultHooks(strategy)
-        self._answer_text: str | None = None  # the answer given while async calls ran
+        self._answer_text: str | None = None  # kept while async calls run (settle_completions)
         self._turns = TurnControl(options, strategy)
 
     # -- the phase --------------------------------------------------------------------
 
     @property
-    def phase(self) -> Phase:
-        """Where the run is; ``harness.loop.Phase`` lists the calls each phase allows."""
-        return self._phase
+    def phase(self) -> LoopPhase:
+        """Where the run is; ``harness.loop.LoopPhase`` lists the calls each phase allows."""
+        return self._phases.phase
+
+    @property
+    def error(self) -> BaseException | None:
+        """The error that ended the run (``phase`` is ``FAILED``), if one did."""
+        return self._phases.error
 
     @property
     def turn(self) -> int:
@@ -212,26 +219,7 @@ class LoopCore:
     @property
     def finished(self) -> bool:
         """True once the model gave its final answer (``phase`` is ``FINISHED``)."""
-        return self._phase is Phase.FINISHED
-
-    def _move(self, trigger: Trigger) -> None:
-        """The one place the phase changes: through ``TRANSITIONS``."""
-        try:
-            self._phase = TRANSITIONS[self._phase, trigger]
-        except KeyError:
-            raise no_move(self._phase, trigger) from None
-
-    def _why(self) -> str:
-        """Why the core is in its phase, for a refusal."""
-        if self._phase is Phase.AWAITING_RESPONSE:
-            return f"iteration {self.iteration} sent its request"
-        if self._phase is Phase.AWAITING_RESULTS:
-            return f"{len(self._pending)} tool call(s) of iteration {self.iteration} are pending"
-        if self._phase is Phase.AWAITING_COMPLETIONS:
-            return "the model answered while async tool calls are running"
-        if self._phase is Phase.FAILED and self.error is not None:
-            return f"it ended with {type(self.error).__name__}: {self.error}"
-        return ""
+        return self._phases.phase is LoopPhase.FINISHED
 
     # -- the protocol -----------------------------------------------------------------
 
@@ -261,7 +249,7 @@ class LoopCore:
         )
         self._record.open(self.iteration, offered, turns.turn, settings.tool_choice)
         self.emit(fast.IterationStarted(iteration=self.iteration, offered=offered))
-        self._move("requested")
+        self._phases.move("requested")
         request = fast.ModelRequest(
             messages=HistoryView(self.messages),
             tools=self.toolset.definitions(),
@@ -293,7 +281,7 @@ class LoopCore:
             )
         )
         if not tool_calls:
-            self._move(self._answer(message))
+            self._phases.move(self._after_answer(message))
             return []
         try:
             with validation_seconds(self.options.tool_timeout):  # each call's argument checks
@@ -306,7 +294,7 @@ class LoopCore:
             raise
         self._pending = pending
         self._user.running(pending, self.iteration)
-        self._move("tool_calls")
+        self._phases.move("tool_calls")
         return list(pending)
 
     @_protocol("receive_results", check=lambda core, results: core._results_problem(results))
@@ -338,10 +326,10 @@ class LoopCore:
         if direct is None:
             if self._turns.policy is not None:  # its user message after results, if any
                 self._turns.after_results(self)
-            self._move("results")
+            self._phases.move("results")
         else:
             self._return_direct(*direct)
-            self._move("return_direct")
+            self._phases.move("return_direct")
 
     @_protocol("settle_completions")
     def settle_completions(self) -> None:
@@ -350,7 +338,7 @@ class LoopCore:
         (``ready``), or the run finishes, or (calls still within their deadline) the core
         keeps awaiting."""
         self._ledger.lose_expired(self.iteration)
-        self._move(self._finish(self._answer_text))
+        self._phases.move(self._after_answer(None))
 
     @_protocol("result")
     def result(self) -> RunResult:
@@ -381,7 +369,7 @@ class LoopCore:
             self._strategy_state.pop(id(strategy), None)
         self.output = None
         self._output = RunOutput(self.options.output_type, self.options.output_retries)
-        self._move("user_turn")
+        self._phases.move("user_turn")
 
     def abort(self, exc: BaseException) -> None:
         """End the run with ``exc`` (unless it finished): close the trace, attach it to ``exc``.
@@ -390,9 +378,7 @@ class LoopCore:
         call, drivers for errors raised outside the core (the model's request, a tool
         runner). The first error is the one kept in ``error``.
         """
-        self._move("error")
-        if self._phase is Phase.FAILED and self.error is None:
-            self.error = exc
+        if self._phases.fail(exc):
             if self._pending:  # interrupted mid-call (Ctrl-C): every call is answered
                 self._answer_not_run([p.call for p in self._pending], exc)
             self._pending = []
@@ -447,30 +433,40 @@ class LoopCore:
 
     # -- answers ----------------------------------------------------------------------
 
-    def _answer(self, message: AssistantMessage) -> Trigger:
-        """The model answered without tool calls: the answer stands (or waits for async
-        calls), or it is sent back with a correction (``output_type``)."""
-        output, correction = self._output.from_answer(message)
-        if correction is not None:
-            self.messages.append(UserMessage(content=correction))
-            return "answer_retried"
-        nudge = self._turns.after_answer(self, message)  # a continuation policy goes on
-        if nudge is not None:
-            self._record.continued()
-            if nudge:
-                self.messages.append(UserMessage(content=nudge))
-            return "answer_continued"
-        self.output = output
-        return self._finish(message.content)
+    def _after_answer(self, answer: AssistantMessage | None) -> Trigger:
+        """The one decision after a text answer, its questions in order:
 
-    def _finish(self, text: str | None) -> Trigger:
-        """The answer ``text`` stands, unless async calls are still out (see the ledger)."""
+        1. ``output_type``: an answer that does not match is sent back with a correction
+           (``answer_retried``);
+        2. the continuation policy: an answer it does not take as the turn's ends nothing
+           (``answer_continued``, after its user message if it has one);
+        3. async calls (the ledger): still running within their deadline, the run waits
+           (``completions_running``); arrived, a further turn delivers them
+           (``completions_arrived``);
+        4. otherwise the answer stands (``answer``).
+
+        ``settle_completions`` asks again from 3 (``answer`` is None: the one kept).
+        """
+        if answer is not None:
+            output, correction = self._output.from_answer(answer)
+            if correction is not None:
+                self.messages.append(UserMessage(content=correction))
+                return "answer_retried"
+            nudge = self._turns.continuation(self, answer)
+            if nudge is not None:
+                self._record.continued()
+                if nudge:
+                    self.messages.append(UserMessage(content=nudge))
+                return "answer_continued"
+            self.output = output
+            self._answer_text = answer.content
         if self.completions.active:
-            trigger = self._ledger.after_answer(self.iteration)
-            if trigger != "answer":
-                self._answer_text = text
-                return trigger
-        self.emit(RunFinished(iteration=self.iteration, output=text))
+            outstanding = self._ledger.outstanding(self.iteration)
+            if outstanding == "running":
+                return "completions_running"
+            if outstanding == "arrived":
+                return "completions_arrived"
+        self.emit(RunFinished(iteration=self.iteration, output=self._answer_text))
         return "answer"
 
     def _return_direct(self, call: ToolCall, result: ToolResult) -> None:

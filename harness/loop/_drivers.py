@@ -14,7 +14,7 @@ from harness.loop._events import Observer
 from harness.loop._execution import abandoned_events, execute_async, execute_sync
 from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions, options_from
-from harness.loop._phases import Phase
+from harness.loop._phases import LoopPhase
 from harness.loop._result import RunResult
 from harness.loop._strategy import DeclaredChanges, InjectionStrategy, StrategyChain
 from harness.messages import Message, SystemMessage, UserMessage
@@ -186,7 +186,7 @@ def drive(core: LoopCore, model: Model) -> RunResult:
     """Run ``core`` (phase ``ready``) with ``model`` until the turn's answer: the sync I/O."""
     with _lazy_pool(core.options.max_workers) as pool:
         while not core.finished:
-            if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+            if core.phase is LoopPhase.AWAITING_COMPLETIONS:  # async tools still running
                 core.completions.wait()
                 core.settle_completions()
                 continue
@@ -235,7 +235,7 @@ async def arun(
 async def adrive(core: LoopCore, model: Model) -> RunResult:
     """Async ``drive``: async tools are awaited, parallel calls run concurrently."""
     while not core.finished:
-        if core.phase is Phase.AWAITING_COMPLETIONS:  # async tools still running
+        if core.phase is LoopPhase.AWAITING_COMPLETIONS:  # async tools still running
             await core.completions.wait_async()
             core.settle_completions()
             continue

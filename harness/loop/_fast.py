@@ -20,7 +20,7 @@ loop: 4.3-4.5). Without one of them, the rest equal:
 - **Tool messages validated without ``BaseModel.__init__``** (``tool_message``): the
   same validation, without the wrapper's keyword handling: 17.0-17.9 without (+5%).
 
-Some live with their classes. ``Phase`` hashes by identity (its members are singletons
+Some live with their classes. ``LoopPhase`` hashes by identity (its members are singletons
 compared by identity) for the ``TRANSITIONS`` lookup of every move: 0.3 us less per
 iteration in the core alone (9.0-9.1 against 9.3-9.4, ``LoopCore`` driven directly).
 In layers that cannot import the loop: ``CallContext.for_call`` builds the per-call

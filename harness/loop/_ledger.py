@@ -8,9 +8,10 @@ A tool returning ``ToolResult.started(...)`` reports back later through the run'
 - a call started async work (``started``) or returned a finished result (``finished``);
 - the next request is built: completions that arrived become follow-up messages in the
   history (``deliver``);
-- the model answered (``after_answer``) or the end-of-run wait ended (``lose_expired``
-  first): the run waits for calls within their deadline, goes on to deliver what
-  arrived, or finishes with the rest lost;
+- the model answered, or the end-of-run wait ended (``lose_expired`` first): what is
+  still outstanding (``outstanding``) is calls running within their deadline (the run
+  waits), completions that arrived (a further turn delivers them), or nothing (every
+  other call is lost); the core's after-answer decision turns that into its move;
 - the run ends another way: ``close`` (a ``return_direct`` tool), ``fail`` (an error).
 
 Every async call ends exactly once, delivered or lost: one ``CompletionDelivered`` or
@@ -20,6 +21,7 @@ Every async call ends exactly once, delivered or lost: one ``CompletionDelivered
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from harness.loop._channels import model_content, user_text
 from harness.loop._completions import AsyncCall, CompletionQueue, LostReason, follow_up_text
@@ -31,13 +33,12 @@ from harness.loop._events import (
     Event,
 )
 from harness.loop._options import LoopOptions
-from harness.loop._phases import Trigger
 from harness.loop._telemetry import logger
 from harness.loop._trace_builder import TraceBuilder
 from harness.messages import Message, ToolCall, UserMessage
 from harness.tools import ToolResult
 
-__all__ = ["LOST", "CompletionLedger"]
+__all__ = ["LOST", "CompletionLedger", "Outstanding"]
 
 _log = logger.getChild("loop")
 
@@ -53,6 +54,9 @@ LOST: dict[LostReason, str] = {
     ),
 }
 """Why a completion was lost, for ``CompletionLost.message``."""
+
+Outstanding = Literal["running", "arrived", "none"]
+"""What of a run's async calls is outstanding once the model answered (``outstanding``)."""
 
 Notify = Callable[[str, str, str], None]
 """Tell the user ``(call id, tool name, text)``."""
@@ -152,10 +156,11 @@ class CompletionLedger:
             if for_user is not None:
                 self._notify(entry.call_id, entry.name, for_user)
 
-    def after_answer(self, iteration: int) -> Trigger:
-        """The model answered: wait for calls still running (``completions_running``),
-        deliver what arrived with a further turn (``completions_arrived``), or let the
-        answer stand with every other call lost (``answer``)."""
+    def outstanding(self, iteration: int) -> Outstanding:
+        """The model answered: calls still ``"running"`` within their deadline (their wait
+        starts, ``CompletionsAwaited``), completions ``"arrived"`` for a further turn to
+        deliver (while the turn has iterations left), or ``"none"``, with every call still
+        open recorded as lost."""
         pending = self.queue.pending()  # first: nothing pending means no new arrival
         self.notice(iteration)
         if pending and self._options.pending_completions == "lost":
@@ -172,16 +177,16 @@ class CompletionLedger:
                         deadline=longest,
                     )
                 )
-                return "completions_running"
+                return "running"
             self.notice(iteration)
         if self._queued:
             if iteration - self.turn_start < self._options.max_iterations:
-                return "completions_arrived"  # a further turn delivers them
+                return "arrived"
             queued, self._queued = self._queued, []
             self.queue.lose_entries(queued, "max_iterations")
             self._record_lost(queued, iteration)
         self._record_lost(self.queue.close("run_ended"), iteration)
-        return "answer"
+        return "none"
 
     def lose_expired(self, iteration: int) -> None:
         """The end-of-run wait ended: calls past their deadline are lost."""

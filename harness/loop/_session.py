@@ -32,7 +32,7 @@ from harness.loop._drivers import Prompt, Tools, adrive, build_core, drive, obse
 from harness.loop._events import Observer
 from harness.loop._model import Model, Usage
 from harness.loop._options import LoopOptions
-from harness.loop._phases import Phase
+from harness.loop._phases import LoopPhase
 from harness.loop._result import RunResult
 from harness.loop._strategy import InjectionStrategy
 from harness.loop._trace import Trace
@@ -142,7 +142,7 @@ class Session:
     @property
     def failed(self) -> bool:
         """True once a turn failed: the session takes no more turns."""
-        return self._core.phase is Phase.FAILED
+        return self._core.phase is LoopPhase.FAILED
 
     @property
     def core(self) -> LoopCore:

@@ -5,17 +5,18 @@ A ``LoopCore`` runs one user turn at a time: ``begin_turn`` (phase ``finished`` 
 blackboard. ``TurnControl`` keeps what belongs to the current turn (its number, where
 its iterations start, what was called and how many answers were continued in it), asks
 the strategies for each request's ``tool_choice`` (harness/loop/_tool_choice.py) and the
-continuation policy whether a text answer ends the turn (harness/loop/_continuation.py).
+continuation policy for its verdict on a text answer (harness/loop/_continuation.py). It
+reads the run through a ``RunView`` (harness/loop/_run_view.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from harness.loop._continuation import ContinuationContext, continuation_of
 from harness.loop._model import ModelSettings, Usage
 from harness.loop._options import LoopOptions
+from harness.loop._run_view import RunView
 from harness.loop._strategy import (
     InjectionContext,
     InjectionStrategy,
@@ -25,9 +26,6 @@ from harness.loop._strategy import (
 from harness.loop._tool_choice import request_settings
 from harness.messages import AssistantMessage, UserMessage
 from harness.tools._definitions import ToolChoice
-
-if TYPE_CHECKING:
-    from harness.loop._core import LoopCore
 
 __all__ = ["TurnControl", "leaf_strategies"]
 
@@ -89,43 +87,44 @@ class TurnControl:
         self.choice = settings.tool_choice
         return settings
 
-    def _context(self, core: LoopCore, answer: AssistantMessage | None) -> ContinuationContext:
+    def _context(self, run: RunView, answer: AssistantMessage | None) -> ContinuationContext:
         return ContinuationContext(
-            history=tuple(core.messages),
+            history=tuple(run.messages),
             answer=answer,
             tool_choice=self.choice,
-            iteration=core.iteration,
+            iteration=run.iteration,
             turn=self.turn,
-            turn_iteration=self.iteration(core.iteration),
-            called=self.called_in_turn(core.called),
+            turn_iteration=self.iteration(run.iteration),
+            called=self.called_in_turn(run.called),
             continued=self.continued,
-            state=core.state,
+            state=run.state,
         )
 
-    def after_answer(self, core: LoopCore, answer: AssistantMessage) -> str | None:
-        """``None``: the answer ends the turn; otherwise the loop goes on, after the
-        returned user message (``""``: none)."""
+    def continuation(self, run: RunView, answer: AssistantMessage) -> str | None:
+        """The continuation policy's verdict on a text answer: ``None`` when the answer may
+        end the turn; otherwise the user message to send before the turn goes on (``""``:
+        none). The core's after-answer decision (``LoopCore._after_answer``) asks it."""
         if self.policy is None:
             return None
-        decision = self.policy.after_answer(self._context(core, answer))
+        decision = self.policy.after_answer(self._context(run, answer))
         if not decision:
             return None
         self.continued += 1
         return decision if isinstance(decision, str) else ""
 
-    def after_results(self, core: LoopCore) -> None:
+    def after_results(self, run: RunView) -> None:
         """Append the policy's user message after a turn's tool results, if it has one."""
         if self.policy is not None:
-            text = self.policy.after_results(self._context(core, None))
+            text = self.policy.after_results(self._context(run, None))
             if text:
-                core.messages.append(UserMessage(content=text))
+                run.messages.append(UserMessage(content=text))
 
-    def next_turn(self, core: LoopCore) -> None:
+    def next_turn(self, run: RunView) -> None:
         """Start the next user turn: its counters restart (the core drops the ``state_for``
         storage of the strategies in ``resetting``)."""
         self.turn += 1
-        self.start = core.iteration
-        self.called_before = dict(core.called)
+        self.start = run.iteration
+        self.called_before = dict(run.called)
         self.continued = 0
-        self.injected_start = len(core.injected)
-        self.usage_start = core.usage
+        self.injected_start = len(run.injected)
+        self.usage_start = run.usage

@@ -29,7 +29,7 @@ from harness.loop import (
     Event,
     LoopCore,
     LoopOptions,
-    Phase,
+    LoopPhase,
     ToolsetChange,
     UserNotified,
     default_strategy,
@@ -568,15 +568,15 @@ def test_the_core_waits_in_its_own_phase_and_refuses_other_calls() -> None:
     outcome = pending[0].prepared.run_sync()  # type: ignore[union-attr]
     core.receive_results([(outcome, 1)])
     assert core.receive_response(model.request(core.begin_iteration())) == []
-    assert core.phase is Phase.AWAITING_COMPLETIONS and not core.finished
+    assert core.phase is LoopPhase.AWAITING_COMPLETIONS and not core.finished
     with pytest.raises(UsageError, match=r"can't begin_iteration\(\).*settle_completions\(\)"):
         core.begin_iteration()
     core.settle_completions()  # nothing arrived and the deadline is ahead: still waiting
-    assert core.phase is Phase.AWAITING_COMPLETIONS
+    assert core.phase is LoopPhase.AWAITING_COMPLETIONS
     jobs.completions["j"]("here")
     core.completions.wait()  # returns at once: nothing is pending any more
     core.settle_completions()
-    assert core.phase is Phase.READY
+    assert core.phase is LoopPhase.READY
     request = core.begin_iteration()
     assert follow_ups(request.messages) == [
         "[Async result] tool 'start' (call call_1) reported back:\nhere"

@@ -22,8 +22,8 @@ from harness import (
 from harness.injection import agent_tool
 from harness.loop import (
     RETURN_DIRECT,
+    LoopPhase,
     ModelResponse,
-    Phase,
     RunFinished,
     build_core,
     is_return_direct,
@@ -138,7 +138,7 @@ def test_core_phase_after_return_direct_is_finished() -> None:
         ModelResponse(message=AssistantMessage(tool_calls=(tool_call,)))
     )
     core.receive_results(execute_sync(pending, core.options, _no_pool))
-    assert core.phase is Phase.FINISHED and core.result().output == "x: 4 EUR"
+    assert core.phase is LoopPhase.FINISHED and core.result().output == "x: 4 EUR"
 
 
 def _no_pool() -> ThreadPoolExecutor:

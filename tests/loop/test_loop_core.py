@@ -11,8 +11,8 @@ from harness import ToolNotFound, UsageError
 from harness.loop import (
     LoopCore,
     LoopOptions,
+    LoopPhase,
     ModelResponse,
-    Phase,
     RunResult,
     StrategyChain,
     ToolsetChange,
@@ -217,7 +217,7 @@ def test_core_returns_prepared_calls_and_takes_results_in_order() -> None:
 
 def test_core_rejects_protocol_misuse() -> None:
     core = _core([add])
-    assert core.phase is Phase.READY
+    assert core.phase is LoopPhase.READY
     with pytest.raises(
         UsageError,
         match=r"can't receive_response\(\) while the run is ready; "
@@ -228,21 +228,21 @@ def test_core_rejects_protocol_misuse() -> None:
         core.receive_results([])
     with pytest.raises(UsageError, match=r"can't result\(\) while the run is ready"):
         core.result()
-    assert core.phase is Phase.READY  # a refused call changes nothing
+    assert core.phase is LoopPhase.READY  # a refused call changes nothing
     core.begin_iteration()
     with pytest.raises(UsageError, match=r"awaiting a response .*call receive_response\(\)"):
         core.begin_iteration()
     core.receive_response(_assistant(("a", "add", '{"a": 1, "b": 1}')))
-    assert core.phase is Phase.AWAITING_RESULTS
+    assert core.phase is LoopPhase.AWAITING_RESULTS
     with pytest.raises(UsageError, match=r"1 tool call\(s\) of iteration 1 are pending"):
         core.begin_iteration()
     with pytest.raises(UsageError, match="expected 1 tool results"):
         core.receive_results([])
-    assert core.phase is Phase.AWAITING_RESULTS
+    assert core.phase is LoopPhase.AWAITING_RESULTS
     core.receive_results([(ToolResult.ok(2), 1)])
     core.begin_iteration()
     core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
-    assert core.phase is Phase.FINISHED and core.finished
+    assert core.phase is LoopPhase.FINISHED and core.finished
     with pytest.raises(UsageError, match=r"while the run is finished; call result\(\) next"):
         core.begin_iteration()
     assert core.result().output == "x"
@@ -253,7 +253,7 @@ def test_after_a_failure_every_call_gives_the_same_advice() -> None:
     core.begin_iteration()
     with pytest.raises(ToolNotFound) as info:
         core.receive_response(_assistant(("a", "ghost", "{}")))
-    assert core.phase is Phase.FAILED and core.error is info.value
+    assert core.phase is LoopPhase.FAILED and core.error is info.value
     for attempt in (
         core.begin_iteration,
         lambda: core.receive_response(ModelResponse(message=AssistantMessage(content="x"))),
@@ -284,7 +284,7 @@ def test_an_observer_raising_moves_the_run_to_failed_and_keeps_the_error() -> No
     core.begin_iteration()
     with pytest.raises(RuntimeError, match="observer broke"):
         core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
-    assert core.phase is Phase.FAILED and core.error is boom
+    assert core.phase is LoopPhase.FAILED and core.error is boom
     assert boom.harness_trace is core.trace  # type: ignore[attr-defined]
     assert len(core.trace.iterations) == 1  # the open iteration was closed into the trace
     with pytest.raises(UsageError, match="RuntimeError: observer broke"):
@@ -296,12 +296,12 @@ def test_abort_from_a_driver_fails_an_unfinished_run_but_not_a_finished_one() ->
     core.begin_iteration()
     exc = ConnectionError("model unreachable")
     core.abort(exc)
-    assert core.phase is Phase.FAILED and core.error is exc
+    assert core.phase is LoopPhase.FAILED and core.error is exc
     done = _core([add])
     done.begin_iteration()
     done.receive_response(ModelResponse(message=AssistantMessage(content="x")))
     done.abort(RuntimeError("end_run failed"))
-    assert done.phase is Phase.FINISHED and done.error is None
+    assert done.phase is LoopPhase.FINISHED and done.error is None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,7 +316,7 @@ def test_abort_with_an_exception_refusing_attributes_still_fails_the_run() -> No
     core.begin_iteration()
     exc = _FrozenError("model unreachable")
     core.abort(exc)  # must not raise FrozenInstanceError out of the failure handling
-    assert core.phase is Phase.FAILED and core.error is exc
+    assert core.phase is LoopPhase.FAILED and core.error is exc
     assert len(core.trace.iterations) == 1  # the trace is closed although it cannot be attached
     assert not hasattr(exc, "harness_trace") and not hasattr(exc, "harness_messages")
 
@@ -339,7 +339,7 @@ def test_an_observer_raising_a_frozen_exception_surfaces_that_exception() -> Non
     with pytest.raises(_FrozenError) as caught:
         core.receive_response(ModelResponse(message=AssistantMessage(content="x")))
     assert caught.value is boom
-    assert core.phase is Phase.FAILED and core.error is boom
+    assert core.phase is LoopPhase.FAILED and core.error is boom
 
 
 def test_core_generates_ids_for_calls_without_one() -> None:

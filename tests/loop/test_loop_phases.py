@@ -18,17 +18,23 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from harness import MaxIterationsExceeded, OutputValidationError, ToolNotFound, UsageError
+from harness import (
+    HarnessError,
+    MaxIterationsExceeded,
+    OutputValidationError,
+    ToolNotFound,
+    UsageError,
+)
 from harness.loop import (
     LoopCore,
     LoopOptions,
+    LoopPhase,
     ModelResponse,
-    Phase,
     StrategyChain,
     return_direct,
 )
 from harness.loop._continuation import ContinueWhile
-from harness.loop._phases import ALLOWED, TRANSITIONS, Call, Trigger, refusal
+from harness.loop._phases import ALLOWED, TRANSITIONS, Call, PhaseMachine, Trigger, refusal
 from harness.messages import AssistantMessage, ToolCall, UserMessage
 from harness.tools import Tool, ToolResult, Toolset
 
@@ -74,9 +80,9 @@ def _code(cell: str) -> str:
 
 def test_the_docs_phase_table_is_the_code() -> None:
     """docs/architecture.md's table has exactly the rows of ALLOWED and TRANSITIONS."""
-    by_value = {phase.value: phase for phase in Phase}
+    by_value = {phase.value: phase for phase in LoopPhase}
     moves = set()
-    calls: dict[Phase, set[str]] = {}
+    calls: dict[LoopPhase, set[str]] = {}
     for phase, call, trigger, after, _ in _docs_phase_table():
         start = by_value[_code(phase)]
         calls.setdefault(start, set()).add(_code(call).split("(")[0] if "`" in call else call)
@@ -88,13 +94,13 @@ def test_the_docs_phase_table_is_the_code() -> None:
 
 
 def test_every_phase_has_a_row_and_every_call_is_allowed_somewhere() -> None:
-    assert set(ALLOWED) == set(Phase)
+    assert set(ALLOWED) == set(LoopPhase)
     assert {call for calls in ALLOWED.values() for call in calls} == set(CALLS)
-    assert ALLOWED[Phase.FAILED] == ()
+    assert ALLOWED[LoopPhase.FAILED] == ()
 
 
-@pytest.mark.parametrize("phase", list(Phase))
-def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: Phase) -> None:
+@pytest.mark.parametrize("phase", list(LoopPhase))
+def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: LoopPhase) -> None:
     message = refusal("begin_iteration", phase)
     assert message.startswith(f"can't begin_iteration() while the run is {phase.value}; ")
     for allowed in ALLOWED[phase]:
@@ -103,20 +109,84 @@ def test_the_refusal_names_the_call_the_phase_and_what_to_do(phase: Phase) -> No
         assert "start a new run with a new LoopCore" in message
 
 
-@pytest.mark.parametrize("phase", list(Phase))
-def test_only_a_finished_run_also_suggests_a_new_core(phase: Phase) -> None:
+@pytest.mark.parametrize("phase", list(LoopPhase))
+def test_only_a_finished_run_also_suggests_a_new_core(phase: LoopPhase) -> None:
     message = refusal("begin_iteration", phase)
-    if phase is Phase.FINISHED:
+    if phase is LoopPhase.FINISHED:
         assert message.endswith(
             "; call result() next, or begin_turn() for a session's next user turn, "
             "or start a new run with a new LoopCore"
         )
-    elif phase is Phase.FAILED:
+    elif phase is LoopPhase.FAILED:
         assert message.endswith(
             "; no call is allowed any more; start a new run with a new LoopCore"
         )
     else:
         assert "new LoopCore" not in message
+
+
+def test_the_machine_moves_only_through_the_table() -> None:
+    machine = PhaseMachine()
+    assert machine.phase is LoopPhase.READY and machine.error is None
+    machine.move("requested")
+    assert machine.phase is LoopPhase.AWAITING_RESPONSE
+    with pytest.raises(HarnessError, match="no move from 'awaiting a response' on 'results'"):
+        machine.move("results")
+    assert machine.phase is LoopPhase.AWAITING_RESPONSE  # a move the table lacks changes nothing
+
+
+def test_the_machine_keeps_the_first_error_and_a_finished_run_stays_finished() -> None:
+    machine = PhaseMachine()
+    first, second = ValueError("first"), KeyError("second")
+    assert machine.fail(first) is True
+    assert machine.fail(second) is False
+    assert machine.phase is LoopPhase.FAILED and machine.error is first
+    finished = PhaseMachine()
+    for trigger in ("requested", "answer"):
+        finished.move(trigger)  # type: ignore[arg-type]
+    assert finished.fail(first) is False
+    assert finished.phase is LoopPhase.FINISHED and finished.error is None
+
+
+@pytest.mark.parametrize(
+    ("triggers", "says"),
+    [
+        ((), "while the run is ready; call begin_iteration() next"),
+        (("requested",), "awaiting a response (iteration 4 sent its request)"),
+        (("requested", "tool_calls"), "(2 tool call(s) of iteration 4 are pending)"),
+        (("requested", "completions_running"), "(the model answered while async tool calls"),
+        (("error",), "(it ended with ValueError: bad)"),
+    ],
+)
+def test_the_machine_words_a_refusal_with_why_the_run_is_where_it_is(
+    triggers: tuple[Trigger, ...], says: str
+) -> None:
+    machine = PhaseMachine()
+    for trigger in triggers:
+        if trigger == "error":
+            machine.fail(ValueError("bad"))
+        else:
+            machine.move(trigger)
+    refused = machine.refusal("result", iteration=4, pending=2)
+    assert isinstance(refused, UsageError)
+    assert str(refused).startswith(f"can't result() while the run is {machine.phase.value}")
+    assert says in str(refused)
+
+
+def test_the_old_name_phase_warns_and_is_loop_phase() -> None:
+    import harness.loop
+
+    with pytest.warns(
+        DeprecationWarning, match=r"harness\.loop\.Phase is deprecated since 0\.2\.0"
+    ):
+        old = harness.loop.Phase
+    assert old is LoopPhase
+    with pytest.warns(DeprecationWarning, match=r"use harness\.loop\.LoopPhase instead"):
+        from harness.loop import Phase
+    assert Phase.FAILED is LoopPhase.FAILED
+    assert "Phase" not in harness.loop.__all__
+    with pytest.raises(AttributeError, match="has no attribute 'Phasee'"):
+        _ = harness.loop.Phasee  # type: ignore[attr-defined]
 
 
 class Boom(Exception):
@@ -127,23 +197,36 @@ class DriverError(Exception):
     """What a driver aborts the run with (the model's request failed)."""
 
 
-Move = tuple[Phase, Trigger, Phase]
+Move = tuple[LoopPhase, Trigger, LoopPhase]
 
 
-class ObservedCore(LoopCore):
-    """A ``LoopCore`` that records every move of its phase: (before, trigger, after)."""
+class ObservedMachine(PhaseMachine):
+    """A ``PhaseMachine`` that records every move: (before, trigger, after)."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self) -> None:
+        super().__init__()
         self.moves: list[Move] = []
-        super().__init__(**kwargs)
 
-    def _move(self, trigger: Trigger) -> None:
+    def move(self, trigger: Trigger) -> None:
         before = self.phase
-        super()._move(trigger)
+        super().move(trigger)
         self.moves.append((before, trigger, self.phase))
 
 
-REACHED: set[tuple[Phase, Trigger]] = set()
+class ObservedCore(LoopCore):
+    """A ``LoopCore`` whose phase machine records every move."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.machine = ObservedMachine()
+        self._phases = self.machine
+
+    @property
+    def moves(self) -> list[Move]:
+        return self.machine.moves
+
+
+REACHED: set[tuple[LoopPhase, Trigger]] = set()
 """Every ``(phase, trigger)`` a ``CoreMachine`` saw the core move on."""
 
 _RETRIES = 1
@@ -211,7 +294,7 @@ class CoreMachine(RuleBasedStateMachine):
             ),
             observers=[self._observe],
         )
-        self.expected = Phase.READY
+        self.expected = LoopPhase.READY
         self.pending: list[tuple[str, str]] = []
         self.iterations = 0
         self.turn_start = 0
@@ -248,7 +331,7 @@ class CoreMachine(RuleBasedStateMachine):
             assert f"can't {call}() while the run is {before.value}" in message
             for allowed in ALLOWED[before]:
                 assert f"{allowed}()" in message
-            if before is Phase.FAILED:
+            if before is LoopPhase.FAILED:
                 assert self.error_type is not None
                 assert f"it ended with {self.error_type.__name__}" in message
             assert self.core.phase is before  # a refused call changes nothing
@@ -261,7 +344,7 @@ class CoreMachine(RuleBasedStateMachine):
             self._one_move_since(moves, before)
         return outcome
 
-    def _one_move_since(self, moves: int, before: Phase) -> None:
+    def _one_move_since(self, moves: int, before: LoopPhase) -> None:
         """The call moved the phase once, along ``TRANSITIONS``, to where it is now."""
         made = self.core.moves[moves:]
         assert len(made) == 1, made
@@ -276,7 +359,7 @@ class CoreMachine(RuleBasedStateMachine):
             action()
         self._one_move_since(moves, before)
         assert self.core.moves[-1][1] == "error"
-        self.expected = Phase.FAILED
+        self.expected = LoopPhase.FAILED
         self.error_type = exc_type
         self.armed = False
         self._end_jobs()
@@ -300,11 +383,11 @@ class CoreMachine(RuleBasedStateMachine):
         (swarm testing), which would cut most runs short of the later phases.
         """
         actions = ["advance", "advance", "advance", "refuse"]
-        if self._jobs("running") and self.expected not in (Phase.FINISHED, Phase.FAILED):
+        if self._jobs("running") and self.expected not in (LoopPhase.FINISHED, LoopPhase.FAILED):
             actions.append("report")
-        waiting = self.expected in (Phase.AWAITING_COMPLETIONS, Phase.FINISHED)
+        waiting = self.expected in (LoopPhase.AWAITING_COMPLETIONS, LoopPhase.FINISHED)
         if waiting or len(self.core.moves) >= self.calm_moves:
-            actions += ["arm", "abort"] if self.expected is not Phase.FAILED else ["arm"]
+            actions += ["arm", "abort"] if self.expected is not LoopPhase.FAILED else ["arm"]
         action = data.draw(st.sampled_from(actions), label="action")
         if action == "advance":
             self._advance(data)
@@ -319,9 +402,9 @@ class CoreMachine(RuleBasedStateMachine):
 
     def _advance(self, data: st.DataObject) -> None:
         """The call the phase allows (after a failure: the checks that every call is refused)."""
-        if self.expected is Phase.READY:
+        if self.expected is LoopPhase.READY:
             self._begin_iteration()
-        elif self.expected is Phase.AWAITING_RESPONSE:
+        elif self.expected is LoopPhase.AWAITING_RESPONSE:
             calls = st.lists(st.sampled_from(self.pool), min_size=1, max_size=2)
             names = data.draw(st.one_of(st.just([]), calls), label="calls")
             answer = data.draw(
@@ -333,14 +416,14 @@ class CoreMachine(RuleBasedStateMachine):
                 for job in running:  # they arrived while the model was thinking
                     self._report(job)
             self._receive_response(names, answer)
-        elif self.expected is Phase.AWAITING_RESULTS:
+        elif self.expected is LoopPhase.AWAITING_RESULTS:
             self._receive_results(data.draw(st.sampled_from([0, 0, 0, 1, -1]), label="extra"))
-        elif self.expected is Phase.AWAITING_COMPLETIONS:
+        elif self.expected is LoopPhase.AWAITING_COMPLETIONS:
             running = self._jobs("running")
             if running and data.draw(st.booleans(), label="one reported while waiting"):
                 self._report(running[0])
             self._settle_completions()
-        elif self.expected is Phase.FINISHED:
+        elif self.expected is LoopPhase.FINISHED:
             if data.draw(st.booleans(), label="a session's next user turn"):
                 self._begin_turn()
             else:
@@ -359,7 +442,7 @@ class CoreMachine(RuleBasedStateMachine):
             assert request.iteration == self.iterations
             for job in self._jobs("arrived"):
                 job.state = "done"  # delivered with this request
-            self.expected = Phase.AWAITING_RESPONSE
+            self.expected = LoopPhase.AWAITING_RESPONSE
 
     def _receive_response(self, names: list[str], answer: str) -> None:
         calls = tuple(ToolCall(id="", name=n, arguments="{}") for n in names)
@@ -375,16 +458,16 @@ class CoreMachine(RuleBasedStateMachine):
         elif calls:
             pending = self._attempt("receive_response", act)
             self.pending = [(p.call.id, p.call.name) for p in pending]
-            self.expected = Phase.AWAITING_RESULTS
+            self.expected = LoopPhase.AWAITING_RESULTS
         elif answer == "oops" and self.attempts >= _RETRIES:
             self._fails_with(OutputValidationError, act)
         elif answer == "oops":
             self._attempt("receive_response", act)
             self.attempts += 1
-            self.expected = Phase.READY
+            self.expected = LoopPhase.READY
         elif answer == '"more"':  # the continuation policy keeps the turn going
             self._attempt("receive_response", act)
-            self.expected = Phase.READY
+            self.expected = LoopPhase.READY
         else:
             self._attempt("receive_response", act)
             self._answered()
@@ -392,11 +475,11 @@ class CoreMachine(RuleBasedStateMachine):
     def _answered(self) -> None:
         """The model's valid answer (or the end of the wait): what the ledger does next."""
         if self._jobs("running"):
-            self.expected = Phase.AWAITING_COMPLETIONS
+            self.expected = LoopPhase.AWAITING_COMPLETIONS
         elif self._jobs("arrived") and self.iterations - self.turn_start < self.max_iterations:
-            self.expected = Phase.READY  # a further turn delivers them
+            self.expected = LoopPhase.READY  # a further turn delivers them
         else:
-            self.expected = Phase.FINISHED
+            self.expected = LoopPhase.FINISHED
             self.output = "done"
             self._end_jobs()
 
@@ -412,7 +495,7 @@ class CoreMachine(RuleBasedStateMachine):
             moves = len(self.core.moves)
             with pytest.raises(UsageError, match=f"expected {len(self.pending)} tool results"):
                 act()
-            assert self.core.phase is Phase.AWAITING_RESULTS
+            assert self.core.phase is LoopPhase.AWAITING_RESULTS
             assert len(self.core.moves) == moves
         elif self.armed:
             self._fails_with(Boom, act)
@@ -420,11 +503,11 @@ class CoreMachine(RuleBasedStateMachine):
             self._attempt("receive_results", act)
             self.jobs += [Job(i, DEADLINES[n]) for i, n in self.pending if n in DEADLINES]
             if any(name == "direct" for _, name in self.pending):
-                self.expected = Phase.FINISHED
+                self.expected = LoopPhase.FINISHED
                 self.output = "direct"
                 self._end_jobs()
             else:
-                self.expected = Phase.READY
+                self.expected = LoopPhase.READY
 
     @staticmethod
     def _result_of(name: str) -> ToolResult:
@@ -450,7 +533,7 @@ class CoreMachine(RuleBasedStateMachine):
         self.turn_start = self.iterations
         self.attempts = 0
         self.output = None
-        self.expected = Phase.READY
+        self.expected = LoopPhase.READY
 
     def _result(self) -> None:
         outcome = self._attempt("result", self.core.result)
@@ -499,16 +582,16 @@ class CoreMachine(RuleBasedStateMachine):
         before, moves = self.core.phase, len(self.core.moves)
         self.core.abort(DriverError("the model's request failed"))
         self._one_move_since(moves, before)
-        if self.expected is not Phase.FINISHED:
-            self.expected = Phase.FAILED
+        if self.expected is not LoopPhase.FINISHED:
+            self.expected = LoopPhase.FAILED
             self.error_type = DriverError
             self._end_jobs()
 
     @invariant()
     def the_phase_is_the_predicted_one(self) -> None:
         assert self.core.phase is self.expected
-        assert self.core.finished is (self.expected is Phase.FINISHED)
-        if self.expected is Phase.FAILED:
+        assert self.core.finished is (self.expected is LoopPhase.FINISHED)
+        if self.expected is LoopPhase.FAILED:
             assert self.error_type is not None
             assert isinstance(self.core.error, self.error_type)
             # the trace and the history are attached to the error that ended the run
@@ -522,7 +605,7 @@ class CoreMachine(RuleBasedStateMachine):
         """A finished or failed run leaves no async call open; each ended once."""
         ended = [c.call_id for c in self.core.trace.completions]
         assert len(ended) == len(set(ended))
-        if self.expected in (Phase.FINISHED, Phase.FAILED):
+        if self.expected in (LoopPhase.FINISHED, LoopPhase.FAILED):
             assert sorted(ended) == sorted(job.call_id for job in self.jobs)
 
 

@@ -18,7 +18,7 @@ from harness import (
     UsageError,
 )
 from harness.injection import EntityDiscovery
-from harness.loop import Phase, Usage
+from harness.loop import LoopPhase, Usage
 from harness.messages import AssistantMessage, SystemMessage, UserMessage
 from harness.models import ScriptedModel, call, expect_offered, raise_error, reply
 from harness.tools import Tool
@@ -111,7 +111,7 @@ def test_send_on_a_failed_session_is_a_clear_error_and_keeps_the_history() -> No
     with pytest.raises(ProviderError) as failure:
         chat.send("two")
     kept = list(chat.messages)
-    assert chat.failed and chat.core.phase is Phase.FAILED and chat.error is failure.value
+    assert chat.failed and chat.core.phase is LoopPhase.FAILED and chat.error is failure.value
     assert [m.role for m in kept] == ["user", "assistant", "user"]
     with pytest.raises(
         UsageError, match="send\\(\\) on a failed session: turn 2 ended with"
@@ -192,4 +192,4 @@ def test_the_core_refuses_begin_turn_before_the_turn_finished() -> None:
         chat.core.begin_turn([UserMessage(content="early")])
     chat.send("now")  # the core moved to finished: begin_turn is allowed there
     chat.core.begin_turn([UserMessage(content="next")])
-    assert chat.core.phase is Phase.READY
+    assert chat.core.phase is LoopPhase.READY

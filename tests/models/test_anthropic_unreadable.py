@@ -21,7 +21,7 @@ from wire_helpers import model_request
 
 from harness import MalformedResponse, ProviderError, UsageError
 from harness.models import AnthropicModel
-from harness.models._anthropic._model import DEFAULT_MAX_RESPONSE_BYTES
+from harness.models._http import DEFAULT_MAX_RESPONSE_BYTES
 
 MESSAGE = {
     "id": "msg_1",
@@ -167,3 +167,27 @@ def test_the_async_client_reads_bounded_too() -> None:
 def test_the_limit_is_checked_at_construction(limit: object) -> None:
     with pytest.raises(UsageError, match="max_response_bytes"):
         _model(_answering(b""), max_response_bytes=limit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("body", [b"", b"event: ping\ndata: {}\n\n"], ids=["empty", "ping-only"])
+def test_a_stream_without_a_message_is_a_malformed_response(body: bytes) -> None:
+    transport = _answering(body, **{"content-type": "text/event-stream"})
+    client = anthropic.Anthropic(
+        base_url="http://claude.test",
+        api_key="test-key",
+        max_retries=0,
+        http_client=httpx2.Client(transport=transport),
+    )
+    streaming = AnthropicModel(client, "claude-test", stream=True)
+    with pytest.raises(MalformedResponse, match="ended before its message_start event"):
+        streaming.request(model_request())
+    async_client = anthropic.AsyncAnthropic(
+        base_url="http://claude.test",
+        api_key="test-key",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=transport),
+    )
+    with pytest.raises(MalformedResponse, match="ended before its message_start event"):
+        asyncio.run(
+            AnthropicModel(async_client, "claude-test", stream=True).arequest(model_request())
+        )

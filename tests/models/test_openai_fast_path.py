@@ -2,7 +2,9 @@
 
 Each request shape the adapters produce is sent twice through the real ``openai``
 SDK into a recording httpx2 transport: once by the adapter (fast path: no request
-transform) and once by ``create(**adapter.params(request))`` (the SDK's path).
+transform) and once by the SDK's path (``_sdk_path``: ``create(**adapter.params(request))``
+for a stream, ``with_streaming_response.create`` for a non-streamed answer, which the
+adapter reads itself, bounded).
 Method, URL, body bytes and every header must match. The fast path posts the
 body as bytes joined from the JSON of each history message (encoded once per
 run), so growing conversations are checked turn by turn too.
@@ -149,6 +151,26 @@ def _client(transport: Recording, *, is_async: bool) -> Any:
     )
 
 
+def _sdk_path(resource: Any, params: dict[str, Any], *, stream: bool) -> None:
+    """Send ``params`` the SDK's own way, and read the answer."""
+    if stream:
+        with resource.create(**params) as events:
+            list(events)
+    else:
+        with resource.with_streaming_response.create(**params) as raw:
+            raw.read()
+
+
+async def _sdk_path_async(resource: Any, params: dict[str, Any], *, stream: bool) -> None:
+    """``_sdk_path`` with an async client."""
+    if stream:
+        async with await resource.create(**params) as events:
+            [event async for event in events]
+    else:
+        async with resource.with_streaming_response.create(**params) as raw:
+            await raw.read()
+
+
 def _sent_both_ways(
     api: str, request: ModelRequest, *, stream: bool, is_async: bool, **kwargs: Any
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], ModelResponse]:
@@ -162,20 +184,14 @@ def _sent_both_ways(
 
     async def both_async() -> ModelResponse:
         response = await model.arequest(request)
-        result = await resource.create(**params)
-        if stream:
-            async with result as events:
-                [event async for event in events]
+        await _sdk_path_async(resource, params, stream=stream)
         return response
 
     if is_async:
         response = asyncio.run(both_async())
     else:
         response = model.request(request)
-        result = resource.create(**params)
-        if stream:
-            with result as events:
-                list(events)
+        _sdk_path(resource, params, stream=stream)
     fast, sdk = transport.sent
     return _wire(fast), _wire(sdk), response
 
@@ -204,7 +220,7 @@ def test_responses_reasoning_items_are_sent_back_byte_identically() -> None:
     params = model.params(request)
     assert reasoning in params["input"]
     model.request(request)
-    model._resource(model.client).create(**params)
+    _sdk_path(model._resource(model.client), params, stream=False)
     fast, sdk = transport.sent
     assert _wire(fast) == _wire(sdk)
 
@@ -397,23 +413,14 @@ def test_a_growing_conversation_is_sent_byte_identically_every_turn(
     model = ADAPTERS[api](_client(transport, is_async=is_async), "gpt-test", stream=stream)
     resource = model._resource(model.client)
 
-    async def sdk_async(params: dict[str, Any]) -> None:
-        result = await resource.create(**params)
-        if stream:
-            async with result as events:
-                [event async for event in events]
-
     for request in _turns():
         params = model.params(request)
         if is_async:
             asyncio.run(model.arequest(request))
-            asyncio.run(sdk_async(params))
+            asyncio.run(_sdk_path_async(resource, params, stream=stream))
         else:
             model.request(request)
-            result = resource.create(**params)
-            if stream:
-                with result as events:
-                    list(events)
+            _sdk_path(resource, params, stream=stream)
         fast, sdk = transport.sent[-2:]
         assert _wire(fast) == _wire(sdk)
     model.end_run(completed=True)
@@ -444,7 +451,7 @@ def test_replaced_reasoning_items_are_sent_afresh() -> None:
     model._read(Response.model_construct(output=[reasoning[1], call], model="o-test"))
     params = model.params(request)
     model.request(request)
-    model._resource(model.client).create(**params)
+    _sdk_path(model._resource(model.client), params, stream=False)
     fast, sdk = transport.sent[-2:]
     assert b'"rs_2"' in fast.content and b'"rs_1"' not in fast.content
     assert _wire(fast) == _wire(sdk)

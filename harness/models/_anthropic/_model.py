@@ -2,24 +2,25 @@
 
 The format itself (request body, message and event decoding) is
 ``harness.formats.anthropic_messages``; this module adds the SDK call, the bounded
-reading of the answer, and the memory of thinking blocks.
+reading of the answer (harness/models/_http.py), the one error-mapping context manager
+of the sync and async paths (``anthropic_errors``), and the memory of thinking blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import (
     ContextLengthExceeded,
     MalformedResponse,
     ProviderError,
-    ProviderTimeout,
     RateLimited,
     UsageError,
 )
@@ -31,6 +32,15 @@ from harness.formats._read import not_json
 from harness.formats.anthropic_messages import DEFAULT_MAX_TOKENS, ThinkingKey
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._clients import client_kind
+from harness.models._http import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    abounded,
+    body_json,
+    bounded,
+    connection_error,
+    endpoint,
+    reading_error,
+)
 from harness.models._openai._common import (
     retry_after_seconds,
     scrub,
@@ -51,6 +61,7 @@ __all__ = [
     "ANTHROPIC_CAPABILITIES",
     "DEFAULT_MAX_RESPONSE_BYTES",
     "AnthropicModel",
+    "anthropic_errors",
     "import_anthropic",
     "map_anthropic_error",
 ]
@@ -65,10 +76,6 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
     allowed_tools=False,
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
-
-DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
-"""The largest answer body ``AnthropicModel`` reads, once decompressed (32 MiB): a larger
-one (a compression bomb, a runaway proxy) is a ``MalformedResponse``, not a memory error."""
 
 
 def import_anthropic() -> Any:
@@ -94,14 +101,9 @@ def map_anthropic_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> P
     """
     anthropic = import_anthropic()
     secrets = tuple(secrets)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ProviderTimeout(scrub(f"Anthropic request timed out: {exc}", secrets))
-    if isinstance(exc, anthropic.APIConnectionError):
-        return ProviderError(
-            scrub(f"could not reach the Anthropic endpoint: {exc}", secrets),
-            code="connection_error",
-            retryable=True,
-        )
+    if isinstance(exc, anthropic.APIConnectionError):  # APITimeoutError is one
+        timed_out = isinstance(exc, anthropic.APITimeoutError)
+        return connection_error(exc, "Anthropic", secrets, timed_out=timed_out)
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         code, body_message = anthropic_messages.error_details(exc.body)
@@ -117,6 +119,32 @@ def map_anthropic_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> P
         retryable = {"true": True, "false": False}.get(str(should_retry).lower())
         return cls(message, status=status, retry_after=retry_after, code=code, retryable=retryable)
     return ProviderError(scrub(f"Anthropic SDK error: {exc}", secrets))
+
+
+@contextlib.contextmanager
+def anthropic_errors(client: Any, params: Mapping[str, Any]) -> Iterator[None]:
+    """The Anthropic adapter's one error-mapping context manager, shared by the sync and
+    the async path: every failure of the SDK call with ``params`` and of reading its
+    answer becomes a harness error. The SDK's errors go through ``map_anthropic_error``;
+    the transport's, raised while the adapter reads the answer (a body cut short, a
+    timeout, a body that is not the gzip it claims), through ``reading_error`` (naming the
+    endpoint); a streamed event that is not JSON is a ``MalformedResponse``; a request
+    text that cannot be written, ``UnencodableText``. Credentials never appear in the
+    message."""
+    anthropic = import_anthropic()
+    import httpx2
+
+    try:
+        yield
+    except anthropic.AnthropicError as exc:
+        raise map_anthropic_error(exc, secrets=_secrets(client)) from None
+    except httpx2.HTTPError as exc:  # raised by the answer's body, past the SDK's mapping
+        url = endpoint(exc, getattr(client, "base_url", "the Anthropic API"))
+        raise reading_error(exc, "Anthropic", url, _secrets(client)) from None
+    except json.JSONDecodeError as exc:  # a streamed event the SDK could not parse
+        raise not_json(exc) from None
+    except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+        raise unencodable(exc, params, "Anthropic") from None
 
 
 @functools.lru_cache(maxsize=16)
@@ -237,47 +265,32 @@ class AnthropicModel(Model):
                 "AnthropicModel has an async client: use harness.arun(...), or pass an "
                 "anthropic.Anthropic client for harness.run(...)"
             )
-        anthropic = import_anthropic()
-        unreadable = _unreadable_errors()
         params = self.params(request)
         client: Any = self.client
-        try:
+        with anthropic_errors(client, params):
             if self.stream:
-                with client.messages.stream(**sdk_call_kwargs(client.messages.stream, params)) as s:
-                    return self._read(s.get_final_message())
+                kwargs = sdk_call_kwargs(client.messages.stream, params)
+                with client.messages.stream(**kwargs) as s:
+                    return self._read(_final_message(s.get_final_message))
             kwargs = sdk_call_kwargs(client.messages.create, params)
             with client.messages.with_streaming_response.create(**kwargs) as raw:
-                body = _bounded(raw.iter_bytes(), self.max_response_bytes)
-            return self._read(_message_json(body))
-        except anthropic.AnthropicError as exc:
-            raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
-        except unreadable as exc:
-            raise _unreadable(exc) from None
-        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
-            raise unencodable(exc, params, "Anthropic") from None
+                body = bounded(raw.iter_bytes(), self.max_response_bytes, *_WHO)
+            return self._read(body_json(body, "Anthropic", "a message object"))
 
     async def arequest(self, request: ModelRequest) -> ModelResponse:
         if self._kind == "sync":
             return await asyncio.to_thread(self.request, request)
-        anthropic = import_anthropic()
-        unreadable = _unreadable_errors()
         params = self.params(request)
         client: Any = self.client
-        try:
+        with anthropic_errors(client, params):
             if self.stream:
                 kwargs = sdk_call_kwargs(client.messages.stream, params)
                 async with client.messages.stream(**kwargs) as s:
-                    return self._read(await s.get_final_message())
+                    return self._read(await _afinal_message(s.get_final_message()))
             kwargs = sdk_call_kwargs(client.messages.create, params)
             async with client.messages.with_streaming_response.create(**kwargs) as raw:
-                body = await _abounded(raw.iter_bytes(), self.max_response_bytes)
-            return self._read(_message_json(body))
-        except anthropic.AnthropicError as exc:
-            raise map_anthropic_error(exc, secrets=_secrets(self.client)) from None
-        except unreadable as exc:
-            raise _unreadable(exc) from None
-        except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
-            raise unencodable(exc, params, "Anthropic") from None
+                body = await abounded(raw.iter_bytes(), self.max_response_bytes, *_WHO)
+            return self._read(body_json(body, "Anthropic", "a message object"))
 
     def end_run(self, *, completed: bool) -> None:
         with self._lock:
@@ -285,60 +298,30 @@ class AnthropicModel(Model):
             self._tools.clear()
 
 
-# -- reading the answer, bounded -----------------------------------------------------------
+# -- reading the answer -------------------------------------------------------------------
+
+_WHO = ("Anthropic", "AnthropicModel")
+"""The provider and the adapter, for the error of an answer over ``max_response_bytes``."""
 
 
-def _too_big(limit: int) -> MalformedResponse:
+def _no_message() -> MalformedResponse:
     return MalformedResponse(
-        f"the Anthropic response body is larger than max_response_bytes={limit} once "
-        "decompressed (a compression bomb or a runaway answer); raise max_response_bytes "
-        "on AnthropicModel if such answers are expected"
+        "the Anthropic stream ended before its message_start event; expected a message"
     )
 
 
-def _bounded(chunks: Iterator[bytes], limit: int) -> bytes:
-    """The decompressed body, read chunk by chunk, refused past ``limit`` bytes."""
-    parts: list[bytes] = []
-    size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size > limit:
-            raise _too_big(limit)
-        parts.append(chunk)
-    return b"".join(parts)
-
-
-async def _abounded(chunks: AsyncIterator[bytes], limit: int) -> bytes:
-    """``_bounded`` for an async body."""
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > limit:
-            raise _too_big(limit)
-        parts.append(chunk)
-    return b"".join(parts)
-
-
-def _message_json(body: bytes) -> Any:
-    """The JSON of a 200 body: an empty or truncated one is a ``MalformedResponse``."""
-    if not body.strip():
-        raise MalformedResponse(
-            "the Anthropic response body is empty (status 200); expected a message object"
-        )
+def _final_message(get: Callable[[], Any]) -> Any:
+    """The SDK stream's final message: a stream that ended without one (no
+    ``message_start`` event) fails the SDK's own ``assert``, a ``MalformedResponse`` here."""
     try:
-        return json.loads(body)
-    except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
-        raise not_json(exc) from None
+        return get()
+    except AssertionError:
+        raise _no_message() from None
 
 
-def _unreadable_errors() -> tuple[type[BaseException], ...]:
-    import httpx2
-
-    return (json.JSONDecodeError, httpx2.DecodingError)
-
-
-def _unreadable(exc: BaseException) -> MalformedResponse:
-    if isinstance(exc, json.JSONDecodeError):  # a streamed event the SDK could not parse
-        return not_json(exc)
-    return MalformedResponse(f"the Anthropic response body could not be decompressed ({exc})")
+async def _afinal_message(final: Awaitable[Any]) -> Any:
+    """``_final_message`` for an async stream."""
+    try:
+        return await final
+    except AssertionError:
+        raise _no_message() from None

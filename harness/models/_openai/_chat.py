@@ -34,12 +34,15 @@ class OpenAIChatModel(OpenAIAdapter):
     Works with any OpenAI-compatible ``base_url``. Give a sync client for ``run``,
     an async one for ``arun`` (a sync client also works there, in a worker thread).
     SDK errors become ``ProviderError`` (``RateLimited``, ``ProviderTimeout``, ...)
-    with status, retry-after and code; credentials never appear in messages.
+    with status, retry-after and code; credentials never appear in messages. An answer
+    that cannot be read (empty, cut short, not JSON, or more than ``max_response_bytes``
+    once decompressed) is a ``MalformedResponse``.
     """
 
     json_stream_events = True  # openai_chat.response_from_events reads the chunks' JSON
 
     default_capabilities = OPENAI_CHAT_CAPABILITIES
+    answer_kind = "a chat completion object"
 
     _history: WireHistory | None = None
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
+import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from harness._errors import (
     ContextLengthExceeded,
     ProviderError,
-    ProviderTimeout,
     RateLimited,
     UnencodableText,
 )
@@ -23,9 +24,12 @@ from harness._secrets import (
 )
 from harness.formats._json import unencodable_path
 from harness.formats._openai import error_details
+from harness.formats._read import not_json
+from harness.models._http import connection_error, endpoint, reading_error
 
 __all__ = [
     "map_openai_error",
+    "openai_errors",
     "retry_after_seconds",
     "scrub",
     "secrets_of",
@@ -88,18 +92,14 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 def map_openai_error(exc: BaseException, *, secrets: Iterable[str] = ()) -> ProviderError:
-    """The harness ``ProviderError`` for an ``openai`` SDK exception (credentials scrubbed)."""
+    """The harness ``ProviderError`` for an ``openai`` SDK exception (credentials scrubbed);
+    a timeout or a connection failure names the endpoint and what the transport said."""
     import openai
 
     secrets = tuple(secrets)
-    if isinstance(exc, openai.APITimeoutError):
-        return ProviderTimeout(scrub(f"OpenAI request timed out: {exc}", secrets))
-    if isinstance(exc, openai.APIConnectionError):
-        return ProviderError(
-            scrub(f"could not reach the OpenAI endpoint: {exc}", secrets),
-            code="connection_error",
-            retryable=True,
-        )
+    if isinstance(exc, openai.APIConnectionError):  # APITimeoutError is one
+        timed_out = isinstance(exc, openai.APITimeoutError)
+        return connection_error(exc, "OpenAI", secrets, timed_out=timed_out)
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         body_code, body_message = error_details(exc.body)
@@ -131,3 +131,28 @@ def unencodable(
         "text with .encode('utf-8', 'replace').decode()) before it reaches the model.",
         where=where,
     )
+
+
+@contextlib.contextmanager
+def openai_errors(client: Any, params: Mapping[str, Any]) -> Iterator[None]:
+    """The OpenAI adapters' one error-mapping context manager, shared by the sync and the
+    async path: every failure of the SDK call with ``params`` and of reading its answer
+    becomes a harness error. The SDK's errors go through ``map_openai_error``; the
+    transport's, raised while the adapter reads the answer, through ``reading_error``
+    (naming the endpoint); a body or streamed event that is not JSON is a
+    ``MalformedResponse``; a request text that cannot be written, ``UnencodableText``.
+    Credentials never appear in the message."""
+    import httpx2
+    import openai
+
+    try:
+        yield
+    except openai.OpenAIError as exc:
+        raise map_openai_error(exc, secrets=secrets_of(client)) from None
+    except httpx2.HTTPError as exc:  # raised by the answer's body, past the SDK's mapping
+        url = endpoint(exc, getattr(client, "base_url", "the OpenAI API"))
+        raise reading_error(exc, "OpenAI", url, secrets_of(client)) from None
+    except json.JSONDecodeError as exc:  # the SDK parses streamed events before we see them
+        raise not_json(exc) from None
+    except UnicodeEncodeError as exc:  # a lone surrogate: the body cannot be written
+        raise unencodable(exc, params, "OpenAI") from None

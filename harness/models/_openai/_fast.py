@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import inspect
 import typing
 from collections.abc import Mapping
@@ -32,7 +33,7 @@ from typing import Any
 
 from harness.formats._json import encode_json
 
-__all__ = ["body_bytes", "has_aliases", "is_plain_json", "post_args"]
+__all__ = ["body_bytes", "has_aliases", "is_plain_json", "post_args", "unread"]
 
 _OPTION_KEYS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 """``create`` arguments that become request options rather than body keys."""
@@ -243,3 +244,27 @@ def post_args(
         "stream_cls": plan.stream_cls,
     }
     return plan.path, arguments
+
+
+@functools.lru_cache(maxsize=1)
+def _raw_response_header() -> str | None:
+    """The request header by which the SDK's ``with_streaming_response`` asks ``_post`` for
+    the answer unread, or ``None`` when the installed SDK has none."""
+    try:
+        constants = importlib.import_module("openai._constants")
+    except ImportError:
+        return None
+    header = getattr(constants, "RAW_RESPONSE_HEADER", None)
+    return header if isinstance(header, str) else None
+
+
+def unread(arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``_post`` arguments (from ``post_args``) that return a non-streamed answer unread, an
+    ``APIResponse`` whose body the caller reads, as ``with_streaming_response`` would; or
+    ``None`` (then use ``with_streaming_response.create``)."""
+    header = _raw_response_header()
+    if header is None:
+        return None
+    options = dict(arguments.get("options") or {})
+    options["headers"] = {**(options.get("headers") or {}), header: "stream"}
+    return {**arguments, "options": options}

@@ -16,6 +16,7 @@ from harness.formats import openai_responses
 from harness.formats._history import WireHistory
 from harness.formats.openai_responses import ReasoningKey
 from harness.loop import ModelCapabilities, ModelRequest, ModelResponse
+from harness.models._http import DEFAULT_MAX_RESPONSE_BYTES
 from harness.models._openai._base import OpenAIAdapter
 
 if TYPE_CHECKING:
@@ -41,10 +42,12 @@ class OpenAIResponsesModel(OpenAIAdapter):
     """A real model behind the Responses API (stateless), through the official SDK.
 
     Each request sends the whole conversation (``store=False``); reasoning items
-    returned by reasoning models are kept for the run and sent back in place.
+    returned by reasoning models are kept for the run and sent back in place. Errors
+    and unreadable answers are typed as for ``OpenAIChatModel``.
     """
 
     default_capabilities = OPENAI_RESPONSES_CAPABILITIES
+    answer_kind = "a response object"
     json_stream_events = True  # final_response reads the events' JSON
 
     def __init__(
@@ -57,9 +60,16 @@ class OpenAIResponsesModel(OpenAIAdapter):
         include_reasoning: bool = True,
         capabilities: ModelCapabilities | None = None,
         name: str | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         super().__init__(
-            client, model, stream=stream, defaults=defaults, capabilities=capabilities, name=name
+            client,
+            model,
+            stream=stream,
+            defaults=defaults,
+            capabilities=capabilities,
+            name=name,
+            max_response_bytes=max_response_bytes,
         )
         self.include_reasoning = include_reasoning
         self._reasoning: dict[ReasoningKey, list[dict[str, Any]]] = {}
