@@ -17,7 +17,7 @@ from harness.mcp._server import DEFAULT_CALL_TIMEOUT
 def test_a_call_that_hangs_is_cancelled_at_call_timeout_and_the_session_lives_on(
     bounded: Any,
 ) -> None:
-    server = McpServer("stdio", STDIO, call_timeout=0.5)
+    server = McpServer("stdio", STDIO, call_timeout=0.5, shutdown_grace=0.5)
     model = ScriptedModel([call("hang"), call("add", {"a": 2, "b": 3}), reply("done")])
     with bounded(30):
         result = run(model, "go", strategies=[McpTools(server)])
@@ -44,3 +44,5 @@ def test_hostile_timeouts_are_refused_naming_the_setting(seconds: Any) -> None:
         McpServer("s", STDIO, call_timeout=seconds)
     with pytest.raises(UsageError, match=r"init_timeout must be a number of seconds > 0"):
         McpServer("s", STDIO, init_timeout=seconds)
+    with pytest.raises(UsageError, match=r"'s': shutdown_grace must be a number of seconds > 0"):
+        McpServer("s", STDIO, shutdown_grace=seconds)
