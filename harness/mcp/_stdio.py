@@ -25,10 +25,9 @@ __all__ = ["Ending", "stdio_transport"]
 _FLUSH_SECONDS = 0.5
 """At most this long (within the grace) for messages already accepted to reach stdin."""
 _REAP_SECONDS = 1.0
-"""After SIGKILL: time for the event loop to see the leader die (only an unkillable
-process, stuck in the kernel, runs this out)."""
-_LEADER_POLL = 0.01
-_GROUP_POLL = 0.05
+"""Once the group has ended (or been killed): time for the event loop to reap the leader
+(only an unkillable process, stuck in the kernel, runs this out)."""
+_POLL = 0.02
 _PROC = "/proc"
 
 How = Literal["exited", "terminated", "killed"]
@@ -161,9 +160,10 @@ async def _end(process: Any, grace: float, started: float) -> Ending:
         how = "terminated" if sig == signal.SIGTERM else "killed"
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, sig)
-    else:
-        await _group_ended(process, time.monotonic() + _REAP_SECONDS)
     seconds = time.monotonic() - started
+    reaped_by = time.monotonic() + _REAP_SECONDS
+    while process.returncode is None and time.monotonic() < reaped_by:
+        await anyio.sleep(_POLL)
     with contextlib.suppress(Exception):
         await process.stdout.aclose()  # a survivor outside the group may hold it open
     transport = getattr(getattr(process, "_process", None), "_transport", None)
@@ -176,18 +176,16 @@ async def _end(process: Any, grace: float, started: float) -> Ending:
 
 
 async def _group_ended(process: Any, deadline: float) -> bool:
-    """Wait until the leader has exited and no member of its group still runs, or until
+    """Wait until no member of the group still runs, the leader included, or until
     ``deadline`` (``time.monotonic()``); whether the group ended."""
     import anyio
 
-    while process.returncode is None:  # not process.wait(): it also waits for pipe EOF
+    # not process.wait(): it also waits for EOF on pipes a child may hold; and a dead
+    # leader counts as ended before the event loop has reaped it
+    while (process.returncode is None and not os.path.isdir(_PROC)) or group_running(process.pid):
         if time.monotonic() >= deadline:
             return False
-        await anyio.sleep(_LEADER_POLL)
-    while group_running(process.pid):
-        if time.monotonic() >= deadline:
-            return False
-        await anyio.sleep(_GROUP_POLL)
+        await anyio.sleep(_POLL)
     return True
 
 
@@ -202,6 +200,8 @@ def group_running(pgid: int) -> bool:
         return True  # a member we may not signal: ambiguous, so running
     if not os.path.isdir(_PROC):
         return True  # no /proc (macOS): a zombie member counts as running
+    if _running_in(pgid, str(pgid)):
+        return True  # the leader: no need to read every process
     return any(_running_in(pgid, entry) for entry in os.listdir(_PROC) if entry.isdigit())
 
 
