@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import dataclasses
 import os
 import queue
@@ -170,15 +171,11 @@ _OPEN: weakref.WeakSet[McpServer] = weakref.WeakSet()
 @atexit.register
 def _close_open_servers() -> None:
     # atexit runs before daemon threads stop: each session's loop is still there to
-    # end its server within the grace, where the interpreter would leave it running
-    problems: list[Exception] = []
-    for server in list(_OPEN):
-        try:
-            server.close()
-        except Exception as exc:  # a kill warning turned error: close the others first
-            problems.append(exc)
-    if problems:
-        raise problems[0]
+    # end its server within the grace, where the interpreter would leave it running.
+    # ExitStack: every server is closed even if one close raises (a warning made an error)
+    with contextlib.ExitStack() as stack:
+        for server in list(_OPEN):
+            stack.callback(server.close)
 
 
 class McpServer:

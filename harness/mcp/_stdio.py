@@ -42,8 +42,6 @@ class Ending:
     how: How
     """``exited`` on its own after stdin closed, ``terminated`` by SIGTERM, or ``killed``
     by SIGKILL."""
-    seconds: float
-    """From the start of the shutdown to the group's end (or to giving up on it)."""
 
 
 @contextlib.asynccontextmanager
@@ -160,7 +158,6 @@ async def _end(process: Any, grace: float, started: float) -> Ending:
         how = "terminated" if sig == signal.SIGTERM else "killed"
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, sig)
-    seconds = time.monotonic() - started
     reaped_by = time.monotonic() + _REAP_SECONDS
     while process.returncode is None and time.monotonic() < reaped_by:
         await anyio.sleep(_POLL)
@@ -172,7 +169,7 @@ async def _end(process: Any, grace: float, started: float) -> Ending:
         with contextlib.suppress(PermissionError):
             close()
     await anyio.lowlevel.checkpoint()
-    return Ending(pid=pgid, how=how, seconds=seconds)
+    return Ending(pid=pgid, how=how)
 
 
 async def _group_ended(process: Any, deadline: float) -> bool:

@@ -11,7 +11,8 @@ from mcp_helpers import STDIO
 
 from harness import ScriptedModel, UsageError, call, reply, run
 from harness.mcp import McpServer, McpTimeout, McpTools
-from harness.mcp._server import DEFAULT_CALL_TIMEOUT
+from harness.mcp._server import DEFAULT_CALL_TIMEOUT, DEFAULT_SHUTDOWN_GRACE
+from harness.scenarios._mcp import McpServerSpec
 
 
 def test_a_call_that_hangs_is_cancelled_at_call_timeout_and_the_session_lives_on(
@@ -36,6 +37,12 @@ def test_every_server_has_a_finite_call_timeout_by_default() -> None:
     server = McpServer("s", STDIO)
     assert server.call_timeout == DEFAULT_CALL_TIMEOUT == 60.0
     assert McpServer("s", STDIO, call_timeout=None).call_timeout is None  # asked for
+
+
+def test_every_stdio_server_is_given_a_finite_shutdown_grace_by_default() -> None:
+    assert McpServer("s", STDIO).shutdown_grace == DEFAULT_SHUTDOWN_GRACE == 4.0
+    assert McpServerSpec(name="s").shutdown_grace == DEFAULT_SHUTDOWN_GRACE  # scenario files
+    assert McpServer("s", STDIO, shutdown_grace=1).shutdown_grace == 1.0
 
 
 @pytest.mark.parametrize("seconds", [0, -1, math.nan, math.inf, 1e300, "10"])
