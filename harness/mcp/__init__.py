@@ -20,6 +20,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         McpCallError as McpCallError,
         McpConnectError as McpConnectError,
         McpError as McpError,
+        McpServerKilled as McpServerKilled,
         McpTimeout as McpTimeout,
         McpToolError as McpToolError,
     )

@@ -8,6 +8,9 @@ HarnessError
     ├── McpToolError          a tool is unusable: invalid name, malformed schema, collision,
     │                         or not on the server (``required_tool_by_name``)
     └── McpCallError          a call failed at the protocol level (crash mid-call, MCP error)
+
+HarnessWarning
+└── McpServerKilled           a stdio server had to be killed when its McpServer closed
 ```
 
 A tool call that fails this way becomes an error tool result the model reads (the loop
@@ -16,9 +19,16 @@ catches the exception); the exception is kept on ``ToolResult.exception``.
 
 from __future__ import annotations
 
-from harness._errors import HarnessError
+from harness._errors import HarnessError, HarnessWarning
 
-__all__ = ["McpCallError", "McpConnectError", "McpError", "McpTimeout", "McpToolError"]
+__all__ = [
+    "McpCallError",
+    "McpConnectError",
+    "McpError",
+    "McpServerKilled",
+    "McpTimeout",
+    "McpToolError",
+]
 
 
 class McpError(HarnessError):
@@ -54,6 +64,21 @@ class McpCallError(McpError):
     mid-call, or answered with an MCP error instead of a result."""
 
 
-for _cls in (McpError, McpConnectError, McpTimeout, McpToolError, McpCallError):
+class McpServerKilled(HarnessWarning):
+    """A stdio server did not exit within ``shutdown_grace`` seconds of its stdin closing
+    and SIGTERM, and was killed (SIGKILL, with its process group) when its ``McpServer``
+    closed. ``server`` is its harness name, ``pid`` its process id."""
+
+    def __init__(self, server: str, pid: int, grace: float) -> None:
+        self.server = server
+        self.pid = pid
+        super().__init__(
+            f"MCP server {server!r} (pid {pid}) did not exit within {grace:g}s of its stdin "
+            "closing and SIGTERM (shutdown_grace); it was killed with its process group "
+            "(SIGKILL). Does it ignore end-of-file on stdin and SIGTERM, or hang in a call?"
+        )
+
+
+for _cls in (McpError, McpConnectError, McpTimeout, McpToolError, McpCallError, McpServerKilled):
     _cls.__module__ = "harness.mcp"  # the public package, in tracebacks and reprs
 del _cls

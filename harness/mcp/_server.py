@@ -8,11 +8,16 @@ so a target given as a function can read credentials that exist only at run time
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import dataclasses
 import os
+import queue
 import sys
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any, TextIO
@@ -28,8 +33,15 @@ from harness.mcp._convert import (
     to_tool,
     without_collisions,
 )
-from harness.mcp._errors import McpCallError, McpConnectError, McpTimeout, McpToolError
+from harness.mcp._errors import (
+    McpCallError,
+    McpConnectError,
+    McpServerKilled,
+    McpTimeout,
+    McpToolError,
+)
 from harness.mcp._meta import MetaConverter, meta_for, pass_through
+from harness.mcp._stdio import Ending, stdio_transport
 from harness.mcp._thread import LoopThread
 from harness.tools import CallContext, Tool, ToolResult, is_valid_name
 
@@ -43,6 +55,11 @@ DEFAULT_CALL_TIMEOUT = 60.0
 """Seconds a ``tools/call`` may take unless ``McpServer(call_timeout=...)`` says otherwise."""
 DEFAULT_MAX_PAGES = 1000
 """Pages of ``tools/list`` read at most unless ``McpServer(max_pages=...)`` says otherwise."""
+DEFAULT_SHUTDOWN_GRACE = 4.0
+"""Seconds a stdio server gets to exit on close unless ``McpServer(shutdown_grace=...)``
+says otherwise (the SDK's own client waits 2 s after closing stdin, 2 s after SIGTERM)."""
+_CLOSE_MARGIN = 2.0
+"""Beyond the grace: for the event loop to reap a killed server and close the session."""
 _SETTLE_CHECKPOINTS = 8
 _CLOSED_CODE = -32000  # mcp_types.CONNECTION_CLOSED
 
@@ -82,8 +99,9 @@ def _is_closed(exc: BaseException) -> bool:
     return getattr(exc, "code", None) == _CLOSED_CODE
 
 
-def _resolve_target(name: str, target: Any) -> Any:
-    """The SDK ``Client`` target for ``target`` (called lazily, at connect time)."""
+def _resolve_target(name: str, target: Any, stdio: Callable[[Any], Any]) -> Any:
+    """The SDK ``Client`` target for ``target`` (called lazily, at connect time);
+    ``stdio`` makes the transport for ``StdioServerParameters``."""
     from mcp import StdioServerParameters
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
@@ -91,9 +109,7 @@ def _resolve_target(name: str, target: Any) -> Any:
     if hasattr(target, "mcp_target"):  # FakeMcpServer and friends
         return target.mcp_target()
     if isinstance(target, StdioServerParameters):
-        from mcp.client.stdio import stdio_client
-
-        return stdio_client(target, errlog=_server_stderr())
+        return stdio(target)
     if isinstance(target, (Server, MCPServer)):
         return target
     if isinstance(target, str):
@@ -105,10 +121,10 @@ def _resolve_target(name: str, target: Any) -> Any:
         return target
     if isinstance(target, Sequence) and target and all(isinstance(p, str) for p in target):
         return _resolve_target(
-            name, StdioServerParameters(command=target[0], args=list(target[1:]))
+            name, StdioServerParameters(command=target[0], args=list(target[1:])), stdio
         )
     if callable(target):
-        return _resolve_target(name, target())
+        return _resolve_target(name, target(), stdio)
     raise UsageError(
         f"MCP server {name!r}: cannot connect to {target!r}; give a URL, a command line "
         "(list of strings), StdioServerParameters, an SDK Server/MCPServer, a FakeMcpServer, "
@@ -138,11 +154,28 @@ _DEVNULL: TextIO | None = None
 class _Session:
     """An open client session living in the loop thread."""
 
-    def __init__(self, client: Any, protocol_version: str) -> None:
+    def __init__(self, client: Any, protocol_version: str, ended: threading.Event) -> None:
         self.client = client
         self.protocol_version = protocol_version
         self.hold: Future[None] = Future()
         """The holding task (set by ``_open``): done once the session is gone."""
+        self.ended = ended
+        """Set once the holding task has finished (its transport closed, a stdio server
+        ended); cancelling ``hold`` marks it done at once, before that."""
+
+
+_OPEN: weakref.WeakSet[McpServer] = weakref.WeakSet()
+"""Servers with an open session, closed at interpreter exit if their owner did not."""
+
+
+@atexit.register
+def _close_open_servers() -> None:
+    # atexit runs before daemon threads stop: each session's loop is still there to
+    # end its server within the grace, where the interpreter would leave it running.
+    # ExitStack: every server is closed even if one close raises (a warning made an error)
+    with contextlib.ExitStack() as stack:
+        for server in list(_OPEN):
+            stack.callback(server.close)
 
 
 class McpServer:
@@ -164,6 +197,11 @@ class McpServer:
         max_pages: pages of ``tools/list`` read at most (default 1000); a listing cut
             there, or by a cursor the server repeats, is reported by a ``StrategyWarning``.
         mode: the SDK's connect mode (``auto``, ``legacy`` or a protocol version).
+        shutdown_grace: seconds a stdio server gets to exit when the session ends (on
+            ``close()``, at interpreter exit, or after a handshake or ``tools/list`` that
+            timed out): its stdin is closed and it has half of them, then its process
+            group gets SIGTERM and the other half, then SIGKILL and an
+            ``McpServerKilled`` warning (default 4).
     """
 
     def __init__(
@@ -178,6 +216,7 @@ class McpServer:
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         max_pages: int = DEFAULT_MAX_PAGES,
         mode: str = "auto",
+        shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
     ) -> None:
         problems = []
         if not isinstance(name, str) or not is_valid_name(name):
@@ -192,6 +231,7 @@ class McpServer:
         for problem in (
             seconds_problem(init_timeout, name="init_timeout", positive=True),
             seconds_problem(call_timeout, name="call_timeout", positive=True, optional=True),
+            seconds_problem(shutdown_grace, name="shutdown_grace", positive=True),
         ):
             if problem is not None:
                 problems.append(problem)
@@ -211,6 +251,7 @@ class McpServer:
         self.call_timeout = None if call_timeout is None else float(call_timeout)
         self.max_pages = max_pages
         self.mode = mode
+        self.shutdown_grace = float(shutdown_grace)
         self._lock = threading.RLock()
         self._generation_lock = threading.Lock()
         self._thread: LoopThread | None = None
@@ -222,6 +263,8 @@ class McpServer:
         self.connections: list[Connected] = []
         """Every successful connection, oldest first."""
         self._unreported: list[Connected] = []
+        self._endings: queue.SimpleQueue[Ending] = queue.SimpleQueue()
+        """How stdio server processes ended (put by the loop thread), not yet reported."""
 
     def __repr__(self) -> str:
         state = "connected" if self._session is not None else "not connected"
@@ -243,6 +286,7 @@ class McpServer:
             started = time.perf_counter()
             session = self._open()
             self._session = session
+            _OPEN.add(self)
             self._listed_generation = -1
             listed = self._refresh_locked()
             info = Connected(
@@ -261,37 +305,66 @@ class McpServer:
 
     def _open(self) -> _Session:
         require_mcp()
-        target = _resolve_target(self.name, self.target)
+        target = _resolve_target(self.name, self.target, self._stdio)
         if self._thread is None or self._thread.stopped:
             self._thread = LoopThread(self.name)
         ready: Future[_Session] = Future()
-        hold = self._thread.submit(self._hold, target, ready)
+        ended = threading.Event()
+        hold = self._thread.submit(self._hold, target, ready, ended)
         try:
             session = ready.result(timeout=self.init_timeout)
         except FutureTimeout:
-            hold.cancel()
+            self._end(hold, ended)
             raise McpTimeout(
                 self.name,
                 f"the server did not finish the handshake and tool listing within "
                 f"{self.init_timeout:g}s (init_timeout); is it hanging on initialise?",
             ) from None
         except UsageError:
+            self._end(hold, ended)
             raise
         except Exception as exc:
+            self._end(hold, ended)
             raise McpConnectError(
                 self.name, f"cannot connect ({_describe(exc)}); is the server running?"
             ) from exc
         session.hold = hold
         return session
 
-    async def _hold(self, target: Any, ready: Future[_Session]) -> None:
-        """The session's task: open it, hand it over, keep it open until cancelled."""
+    def _stdio(self, params: Any) -> Any:
+        """The transport to a stdio server: ended within ``shutdown_grace`` on POSIX."""
+        if sys.platform == "win32":  # the SDK's Job Object, killed outright on close
+            from mcp.client.stdio import stdio_client
+
+            return stdio_client(params, errlog=_server_stderr())
+        return stdio_transport(
+            params, grace=self.shutdown_grace, errlog=_server_stderr(), on_end=self._endings.put
+        )
+
+    def _end(self, hold: Future[None], ended: threading.Event) -> None:
+        """Cancel a session's task and wait until it has closed (a stdio server ended
+        within the grace); then warn about a server that had to be killed."""
+        hold.cancel()
+        ended.wait(self.shutdown_grace + _CLOSE_MARGIN)
+        while True:
+            try:
+                ending = self._endings.get_nowait()
+            except queue.Empty:
+                return
+            if ending.how == "killed":
+                warnings.warn(
+                    McpServerKilled(self.name, ending.pid, self.shutdown_grace), stacklevel=3
+                )
+
+    async def _hold(self, target: Any, ready: Future[_Session], ended: threading.Event) -> None:
+        """The session's task: open it, hand it over, keep it open until cancelled;
+        ``ended`` is set once it has closed."""
         import anyio
         from mcp import Client
 
         try:
             async with Client(target, mode=self.mode, message_handler=self._on_message) as client:
-                session = _Session(client, client.protocol_version)
+                session = _Session(client, client.protocol_version, ended)
                 async with anyio.create_task_group() as group:
                     group.start_soon(self._listen, client)
                     ready.set_result(session)
@@ -300,6 +373,8 @@ class McpServer:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
             raise
+        finally:
+            ended.set()
 
     async def _listen(self, client: Any) -> None:
         """Keep a ``subscriptions/listen`` stream open (2026-07-28 servers) so tool list
@@ -324,9 +399,14 @@ class McpServer:
                 self.generation += 1
 
     def close(self) -> None:
-        """Close the session and stop the loop thread (a later use reconnects)."""
+        """Close the session (a stdio server ends within ``shutdown_grace``, or is killed
+        with an ``McpServerKilled`` warning) and stop the loop thread; a later use
+        reconnects."""
         with self._lock:
-            self._session = None
+            session, self._session = self._session, None
+            _OPEN.discard(self)
+            if session is not None:
+                self._end(session.hold, session.ended)
             if self._thread is not None:
                 self._thread.stop()
                 self._thread = None
@@ -345,19 +425,21 @@ class McpServer:
 
     # -- listing ------------------------------------------------------------------------
 
-    def _run(self, coro_fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
-        assert self._thread is not None
-        return self._thread.submit(coro_fn, *args).result(timeout)
-
     def _refresh_locked(self) -> Listed:
         session = self._session
-        assert session is not None
+        assert session is not None and self._thread is not None
         generation = self.generation
+        listing = self._thread.submit(_list_all, session.client, self.max_pages)
         try:
-            raw = self._run(_list_all, session.client, self.max_pages, timeout=self.init_timeout)
+            raw = listing.result(self.init_timeout)
         except FutureTimeout:
+            listing.cancel()
+            self._session = None
+            self._end(session.hold, session.ended)
             raise McpTimeout(
-                self.name, f"tools/list did not answer within {self.init_timeout:g}s"
+                self.name,
+                f"tools/list did not answer within {self.init_timeout:g}s (init_timeout); "
+                "the session was closed (a stdio server is ended) and the next use reconnects",
             ) from None
         except Exception as exc:
             if _is_closed(exc):

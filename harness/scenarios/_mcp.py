@@ -7,6 +7,7 @@ mcp_servers:
       tools: [{name: search, result: "[]"}]
       changes: [{after_call: search, add: [{name: buy}]}]
     # command: [python, fixtures/mcp_stdio_server.py]   # ...or a stdio command line
+    # shutdown_grace: 4                                 # seconds a stdio server gets to exit
     # url: http://127.0.0.1:8765/mcp                    # ...or streamable HTTP
     meta: {allow: [user_id]}                # pass (default), none, {allow: [...]}, {deny: [...]}
     names: keep                             # or prefix
@@ -18,6 +19,7 @@ mcp_servers:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from typing import Any, Literal
@@ -86,6 +88,8 @@ class McpServerSpec(BaseModel):
     names: Literal["keep", "prefix"] = "keep"
     offer: bool | None = None
     init_timeout: float = 10.0
+    shutdown_grace: float = 4.0
+    """Seconds a stdio server gets to exit after the run (``McpServer``'s default)."""
     facades: list[McpFacadeSpec] = Field(default_factory=list)
     group: McpGroupSpec | None = None
 
@@ -100,9 +104,11 @@ class McpParts:
     strategies: tuple[InjectionStrategy, ...] = ()
 
     def close(self) -> None:
-        """Close every server connection."""
-        for server in self.servers:
-            server.close()
+        """Close every server connection (all of them, even if one close raises: an
+        ``McpServerKilled`` warning made an error)."""
+        with contextlib.ExitStack() as stack:
+            for server in self.servers:
+                stack.callback(server.close)
 
 
 def _meta(spec: McpServerSpec, where: str) -> MetaConverter:
@@ -152,6 +158,7 @@ def build_mcp(specs: list[McpServerSpec], where: str) -> McpParts:
             names=spec.names,
             meta=_meta(spec, where),
             init_timeout=spec.init_timeout,
+            shutdown_grace=spec.shutdown_grace,
         )
         servers.append(server)
         for facade in spec.facades:

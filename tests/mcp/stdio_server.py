@@ -2,17 +2,72 @@
 
 ``python stdio_server.py``        serves the tools below;
 ``python stdio_server.py hang``   reads nothing and never answers (a hung handshake).
+
+Options for the shutdown tests (``test_mcp_shutdown.py``), acted on before the SDK is
+imported, so even a server stopped while it starts has its pid written and its signals set:
+
+``--pid-file PATH``  write this process's pid (and its child's, with ``--child``) there;
+``--stubborn``       ignore SIGTERM, and keep running after stdin closes;
+``--hang-list``      never answer ``tools/list`` (the server's loop is blocked);
+``--child``          start a child process in the server's process group that sleeps
+                     (ignoring SIGTERM too with ``--stubborn``) and holds stdout open.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
+import subprocess
 import sys
 import time
+from typing import Any
 
-from mcp.server.mcpserver import Context, MCPServer
 
-server = MCPServer("stdio-demo")
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", nargs="?", choices=["hang"])
+    parser.add_argument("--pid-file")
+    parser.add_argument("--stubborn", action="store_true")
+    parser.add_argument("--hang-list", action="store_true")
+    parser.add_argument("--child", action="store_true")
+    return parser.parse_args()
+
+
+def _start_child(stubborn: bool) -> int:
+    ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN); " if stubborn else ""
+    code = f"import signal, time; {ignore}time.sleep(3600)"
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL).pid
+
+
+def _prepare(options: argparse.Namespace) -> None:
+    if options.stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    pids = [os.getpid()]
+    if options.child:
+        pids.append(_start_child(options.stubborn))
+    if options.pid_file:
+        with open(options.pid_file + ".tmp", "w", encoding="utf-8") as file:
+            file.write(" ".join(map(str, pids)))
+        os.replace(options.pid_file + ".tmp", options.pid_file)
+
+
+OPTIONS = _options() if __name__ == "__main__" else argparse.Namespace(hang_list=False)
+if __name__ == "__main__":
+    _prepare(OPTIONS)
+
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402 - after the pid file
+
+
+class HangingListServer(MCPServer):
+    """Blocks its event loop in ``tools/list``: it reads nothing more, stdin EOF included."""
+
+    async def list_tools(self) -> Any:
+        time.sleep(3600)
+        return await super().list_tools()
+
+
+server = (HangingListServer if OPTIONS.hang_list else MCPServer)("stdio-demo")
 
 
 @server.tool()
@@ -52,7 +107,9 @@ def crash_once(marker: str) -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["hang"]:
+    if OPTIONS.mode == "hang":
         time.sleep(60)
     else:
         server.run("stdio")
+        if OPTIONS.stubborn:  # stdin closed: stay anyway
+            time.sleep(3600)

@@ -47,7 +47,7 @@ def test_server_down_url_is_a_connect_error() -> None:
 
 
 def test_server_that_hangs_on_initialise_times_out() -> None:
-    server = McpServer("sleepy", [*STDIO, "hang"], init_timeout=0.5)
+    server = McpServer("sleepy", [*STDIO, "hang"], init_timeout=0.5, shutdown_grace=0.5)
     started = time.monotonic()
     with pytest.raises(McpTimeout, match=r"MCP server 'sleepy'.*within 0.5s \(init_timeout\)"):
         server.tools()

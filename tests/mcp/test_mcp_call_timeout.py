@@ -11,13 +11,14 @@ from mcp_helpers import STDIO
 
 from harness import ScriptedModel, UsageError, call, reply, run
 from harness.mcp import McpServer, McpTimeout, McpTools
-from harness.mcp._server import DEFAULT_CALL_TIMEOUT
+from harness.mcp._server import DEFAULT_CALL_TIMEOUT, DEFAULT_SHUTDOWN_GRACE
+from harness.scenarios._mcp import McpServerSpec
 
 
 def test_a_call_that_hangs_is_cancelled_at_call_timeout_and_the_session_lives_on(
     bounded: Any,
 ) -> None:
-    server = McpServer("stdio", STDIO, call_timeout=0.5)
+    server = McpServer("stdio", STDIO, call_timeout=0.5, shutdown_grace=0.5)
     model = ScriptedModel([call("hang"), call("add", {"a": 2, "b": 3}), reply("done")])
     with bounded(30):
         result = run(model, "go", strategies=[McpTools(server)])
@@ -38,9 +39,17 @@ def test_every_server_has_a_finite_call_timeout_by_default() -> None:
     assert McpServer("s", STDIO, call_timeout=None).call_timeout is None  # asked for
 
 
+def test_every_stdio_server_is_given_a_finite_shutdown_grace_by_default() -> None:
+    assert McpServer("s", STDIO).shutdown_grace == DEFAULT_SHUTDOWN_GRACE == 4.0
+    assert McpServerSpec(name="s").shutdown_grace == DEFAULT_SHUTDOWN_GRACE  # scenario files
+    assert McpServer("s", STDIO, shutdown_grace=1).shutdown_grace == 1.0
+
+
 @pytest.mark.parametrize("seconds", [0, -1, math.nan, math.inf, 1e300, "10"])
 def test_hostile_timeouts_are_refused_naming_the_setting(seconds: Any) -> None:
     with pytest.raises(UsageError, match=r"call_timeout must be a number of seconds > 0"):
         McpServer("s", STDIO, call_timeout=seconds)
     with pytest.raises(UsageError, match=r"init_timeout must be a number of seconds > 0"):
         McpServer("s", STDIO, init_timeout=seconds)
+    with pytest.raises(UsageError, match=r"'s': shutdown_grace must be a number of seconds > 0"):
+        McpServer("s", STDIO, shutdown_grace=seconds)

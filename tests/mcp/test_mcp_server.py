@@ -181,6 +181,7 @@ def test_closed_server_reconnects_on_next_use(shop: FakeMcpServer) -> None:
         ({"names": "suffix"}, "names must be one of 'keep', 'prefix'"),
         ({"init_timeout": 0}, "init_timeout must be a number of seconds > 0"),
         ({"init_timeout": True}, "init_timeout must be"),
+        ({"shutdown_grace": None}, "shutdown_grace must be a number of seconds > 0"),
         ({"meta": "all"}, "meta must be a converter function"),
         ({"filter": 3}, "filter must be a function"),
         ({"target": None}, "target is missing"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness._errors import ScenarioError
-from harness.mcp import McpConnected
+from harness.mcp import McpConnected, McpServerKilled
 from harness.scenarios import load_scenario, run_scenario
 
 CATALOG = Path(__file__).resolve().parents[2] / "scenarios" / "mcp"
@@ -98,6 +98,63 @@ def test_a_scenario_can_declare_a_stdio_server(tmp_path: Path) -> None:
     contents = [it.calls[0].content for it in outcome.trace.iterations[:2]]
     assert contents == ["4", "user"]
     assert sys.executable  # the "python" command means this interpreter
+
+
+def test_a_stuck_stdio_server_is_killed_after_the_run_within_its_shutdown_grace(
+    tmp_path: Path,
+) -> None:
+    pid_file = tmp_path / "server.pids"
+    path = _scenario(
+        tmp_path,
+        f"""
+        name: stuck
+        prompt: add
+        mcp_servers:
+          - name: stuck
+            command: [python, {str(STDIO_SERVER)!r}, --stubborn, --pid-file, {str(pid_file)!r}]
+            shutdown_grace: 0.4
+        model: {{steps: [{{call: add, args: {{a: 1, b: 2}}}}, {{reply: three}}]}}
+        expect: {{output: three}}
+        """,
+    )
+    with pytest.warns(McpServerKilled, match=r"MCP server 'stuck'.*within 0.4s"):
+        outcome = run_scenario(load_scenario(path))
+    assert outcome.passed, outcome.problem
+    (pid,) = (int(p) for p in pid_file.read_text(encoding="utf-8").split())
+    if Path("/proc").is_dir():
+        assert not Path(f"/proc/{pid}").exists()  # killed and reaped when the run ended
+
+
+@pytest.mark.slow  # two servers
+def test_under_filterwarnings_error_a_kill_fails_the_run_and_every_server_still_ends(
+    tmp_path: Path,
+) -> None:
+    servers = "".join(
+        f"""
+          - name: {name}
+            command: [python, {str(STDIO_SERVER)!r}, --stubborn, --pid-file, {str(tmp_path / name)!r}]
+            names: prefix
+            shutdown_grace: 0.4"""  # noqa: E501
+        for name in ("one", "two")
+    )
+    path = _scenario(
+        tmp_path,
+        f"""
+        name: stuck
+        prompt: add
+        mcp_servers: {servers}
+        model:
+          steps:
+            - {{call: one_add, args: {{a: 1, b: 2}}}}
+            - {{call: two_add, args: {{a: 1, b: 2}}}}
+            - {{reply: three}}
+        """,
+    )
+    with pytest.raises(McpServerKilled):  # filterwarnings = error: the warning is raised
+        run_scenario(load_scenario(path))
+    pids = [int((tmp_path / name).read_text(encoding="utf-8")) for name in ("one", "two")]
+    if Path("/proc").is_dir():
+        assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []
 
 
 @pytest.mark.parametrize(
