@@ -418,7 +418,9 @@ class _Search:
             report.found_cpu = self.found_cpu
             report.examples_to_find = self.examples_to_find
             report.steps = len(shrunk.steps)
-            report.counterexample_text = counterexample_text(shrunk.steps, shrunk.run)
+            report.counterexample_text = counterexample_text(
+                shrunk.steps, shrunk.run, hidden=fuzzed.agent.secret_values()
+            )
             if self.config.output is not None:
                 options = dict(self.defaults)
                 if finding.name == "hang":  # so that `harness run` does not hang on it

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness._secrets import hidden_values, scrub_message
 from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import LoopOptions, Model, RunResult, Trace, run
 from harness.scenarios._agent import Agent
@@ -48,6 +49,15 @@ class ScenarioOutcome:
     """Each session's ``SessionOutcome`` (files with turns or sessions)."""
     notes: list[str] = dataclasses.field(default_factory=list)
     """What the run reports besides its verdict (results that differ from a recording's)."""
+
+    def __post_init__(self) -> None:
+        # the problem and notes quote user code (a property's message, a tool's error):
+        # scrubbed like a tool's error message, whatever prints or serialises them
+        hidden = hidden_values(self.scenario.spec.context.values())
+        if self.problem is not None:
+            object.__setattr__(self, "problem", scrub_message(self.problem, hidden))
+        if self.notes:
+            object.__setattr__(self, "notes", [scrub_message(n, hidden) for n in self.notes])
 
     @property
     def iterations(self) -> int:
@@ -128,13 +138,26 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         if mcp is not None:
             mcp.close()
     rows = timeline_rows(trace) if trace is not None else []
+    hidden: list[str] = []
+
+    def secrets() -> list[str]:
+        """The run's preset and context values (the agent is built again only if asked)."""
+        if not hidden:
+            hidden.extend(str(v) for v in spec.context.values())
+            try:
+                agent = scenario.build_agent()
+                hidden.extend(ContextObjects(scenario.build_context_objects()).secret_texts())
+            except HarnessError:  # a broken agent is reported on its own
+                agent = None
+            hidden.extend(agent.secret_values() if agent is not None else ())
+        return hidden
 
     def outcome(problem: str | None, divergence: Divergence | None = None) -> ScenarioOutcome:
         return ScenarioOutcome(
             scenario=scenario,
             passed=problem is None,
             rows=rows,
-            problem=problem,
+            problem=problem if problem is None else scrub_message(problem, secrets()),
             divergence=divergence,
             result=result,
             error=error,
@@ -174,7 +197,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             run_view = AgentRun.from_error(error)
         if run_view is not None:
             try:
-                failure = check_properties(run_view, scenario.build_properties())
+                failure = check_properties(run_view, scenario.build_properties(), hidden=secrets())
             except UsageError as exc:
                 return outcome(str(exc))
             if failure is not None:
@@ -187,11 +210,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             list(messages or []),
             error=error,
             max_iterations=_run_options(scenario, agent).max_iterations,
-            secrets=[
-                *(str(v) for v in spec.context.values()),
-                *ContextObjects(scenario.build_context_objects()).secret_texts(),
-                *(agent.secret_values() if agent is not None else ()),
-            ],
+            secrets=secrets(),
         )
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))
