@@ -38,7 +38,12 @@ from harness.fuzz._runs import (
     run_features,
 )
 from harness.fuzz._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
-from harness.fuzz._watchdog import WATCHDOG_SECONDS, WatchdogTimeout, signal_watchdog_available
+from harness.fuzz._watchdog import (
+    WATCHDOG_SECONDS,
+    WatchdogTimeout,
+    signal_watchdog_available,
+    watched,
+)
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._coverage import InjectionCoverage
@@ -238,13 +243,16 @@ class _Search:
         """The fewest turns of ``steps`` that still make the progress ``brought``."""
 
         def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
-            run, _agent, _definitions, _played = replay_steps(
-                self.factory,
-                [*candidate, {"reply": ANSWER}],
-                name=self.name,
-                defaults=self.defaults,
-                watchdog=self._signal_seconds(),
-            )
+            try:
+                run, _agent, _definitions, _played = replay_steps(
+                    self.factory,
+                    [*candidate, {"reply": ANSWER}],
+                    name=self.name,
+                    defaults=self.defaults,
+                    watchdog=self._signal_seconds(),
+                )
+            except UsageError as exc:  # out of hypothesis, which would call it flaky
+                raise AgentAbort(exc) from exc
             if isinstance(run.error, ScriptError):
                 return None
             return run if brought <= run_features(run.trace, run.error) else None
@@ -470,7 +478,10 @@ def search(
     property_names: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
-    """Run one search in this process (see the module docstring)."""
+    """Run one search in this process (see the module docstring). The factory and the
+    properties are the agent's own code: each call is bounded by ``hang_seconds``."""
+    factory = watched(factory, config.hang_seconds)
+    properties = [watched(p, config.hang_seconds) for p in properties]
     return _Search(
         config, factory, name, properties, property_names=property_names, progress=progress
     ).run()

@@ -86,7 +86,9 @@ def _call(factory: AgentFactory, name: str) -> Any:
         raise UsageError(
             scrub_message(f"agent factory {name} raised {type(exc).__name__}: {exc}")
         ) from exc
-    except (Exception, SystemExit) as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of its own
         what = (
             f"SystemExit({exc.code!r}): a factory must return the agent, not exit the process"
             if isinstance(exc, SystemExit)

@@ -113,7 +113,9 @@ def check_properties(
         except AssertionError as exc:
             text = str(exc).strip()
             return Finding(name=name, message=scrub_message(text or _where(exc), hidden))
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of its own
             raise UsageError(
                 scrub_message(
                     f"property {name} raised {type(exc).__name__}: {exc} (on a run that "

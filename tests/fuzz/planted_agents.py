@@ -8,6 +8,7 @@ property that raises the wrong exception, a factory that fails).
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from typing import Annotated, Any
 
@@ -245,3 +246,42 @@ def no_account_closed(run: RunResult) -> None:
         f"account of {ACCOUNT_KEY} ({ACCOUNT_KEY.upper()!r}, {Secret(ACCOUNT_KEY)}) closed by "
         f"{closed} for tenant {TENANT}"
     )
+
+
+FOREVER = 3600.0
+"""How long the sleepy agents sleep: far past any budget (the watchdog must stop them)."""
+FACTORY_CALLS = [0]
+"""Calls of ``sleepy_from_fifth`` (a test resets it)."""
+
+
+def sleepy_factory() -> dict[str, Any]:
+    """Bad: the factory never returns."""
+    time.sleep(FOREVER)
+    return sound()
+
+
+def sleepy_from_fifth() -> dict[str, Any]:
+    """Bad: the factory's fifth call (an example, after the fuzzer's own checks) hangs."""
+    FACTORY_CALLS[0] += 1
+    if FACTORY_CALLS[0] >= 5:
+        time.sleep(FOREVER)
+    return sound()
+
+
+def sleepy_property(run: RunResult) -> None:
+    """Bad: the property never returns."""
+    time.sleep(FOREVER)
+
+
+class Stop(BaseException):
+    """A BaseException of the agent's own (neither Exception nor SystemExit)."""
+
+
+def raises_base_exception() -> dict[str, Any]:
+    """Bad: the factory raises a ``BaseException`` subclass."""
+    raise Stop("the factory stopped")
+
+
+def property_raising_generator_exit(run: RunResult) -> None:
+    """Bad: the property raises ``GeneratorExit``."""
+    raise GeneratorExit("closed")
