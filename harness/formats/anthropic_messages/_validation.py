@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -143,7 +144,7 @@ def _check_tools(tools: Any) -> list[str]:
         if schema.get("type") != "object":
             raise _bad(f"tools.{index}.custom.input_schema.type: Input should be 'object'")
         names.append(name)
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicates:
         raise _bad(f"tools: Tool names must be unique. Duplicate names: {duplicates[0]}")
     return names
