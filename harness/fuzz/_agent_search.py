@@ -12,6 +12,7 @@ and Ray run several (``_agent_parallel``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import socket
@@ -496,4 +497,7 @@ def search_entry(config: SearchConfig) -> AgentFuzzReport:
     factory, name = load_agent_factory(config.factory_spec)
     specs = config.properties_spec or ()
     props = [load_property(p) for p in specs]
-    return search(config, factory, name, props, property_names=list(specs))
+    # a worker's stdout may be the JSON report's (`harness fuzz --json`): the agent's
+    # print() goes to stderr
+    with contextlib.redirect_stdout(sys.stderr):
+        return search(config, factory, name, props, property_names=list(specs))

@@ -285,3 +285,21 @@ def raises_base_exception() -> dict[str, Any]:
 def property_raising_generator_exit(run: RunResult) -> None:
     """Bad: the property raises ``GeneratorExit``."""
     raise GeneratorExit("closed")
+
+
+def printing() -> dict[str, Any]:
+    """Sound, but its factory and its tool print (what --json must not be corrupted by)."""
+    print("printed by the factory")
+
+    @llm_tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        print("printed by the tool")
+        return f"sunny in {city}"
+
+    return {"prompt": "Weather in Oslo?", "tools": [weather], "strategies": []}
+
+
+def printing_property(run: RunResult) -> None:
+    """A property that prints."""
+    print("printed by the property")
