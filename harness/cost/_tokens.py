@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from harness._errors import UsageError
+from harness._validation import is_int
 
 __all__ = [
     "EstimateTokenizer",
@@ -210,6 +211,41 @@ def tiktoken_tokenizer(encoding: str = "o200k_base") -> TiktokenTokenizer | None
         return None
     loaded = _load_offline(tiktoken, encoding)
     return TiktokenTokenizer(loaded) if loaded is not None else None
+
+
+class CheckedTokenizer:
+    """A tokenizer given by the user, whose every count is checked: an ``int >= 0`` (a
+    negative, NaN, text or ``None`` count is a ``UsageError`` naming the tokenizer, the
+    value and the text's length, not a wrong report or a ``TypeError`` later)."""
+
+    def __init__(self, inner: Tokenizer) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def count(self, text: str) -> int:
+        """``inner.count(text)``, checked."""
+        value = self.inner.count(text)
+        if not is_int(value, minimum=0):
+            raise UsageError(
+                f"tokenizer {self.name!r} ({type(self.inner).__name__}): count() returned "
+                f"{value!r} for a text of {len(text)} characters; a token count is an int >= 0"
+            )
+        return value
+
+    def __repr__(self) -> str:
+        return f"CheckedTokenizer({self.inner!r})"
+
+
+def checked_tokenizer(tokenizer: Any) -> Tokenizer:
+    """``tokenizer`` (the user's) with each count checked, or ``UsageError`` when it is no
+    ``Tokenizer`` (a ``name`` text and a ``count(text)`` method)."""
+    name = getattr(tokenizer, "name", None)
+    if not isinstance(name, str) or not callable(getattr(tokenizer, "count", None)):
+        raise UsageError(
+            f"tokenizer must have a 'name' (a text) and a count(text) -> int method "
+            f"(harness.cost.Tokenizer), got {tokenizer!r}"
+        )
+    return CheckedTokenizer(tokenizer)
 
 
 def _encoding_for(model: str | None) -> str:

@@ -19,6 +19,7 @@ from harness.cost import (
     EstimateTokenizer,
     TiktokenTokenizer,
     _tokens,
+    analyse,
     default_tokenizer,
     tiktoken_tokenizer,
 )
@@ -166,3 +167,36 @@ def test_a_bad_encoding_name_is_a_usage_error() -> None:
         tiktoken_tokenizer("")
     with deny_network("tiktoken", "no download"), pytest.raises(UsageError, match="no_such"):
         tiktoken_tokenizer("no_such_encoding")
+
+
+class _Counting:
+    """A user's tokenizer whose counts are whatever it is given."""
+
+    name = "mine"
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def count(self, text: str) -> Any:
+        return self.value
+
+
+@pytest.mark.parametrize("value", [-5, float("nan"), "12", None, 2.5, True])
+def test_a_tokenizer_count_that_is_no_int_of_zero_or_more_is_a_usage_error(value: Any) -> None:
+    from harness import run
+    from harness.models import ScriptedModel, reply
+
+    requests = ScriptedModel([reply("hi")])
+    run(requests, "hello there")
+    with pytest.raises(UsageError) as caught:
+        analyse(requests, tokenizer=_Counting(value))
+    message = str(caught.value)
+    assert "tokenizer 'mine' (_Counting): count() returned" in message
+    assert repr(value) in message and "a token count is an int >= 0" in message
+    report = analyse(requests, tokenizer=_Counting(3))
+    assert report.tokenizer == "mine" and report.requests[0].input_tokens > 0
+
+
+def test_something_that_is_no_tokenizer_is_refused_up_front() -> None:
+    with pytest.raises(UsageError, match="count\\(text\\) -> int"):
+        analyse([], tokenizer=object())  # type: ignore[arg-type]
