@@ -32,6 +32,7 @@ from harness.loop._capture import resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._drivers import Prompt, Tools, adrive, build_core, drive, observed
 from harness.loop._events import Observer
+from harness.loop._history import check_history
 from harness.loop._model import Model, Usage
 from harness.loop._options import LoopOptions
 from harness.loop._phases import Phase
@@ -84,6 +85,13 @@ class Session:
     ) -> None:
         self.model = resolve_model(model)
         start = list(messages)
+        check_history(start, where="Session(messages=...)")
+        if system and any(isinstance(m, SystemMessage) and not m.tools for m in start):
+            raise UsageError(
+                "Session(system=..., messages=...): the messages hold a system prompt "
+                "already; give the system prompt once (system=, or a SystemMessage in "
+                "messages), not both"
+            )
         # the core is built now (tools, strategies and options are checked here); its
         # history gets the first user message at the first send()
         self._core: LoopCore = build_core(
@@ -173,6 +181,7 @@ class Session:
             problem.attach_run(self.trace, self.messages)
             raise problem
         messages = _turn_messages(prompt, turn)
+        check_history(messages, where=f"send() for turn {turn}")
         if not self._started:
             self._core.messages.extend(messages)
             self._started = True

@@ -24,7 +24,11 @@ from harness.scenarios._timeline import (
 )
 from harness.tools import ContextObjects
 
-__all__ = ["ScenarioOutcome", "run_scenario"]
+__all__ = ["NOTES", "ScenarioOutcome", "run_scenario"]
+
+NOTES = "harness.recorded_result_differences"
+"""The blackboard key where ``harness.cassettes.RecordedResults`` lists the tool results
+that differ from a recording's (each outcome reports them as ``notes``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -163,6 +167,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             error=error,
             trace=trace,
             model_requests=len(getattr(model, "requests", None) or rows),
+            notes=[str(n) for n in _state(result, error).get(NOTES, ())],
         )
 
     if error is not None and (expect.error is None or not _error_name_matches(error, expect.error)):
@@ -215,6 +220,12 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))
     return outcome(None)
+
+
+def _state(result: RunResult | None, error: BaseException | None) -> dict[str, Any]:
+    """The blackboard the run ended with (the error carries it when the run failed)."""
+    state = result.state if result is not None else getattr(error, "state", None)
+    return state if isinstance(state, dict) else {}
 
 
 def _check_completions(expected: list[CompletionExpect], trace: Trace) -> str | None:
