@@ -26,7 +26,7 @@ import threading
 import unicodedata
 import urllib.parse
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._credentials import (
@@ -57,6 +57,7 @@ __all__ = [
     "scrub_message",
     "scrub_text",
     "scrub_url",
+    "secret_finder",
     "secret_forms",
     "secrets_known",
 ]
@@ -282,6 +283,24 @@ def _fold_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
     return pattern
 
 
+def secret_finder(extra: Iterable[Any] = ()) -> Callable[[str], bool]:
+    """``carries_secret`` for many texts: the known secrets and ``extra`` are read once."""
+    values = frozenset(_all(extra))
+    forms = _pattern(values)
+    if forms is None:
+        return lambda text: False
+    folds = _fold_pattern(values)
+
+    def carries(text: str) -> bool:
+        if not isinstance(text, str) or not text:
+            return False
+        if forms.search(text) is not None:
+            return True
+        return folds is not None and folds.search(_folded(text)) is not None
+
+    return carries
+
+
 def carries_secret(text: str, extra: Iterable[Any] = ()) -> bool:
     """Whether ``text`` carries a known secret (or an ``extra`` value, by its ``str``):
     in any of its ``secret_forms``, or as a name part would keep it (its letters and
@@ -290,15 +309,7 @@ def carries_secret(text: str, extra: Iterable[Any] = ()) -> bool:
     A name derived from such a text (an entity's id in a discovered tool's name) must not
     use it: ``EntityDiscovery`` names the entity by an index instead.
     """
-    if not isinstance(text, str) or not text:
-        return False
-    values = frozenset(_all(extra))
-    if not values:
-        return False
-    if scrub_text(text, values) != text:
-        return True
-    pattern = _fold_pattern(values)
-    return pattern is not None and pattern.search(_folded(text)) is not None
+    return secret_finder(extra)(text)
 
 
 def scrub_bytes(data: bytes, extra: Iterable[Any] = ()) -> bytes:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
-from harness._secrets import carries_secret, hidden_values
+from harness._secrets import hidden_values, secret_finder
 from harness._validation import choice_problem, int_problem
 from harness.injection._providers import (
     _SCALARS,
@@ -156,6 +157,8 @@ class EntityDiscovery(InjectionStrategy):
         events: list[Event] = []
         found: list[str] = []
         pending_names: set[str] = set()
+        presets = context.tool.presets.values.values() if context.tool is not None else ()
+        carries = secret_finder(hidden_values(presets))
         for instance in providers:
             spec = provider_spec(instance)
             assert spec is not None
@@ -164,7 +167,7 @@ class EntityDiscovery(InjectionStrategy):
             previous = instances.get(key)
             if previous is instance or any(s is instance for s in skipped.get(key, ())):
                 continue  # seen before: nothing to add, nothing new to say
-            shown_id = _shown_id(state, key, instance_id, context)
+            shown_id = _shown_id(state, key, instance_id, carries)
             label = f"{type(instance).__name__} {shown_id!r}"
             if depth > self.max_depth:
                 self._hit(
@@ -263,13 +266,14 @@ class EntityDiscovery(InjectionStrategy):
         )
 
 
-def _shown_id(state: dict[str, Any], key: str, instance_id: str, context: InjectionContext) -> str:
+def _shown_id(
+    state: dict[str, Any], key: str, instance_id: str, carries: Callable[[str], bool]
+) -> str:
     """The id a discovered instance is shown and named by: its own, or ``hidden_<n>`` when
-    it carries a secret (a registered one, or a preset value of the tool that returned it,
-    by the rule of ``Tool.hidden_from_model``). ``n`` counts the run's hidden ids in the
-    order they were found, so the same run always gives the same names."""
-    presets = context.tool.presets.values.values() if context.tool is not None else ()
-    if not carries_secret(instance_id, hidden_values(presets)):
+    it ``carries`` a secret (a registered one, or a preset value of the tool that returned
+    it, by the rule of ``Tool.hidden_from_model``). ``n`` counts the run's hidden ids in
+    the order they were found, so the same run always gives the same names."""
+    if not carries(instance_id):
         return instance_id
     hidden: dict[str, str] = state.setdefault("hidden_ids", {})
     if key not in hidden:
