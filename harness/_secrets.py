@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import re
 import threading
+import unicodedata
 import urllib.parse
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._credentials import (
@@ -43,6 +44,7 @@ __all__ = [
     "REDACTED",
     "Secret",
     "ShortSecretWarning",
+    "carries_secret",
     "forget_secrets",
     "hidden_values",
     "is_credential_field",
@@ -55,6 +57,7 @@ __all__ = [
     "scrub_message",
     "scrub_text",
     "scrub_url",
+    "secret_finder",
     "secret_forms",
     "secrets_known",
 ]
@@ -255,6 +258,58 @@ def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:
         if count == 0:
             return text
     return pattern.sub("", text)
+
+
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+_FOLD_CACHE: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+
+def _folded(text: str) -> str:
+    """What a name part keeps of ``text``, with case and punctuation ignored: its ASCII
+    letters (accents dropped) and digits (``Sk-Café_1`` -> ``skcafe1``)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return _NOT_NAME.sub("", ascii_text.lower())
+
+
+def _fold_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+    if values in _FOLD_CACHE:
+        return _FOLD_CACHE[values]
+    folds = {f for f in map(_folded, values) if len(f) >= MIN_VALUE_LENGTH}
+    ordered = sorted(folds, key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+    if len(_FOLD_CACHE) > 256:
+        _FOLD_CACHE.clear()
+    _FOLD_CACHE[values] = pattern
+    return pattern
+
+
+def secret_finder(extra: Iterable[Any] = ()) -> Callable[[str], bool]:
+    """``carries_secret`` for many texts: the known secrets and ``extra`` are read once."""
+    values = frozenset(_all(extra))
+    forms = _pattern(values)
+    if forms is None:
+        return lambda text: False
+    folds = _fold_pattern(values)
+
+    def carries(text: str) -> bool:
+        if not isinstance(text, str) or not text:
+            return False
+        if forms.search(text) is not None:
+            return True
+        return folds is not None and folds.search(_folded(text)) is not None
+
+    return carries
+
+
+def carries_secret(text: str, extra: Iterable[Any] = ()) -> bool:
+    """Whether ``text`` carries a known secret (or an ``extra`` value, by its ``str``):
+    in any of its ``secret_forms``, or as a name part would keep it (its letters and
+    digits, case, accents and punctuation ignored; 4 such characters or more).
+
+    A name derived from such a text (an entity's id in a discovered tool's name) must not
+    use it: ``EntityDiscovery`` names the entity by an index instead.
+    """
+    return secret_finder(extra)(text)
 
 
 def scrub_bytes(data: bytes, extra: Iterable[Any] = ()) -> bytes:

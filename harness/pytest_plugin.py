@@ -504,7 +504,8 @@ def harness_scripted() -> Any:
 def harness_session() -> Iterator[Any]:
     """A factory for sessions: ``harness_session(model, tools=..., strategies=...)`` returns
     a ``harness.Session`` (the arguments of ``harness.run``); each is closed after the test,
-    so a scripted model with steps left fails it there."""
+    so a scripted model with steps left fails it there (every session is closed even when
+    closing one fails)."""
     from harness.loop import Session
 
     made: list[Session] = []
@@ -515,8 +516,20 @@ def harness_session() -> Iterator[Any]:
         return session
 
     yield make
+    # every session is closed, even after one failed to: the first error is raised, the
+    # others noted on it
+    errors: list[Exception] = []
     for session in made:
-        session.close()
+        try:
+            session.close()
+        except Exception as exc:
+            errors.append(exc)
+    if errors:
+        add_note = getattr(errors[0], "add_note", None)  # Python 3.11+
+        for other in errors[1:]:
+            if callable(add_note):
+                add_note(f"closing another session failed too: {type(other).__name__}: {other}")
+        raise errors[0]
 
 
 @pytest.fixture

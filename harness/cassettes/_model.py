@@ -17,6 +17,7 @@ from harness._errors import (
     CassetteExhausted,
     CassetteMismatch,
     CassetteUnused,
+    MalformedResponse,
 )
 from harness._validation import check_choice
 from harness.cassettes._load import Cassette, Interaction, load_cassette
@@ -140,9 +141,17 @@ class CassetteModel(Model):
             problems = request_differences(recorded, actual, check_model=False)
             if self.match == "strict":
                 problems += self._strict(recorded, actual)
-        response = codec.decode_response(
-            interaction.status, interaction.response.headers, interaction.response.body
-        )
+        try:
+            response = codec.decode_response(
+                interaction.status, interaction.response.headers, interaction.response.body
+            )
+        except MalformedResponse as exc:  # a damaged recording (usage 'abc', 1e999, 10.9)
+            raise CassetteError(
+                f"{self._where(number)} (interaction {interaction.index + 1}): the recorded "
+                f"response is not one the harness reads: {exc}",
+                path="" if self.cassette.path is None else str(self.cassette.path),
+                index=interaction.index,
+            ) from None
         callable_ = _callable(request, response)
         missing = [c.name for c in response.message.tool_calls if c.name not in callable_]
         if missing:

@@ -26,7 +26,12 @@ from harness.loop import (
 from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
 from harness.scenarios._loader import Scenario, call_factory, resolve_import
-from harness.scenarios._runner import ScenarioOutcome, _check_output, _error_name_matches
+from harness.scenarios._runner import (
+    NOTES,
+    ScenarioOutcome,
+    _check_output,
+    _error_name_matches,
+)
 from harness.scenarios._session_files import (
     continuation_from_data,
     schedule_from_data,
@@ -36,10 +41,6 @@ from harness.scenarios._spec import ScenarioSpec, TurnSpec
 from harness.scenarios._timeline import Divergence, TimelineRow, check_timeline, timeline_rows
 
 __all__ = ["NOTES", "SessionOutcome", "run_sessions"]
-
-NOTES = "harness.recorded_result_differences"
-"""The blackboard key whose lines a session's outcome reports (``RecordedResults`` writes
-there)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -167,7 +167,7 @@ def test_a_broken_price_table_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(
         app, ["compare", str(COMPARE / "file_tools.yaml"), "--prices", str(prices)]
     )
-    assert result.exit_code == 2 and "m.input must be a number" in result.output
+    assert result.exit_code == 2 and "m.input must be a finite number" in result.output
 
 
 def test_comparisons_are_not_scenarios() -> None:
