@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from harness._deprecation import ToolDictReads
 from harness._errors import UsageError
 
 __all__ = ["SearchMode", "ToolChoice", "ToolChoiceMode", "ToolDefinition"]
@@ -54,7 +55,7 @@ def _check_extra(owner: str, extra: Any) -> None:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDefinition:
+class ToolDefinition(ToolDictReads):
     """One tool as the model is offered it, in no provider's shape."""
 
     name: str
