@@ -8,7 +8,7 @@ owned the old name routes it through ``deprecated_getattr`` (a PEP 562 module
 scenario key) goes through ``renamed_label``. Deprecated names are never in ``__all__``.
 
 ``deprecated_names()`` lists every old name routed so far (the API check,
-``tests/release/api.py``, counts them as kept), and ``ToolDictReads`` gives
+``tests/release/api_check.py``, counts them as kept), and ``ToolDictReads`` gives
 ``ToolDefinition`` the dict reads of the tool entries it replaced.
 """
 

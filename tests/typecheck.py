@@ -30,6 +30,7 @@ TYPED = [
     "tests/fuzz",
     "tests/mcp",
     "tests/plugin",
+    "tests/release",
     "tests/scenarios",
 ]
 """Folders (of their own files, not their subfolders) that pass ``mypy --strict``."""
