@@ -62,9 +62,11 @@ class TimelineStep(BaseModel):
     errors: list[str] | None = None
     """Names of the calls in this turn that ended in an error result."""
     injected: list[str] | None = None
-    """Names (or globs) added during this iteration, in order."""
+    """Names or globs of tools added during this iteration: each must match at least one
+    added tool, as in ``harness.assertions.injected`` (``[ticket_t101_*]`` covers all of
+    that ticket's tools); ``[]``: nothing was added."""
     removed: list[str] | None = None
-    """Names (or globs) removed during this iteration, in order."""
+    """Names or globs of tools removed during this iteration, read like ``injected``."""
     to_user: list[str] | None = None
     """Names of the calls in this turn whose result spoke to the user (``UserNotified``)."""
     handoffs: list[str] | None = None
