@@ -27,7 +27,7 @@ expect:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -147,6 +147,10 @@ class ModelSpec(BaseModel):
     """Let the script call tools that are not offered (to test unknown-tool handling)."""
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
+    capabilities: Literal["openai-chat", "openai-responses", "anthropic-messages"] | None = None
+    """The provider the model stands for: it declares what that format's adapter declares
+    (its tool searches, allowed subsets), so ``native: always`` strategies run in process.
+    Default: what the scripted model declares (Chat Completions' capabilities)."""
 
 
 class TurnSpec(BaseModel):
