@@ -17,7 +17,7 @@ from harness.injection import AllowedTools, EntityDiscovery, ToolChaining, ToolS
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.loop._options import options_from
 from harness.messages import Message
-from harness.models import CapabilitiesOverride, ScriptedModel, steps_from_data
+from harness.models import ScriptedModel, steps_from_data, with_capabilities
 from harness.models._capabilities import format_capabilities
 from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
@@ -59,11 +59,15 @@ STRATEGIES: dict[str, Callable[..., InjectionStrategy]] = {
 
 
 def standing_for(model: Model, format_name: str | None) -> Model:
-    """``model`` declaring what the adapter of ``format_name`` declares (``model:
-    capabilities:`` in a scenario file), or ``model`` itself when no format is named."""
+    """``model`` declaring the native tools the adapter of ``format_name`` declares (its
+    tool searches and allowed subsets; ``model: capabilities:`` in a scenario file), the
+    rest of its capabilities its own; ``model`` itself when no format is named."""
     if format_name is None:
         return model
-    return CapabilitiesOverride(model, format_capabilities(format_name))
+    native = format_capabilities(format_name)
+    return with_capabilities(
+        model, tool_search=native.tool_search, allowed_tools=native.allowed_tools
+    )
 
 
 def register_strategy(name: str, factory: Callable[..., InjectionStrategy]) -> None:

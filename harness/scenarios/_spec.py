@@ -148,9 +148,10 @@ class ModelSpec(BaseModel):
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
     capabilities: Literal["openai-chat", "openai-responses", "anthropic-messages"] | None = None
-    """The provider the model stands for: it declares what that format's adapter declares
-    (its tool searches, allowed subsets), so ``native: always`` strategies run in process.
-    Default: what the scripted model declares (Chat Completions' capabilities)."""
+    """The provider the model stands for: it declares the native tools that format's
+    adapter declares (its tool searches, allowed subsets), so ``native: always``
+    strategies run in process. Default: the model's own (a scripted model's are Chat
+    Completions'); in a comparison file, the comparison's ``format``."""
 
 
 class TurnSpec(BaseModel):
