@@ -114,7 +114,7 @@ def test_keys_tool_entries_never_had_fail_plainly_and_a_definition_is_not_iterab
     assert tool.get("input_schema", "absent") == "absent"
     assert "input_schema" not in tool
     with pytest.raises(TypeError, match="not iterable"):
-        iter(tool)
+        iter(tool)  # type: ignore[call-overload]
 
 
 def test_a_model_written_against_dict_tools_still_runs_and_is_told_what_to_read() -> None:
