@@ -1,6 +1,6 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
-from harness._deprecation import Renamed, deprecated_getattr
+from harness import _deprecation
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
 from harness.injection._allowed import AllowedTools
 from harness.injection._blackboard import blackboard_entries, safe_value_text
@@ -138,10 +138,10 @@ __all__ = [
 ]
 
 # the playbook condition ``called`` clashed with the assertion ``harness.assertions.called``
-__getattr__ = deprecated_getattr(
+__getattr__ = _deprecation.deprecated_getattr(
     "harness.injection",
     {
-        "called": Renamed(
+        "called": _deprecation.Renamed(
             old="called",
             new="was_called",
             module="harness.injection._playbook",
