@@ -178,13 +178,12 @@ def test_a_public_rename_fails_the_check_until_an_alias_or_a_fragment_covers_it(
 
     (root / "changes" / "35.breaking.scratch.md").unlink()
     init = root / "harness" / "injection" / "__init__.py"
-    init.write_text(
-        init.read_text(encoding="utf-8").replace(
-            '    "called": Renamed(',
-            '    "called_any": Renamed(old="called_any", new="called_some", '
-            'module="harness.injection", since="0.2.0", removal="0.3.0"),\n    "called": Renamed(',
-        ),
-        encoding="utf-8",
+    alias = (
+        "\nfrom harness._deprecation import Renamed as _Renamed, deprecated_getattr as _alias\n"
+        "__getattr__ = _alias('harness.injection', {'called_any': _Renamed(old='called_any', "
+        "new='called_some', module='harness.injection', since='0.2.0', removal='0.3.0')}, "
+        "fallback=__getattr__)\n"
     )
+    init.write_text(init.read_text(encoding="utf-8") + alias, encoding="utf-8")
     report = check(root)
     assert report.unannounced == [] and report.kept == ["harness.injection.called_any"]
