@@ -328,7 +328,7 @@ class Report:
         if self.unannounced:
             lines.append(
                 f"{len(self.unannounced)} breaking change(s) with neither a deprecated alias "
-                "(harness._deprecation) nor a changes/<issue>.breaking.<slug>.md fragment "
+                "(harness._deprecation) nor a changes/<issue>.breaking.<n>.md fragment "
                 "naming the path in backticks:"
             )
             lines += [f"  {problem}" for problem in self.unannounced]

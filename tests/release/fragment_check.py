@@ -31,8 +31,10 @@ from api_check import latest_release
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPES = ("breaking", "deprecated", "added", "changed", "fixed", "security")
-FRAGMENT = re.compile(rf"(\d+|\+[\w-]+)\.({'|'.join(TYPES)})(\.[\w-]+)?\.md")
-"""``<issue>.<type>.<slug>.md`` (or towncrier's ``+<slug>.<type>.md`` for no issue)."""
+FRAGMENT = re.compile(rf"(\d+|\+[\w-]+)\.({'|'.join(TYPES)})(\.\d+)?\.md")
+"""``<issue>.<type>.md``, ``<issue>.<type>.<n>.md`` when an issue has several of a type
+(towncrier refuses two fragments of one issue and type told apart by anything but a
+number), or towncrier's ``+<slug>.<type>.md`` for a change with no issue."""
 NO_CHANGELOG = "none"
 """The value of the ``Changelog:`` trailer that exempts a commit."""
 
@@ -73,7 +75,7 @@ def missing_fragments(commits: Sequence[Commit]) -> list[list[Commit]]:
 
 
 def bad_names(names: Iterable[str]) -> list[str]:
-    """Fragment file names towncrier would not read as ``<issue>.<type>.<slug>.md``."""
+    """Fragment file names towncrier would not read (see ``FRAGMENT``)."""
     return [n for n in sorted(names) if not FRAGMENT.fullmatch(n)]
 
 
@@ -133,7 +135,7 @@ def explain(missing: Sequence[Sequence[Commit]]) -> str:
     """Which changes lack a fragment, and how to add one."""
     lines = [
         f"{len(missing)} change(s) to harness/ since the last release add no fragment to "
-        "changes/ (one per change: changes/<issue>.<type>.<slug>.md, types "
+        "changes/ (one per change: changes/<issue>.<type>.<n>.md, types "
         f"{', '.join(TYPES)}; docs/contributing.md#changelog):"
     ]
     for change in missing:

@@ -121,11 +121,11 @@ def test_a_name_that_changed_kind_fails() -> None:
 
 
 def test_breaking_fragments_announce_the_paths_they_quote(tmp_path: Path) -> None:
-    (tmp_path / "30.breaking.house-fuzz.md").write_text(
+    (tmp_path / "30.breaking.1.md").write_text(
         "`harness.fuzz.PROFILES` is gone; `harness.run(model, prompt)` takes `tools` last.",
         encoding="utf-8",
     )
-    (tmp_path / "31.changed.x.md").write_text("`harness.changed_only`", encoding="utf-8")
+    (tmp_path / "31.changed.1.md").write_text("`harness.changed_only`", encoding="utf-8")
     assert announced(tmp_path) == {"harness.fuzz.PROFILES", "harness.run", "tools"}
 
 
@@ -171,12 +171,12 @@ def test_a_public_rename_fails_the_check_until_an_alias_or_a_fragment_covers_it(
     ]
     assert "harness.injection.called_any: public object was removed" in report.explain()
 
-    (root / "changes" / "35.breaking.scratch.md").write_text(
+    (root / "changes" / "35.breaking.1.md").write_text(
         "`harness.injection.called_any` is `called_some` now.", encoding="utf-8"
     )
     assert check(root).unannounced == []
 
-    (root / "changes" / "35.breaking.scratch.md").unlink()
+    (root / "changes" / "35.breaking.1.md").unlink()
     init = root / "harness" / "injection" / "__init__.py"
     alias = (
         "\nfrom harness._deprecation import Renamed as _Renamed, deprecated_getattr as _alias\n"

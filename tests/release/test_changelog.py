@@ -4,6 +4,7 @@ fragments are named so towncrier reads them."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,15 +46,30 @@ def test_every_change_to_the_package_since_the_last_release_adds_a_fragment() ->
     assert missing == [], explain(missing)
 
 
-def test_the_fragments_are_named_issue_type_slug() -> None:
+def test_the_fragments_are_named_so_towncrier_builds_them() -> None:
     names = [p.name for p in (ROOT / "changes").iterdir() if p.name != ".gitkeep"]
     assert bad_names(names) == []
-    assert bad_names(["35.fixed.release.md", "+groundwork.added.md", "35.added.md"]) == []
-    assert bad_names(["35.fix.release.md", "release.fixed.md", "35.fixed.release.txt"]) == [
-        "35.fix.release.md",
-        "35.fixed.release.txt",
+    assert (
+        bad_names(["35.fixed.1.md", "35.fixed.2.md", "+groundwork.added.md", "35.added.md"]) == []
+    )
+    assert bad_names(["35.fix.1.md", "release.fixed.md", "35.fixed.1.txt", "35.fixed.docs.md"]) == [
+        "35.fix.1.md",
+        "35.fixed.1.txt",
+        "35.fixed.docs.md",  # towncrier refuses a second 35.fixed told apart by a word
         "release.fixed.md",
     ]
+    done = subprocess.run(
+        [sys.executable, "-m", "towncrier", "build", "--draft", "--version", "0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for fragment in (ROOT / "changes").glob("*.md"):
+        first_words = " ".join(fragment.read_text(encoding="utf-8").split()[:6])
+        assert first_words in " ".join(done.stdout.split()), fragment.name
 
 
 def _commit(sha: str, *, merge: bool = False, touches: bool = False, adds: bool = False) -> Commit:
@@ -110,7 +126,7 @@ def test_history_reads_merges_fragments_and_the_no_changelog_trailer(tmp_path: P
     _commit_files(root, "fix a comment\n\nChangelog: none", {"harness/a.py": "2"})
     _git(root, "checkout", "-q", "-b", "topic")
     _commit_files(root, "feature", {"harness/b.py": "1"})
-    _commit_files(root, "its fragment", {"changes/35.added.x.md": "B."})
+    _commit_files(root, "its fragment", {"changes/35.added.1.md": "B."})
     _git(root, "checkout", "-q", "main")
     _git(root, "merge", "-q", "--no-ff", "-m", "Merge topic", "topic")
     _commit_files(root, "forgot one", {"harness/c.py": "1"})
