@@ -141,7 +141,9 @@ class McpHttpServer:
         sock.bind((self.host, self.port))
         self.port = int(sock.getsockname()[1])
         self._socket = sock
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        from harness.mcp._http_protocol import OneSendH11Protocol
+
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", http=OneSendH11Protocol)
         self._server = uvicorn.Server(config)
         server = self._server
         self._thread = threading.Thread(

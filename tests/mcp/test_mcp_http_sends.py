@@ -1,7 +1,8 @@
 """How ``McpHttpServer`` (``harness serve --mcp``) writes its answers, recorded at the asyncio
-transport: ``TCP_NODELAY`` on every accepted connection and at most two sends per answer
-(uvicorn writes the head, then the body); and the served targets give the SDK a schema
-lookup, so a ``tools/call`` over HTTP does not run the ``tools/list`` handler.
+transport: ``TCP_NODELAY`` on every accepted connection, a plain answer in one send (head,
+body and end joined), a streamed event sent as it is written; and the served targets give
+the SDK a schema lookup, so a ``tools/call`` over HTTP does not run the ``tools/list``
+handler.
 
 A listening socket created with protocol 0 left asyncio's ``TCP_NODELAY`` off: each
 answer's body waited about 40 ms for the client's delayed ACK. Nothing here is timed."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio.selector_events
 import socket
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -62,16 +64,39 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> Writes:
     return recorded
 
 
-def test_answers_leave_on_no_delay_sockets_in_at_most_two_sends(writes: Writes) -> None:
+def test_an_answer_leaves_in_one_send_on_a_no_delay_socket(writes: Writes) -> None:
     with McpHttpServer(ToolsAsMcp("weather", [get_weather])) as http:
         writes.port = http.port
         with McpServer("weather", http.url) as server:
             results = [server.call("get_weather", {"city": "Paris"}) for _ in range(5)]
     assert [r.content for r in results] == ["sunny in Paris"] * 5
-    answers = sum(data.startswith(b"HTTP/1.1 ") for data, _ in writes.seen)
-    assert answers >= 6  # the handshake or discovery, then the five calls
+    assert len(writes.seen) >= 6  # the discovery (or handshake), then the five calls
     assert all(no_delay for _, no_delay in writes.seen)
-    assert len(writes.seen) <= 2 * answers  # a head and a body each, never more
+    for data, _ in writes.seen:  # each send a whole answer: its head, body and end
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 ")
+        length = [line for line in head.lower().split(b"\r\n") if b"content-length" in line]
+        assert length == [b"content-length: %d" % len(body)]
+
+
+def test_a_streamed_answer_sends_each_event_as_it_is_written(writes: Writes) -> None:
+    fake = FakeMcpServer(
+        "shop",
+        [{"name": "login", "result": "ok"}],
+        changes=[{"after_call": "login", "add": [{"name": "buy", "result": "bought"}]}],
+    )
+    with McpHttpServer(fake) as http:
+        writes.port = http.port
+        with McpServer("shop", http.url) as server:
+            server.call("login", {})
+            for _ in range(200):  # the list change reaches the client on the listen stream
+                if server.stale:
+                    break
+                time.sleep(0.01)
+    assert server.stale
+    assert all(no_delay for _, no_delay in writes.seen)
+    events = [data for data, _ in writes.seen if b"list_changed" in data]
+    assert len(events) == 1 and not events[0].startswith(b"HTTP/1.1 ")  # after its head
 
 
 @pytest.mark.parametrize(
