@@ -16,8 +16,10 @@ Per format (``openai`` for Chat Completions and Responses, ``anthropic`` for Mes
 ``mcp`` for MCP): p50 and p99 of a tool-call round trip (sequential, one keep-alive
 client, the two servers interleaved request by request), the time to the first
 streamed event and to the last (p50), and requests per second with 1, 8 and 64
-concurrent clients (async clients, each with its own connection). Every answer is
-checked (the tool call, its arguments, the tool's result).
+concurrent clients (one async SDK client per server, whose pool keeps one keep-alive
+connection per concurrent task; for MCP one SDK session per client, in the SDK's default
+connect mode). Every answer is checked (the tool call, its arguments, the tool's
+result). A wire format the fake gains is timed by adding its ``Driver``.
 
 Targets (issue 37): round trip p50 and first streamed event within 2x of the
 reference's, 64-client throughput at least 0.5x the reference's. No timing
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import socket
 import statistics
@@ -37,10 +40,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROUND_TRIP_TARGET = 2.0
 """Round trip p50 and first streamed event: at most this factor of the reference's."""
@@ -77,11 +81,15 @@ def _check_call(name: Any, arguments: Any, where: str) -> None:
         raise RuntimeError(f"{where}: expected get_weather({ARGUMENTS}), got {name}({arguments})")
 
 
-@dataclass(frozen=True)
-class Driver:
+class Driver(NamedTuple):
     """One wire format as its official SDK drives it."""
 
     name: str
+    route: str
+    """The path the format is served on."""
+    body: dict[str, Any]
+    """The request the SDK sends (without ``stream``): the reference's canned answer is the
+    harness fake's answer to it."""
     sync_client: Callable[[str], Any]
     """A client for the server's root URL (``http://127.0.0.1:PORT``)."""
     async_client: Callable[[str], Any]
@@ -212,6 +220,8 @@ def _messages_stream(client: Any) -> tuple[float, float]:
 DRIVERS = {
     "chat": Driver(
         "chat",
+        "/v1/chat/completions",
+        CHAT_ARGS,
         _openai,
         lambda base: _openai(base, asynchronous=True),
         _chat,
@@ -220,6 +230,8 @@ DRIVERS = {
     ),
     "responses": Driver(
         "responses",
+        "/v1/responses",
+        RESPONSES_ARGS,
         _openai,
         lambda base: _openai(base, asynchronous=True),
         _responses,
@@ -228,6 +240,8 @@ DRIVERS = {
     ),
     "messages": Driver(
         "messages",
+        "/v1/messages",
+        MESSAGES_ARGS,
         _anthropic,
         lambda base: _anthropic(base, asynchronous=True),
         _messages,
@@ -235,9 +249,8 @@ DRIVERS = {
         _amessages,
     ),
 }
-"""The model formats; ``mcp`` is timed by its own functions below."""
-ROUTES = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
-BODIES = {"chat": CHAT_ARGS, "responses": RESPONSES_ARGS, "messages": MESSAGES_ARGS}
+"""The model formats (a format the fake gains adds its driver here); ``mcp`` is timed by
+its own functions below."""
 
 # -- the reference servers -------------------------------------------------------------------
 
@@ -295,15 +308,17 @@ def _model_answers() -> Callable[[str, bytes], list[bytes]]:
 
     app = WireServer(Weather()).app
     canned: dict[tuple[str, bool], list[bytes]] = {}
-    for fmt, route in ROUTES.items():
+    for driver in DRIVERS.values():
         for stream in (False, True):
-            body = json.dumps({**BODIES[fmt], "stream": stream}).encode()
-            reply = app.handle("POST", route, body, {})
+            body = json.dumps({**driver.body, "stream": stream}).encode()
+            reply = app.handle("POST", driver.route, body, {})
             if reply.status != 200:
-                raise RuntimeError(f"reference {fmt}: the fake answered {reply.body[:300]!r}")
+                raise RuntimeError(
+                    f"reference {driver.name}: the fake answered {reply.body[:300]!r}"
+                )
             head = _head("200 OK", dict(reply.headers), len(reply.body))
             sends = [head + reply.chunks[0], *reply.chunks[1:]] if stream else [head + reply.body]
-            canned[route, stream] = sends
+            canned[driver.route, stream] = sends
 
     def answer(line: str, body: bytes) -> list[bytes]:
         path = line.split(" ")[1]
@@ -434,11 +449,12 @@ def timed(call: Callable[[], None]) -> Callable[[], float]:
     return run
 
 
+Session = Callable[[], AbstractAsyncContextManager[Any]]
+"""Opens one client: entered and left in the task that uses it (the MCP SDK needs that)."""
+
+
 async def throughput(
-    make_client: Callable[[], Any],
-    call: Callable[[Any], Awaitable[None]],
-    clients: int,
-    seconds: float,
+    session: Session, call: Callable[[Any], Awaitable[None]], clients: int, seconds: float
 ) -> float:
     """Requests per second of ``clients`` concurrent clients calling in a loop for
     ``seconds``, once each has made a first call (its connection open, code warm)."""
@@ -449,8 +465,7 @@ async def throughput(
 
     async def one() -> None:
         nonlocal done
-        client = make_client()  # opened and closed in this task (the MCP SDK needs it)
-        try:
+        async with session() as client:
             await call(client)
             window.append(time.perf_counter())
             if len(window) == clients:
@@ -461,27 +476,25 @@ async def throughput(
                 await call(client)
                 done += 1
             finished.append(time.perf_counter())
-        finally:
-            await client.close()
 
     await asyncio.gather(*(one() for _ in range(clients)))
     return done / (max(finished) - window[-2])
 
 
-def rates(
-    makers: dict[str, Callable[[], Any]],
+async def rates(
+    sessions: dict[str, Session],
     call: Callable[[Any], Awaitable[None]],
     seconds: float,
     rounds: int,
 ) -> dict[str, dict[int, float]]:
     """Requests per second per server and concurrency (median of ``rounds`` runs), the
     servers taking turns."""
-    totals: dict[str, dict[int, list[float]]] = {b: {n: [] for n in CONCURRENCY} for b in makers}
+    totals: dict[str, dict[int, list[float]]] = {s: {n: [] for n in CONCURRENCY} for s in sessions}
     for _ in range(rounds):
         for clients in CONCURRENCY:
-            for label, make in makers.items():
-                totals[label][clients].append(asyncio.run(throughput(make, call, clients, seconds)))
-    return {b: {n: statistics.median(r) for n, r in per.items()} for b, per in totals.items()}
+            for label, session in sessions.items():
+                totals[label][clients].append(await throughput(session, call, clients, seconds))
+    return {s: {n: statistics.median(r) for n, r in per.items()} for s, per in totals.items()}
 
 
 def _summary(trips: list[float], per_rate: dict[int, float]) -> dict[str, float]:
@@ -490,6 +503,20 @@ def _summary(trips: list[float], per_rate: dict[int, float]) -> dict[str, float]
         "round trip p99 ms": _ms(_p99(trips)),
         **{f"rps {n} clients": round(per_rate[n], 1) for n in CONCURRENCY},
     }
+
+
+async def _model_rates(
+    bases: dict[str, str], driver: Driver, seconds: float, rounds: int
+) -> dict[str, dict[int, float]]:
+    """One async SDK client per server: its pool holds one keep-alive connection per
+    concurrent task."""
+    clients = {label: driver.async_client(base) for label, base in bases.items()}
+    try:
+        sessions = {label: partial(contextlib.nullcontext, c) for label, c in clients.items()}
+        return await rates(sessions, driver.around_trip, seconds, rounds)
+    finally:
+        for client in clients.values():
+            await client.close()
 
 
 def measure_model(
@@ -512,8 +539,7 @@ def measure_model(
     finally:
         for client in clients.values():
             client.close()
-    makers = {label: lambda b=base: driver.async_client(b) for label, base in bases.items()}
-    per_rate = rates(makers, driver.around_trip, seconds, rounds)
+    per_rate = asyncio.run(_model_rates(bases, driver, seconds, rounds))
     results = {}
     for label in bases:
         summary = _summary(trips[label], per_rate[label])
@@ -526,62 +552,48 @@ def measure_model(
     return results
 
 
-class McpClient:
-    """An official MCP SDK client that connects on its first call (throughput makes its
-    clients synchronously; the SDK connects asynchronously)."""
+@contextlib.asynccontextmanager
+async def mcp_session(url: str) -> AsyncIterator[Any]:
+    """An official MCP SDK client session (one HTTP client of its own)."""
+    from mcp import Client
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.client: Any = None
-
-    async def call(self) -> None:
-        """``tools/call get_weather``, its result checked."""
-        if self.client is None:
-            from mcp import Client
-
-            client = Client(self.url)
-            await client.__aenter__()
-            self.client = client
-        result = await self.client.call_tool("get_weather", ARGUMENTS)
-        text = result.content[0].text if result.content else None
-        if result.is_error or text != TOOL_RESULT:
-            raise RuntimeError(f"mcp: expected {TOOL_RESULT!r}, got {result!r}")
-
-    async def close(self) -> None:
-        if self.client is not None:
-            await self.client.__aexit__(None, None, None)
-            self.client = None
+    async with Client(url) as client:
+        yield client
 
 
-async def _mcp_call(client: McpClient) -> None:
-    await client.call()
+async def mcp_call(client: Any) -> None:
+    """``tools/call get_weather``, its result checked."""
+    result = await client.call_tool("get_weather", ARGUMENTS)
+    text = result.content[0].text if result.content else None
+    if result.is_error or text != TOOL_RESULT:
+        raise RuntimeError(f"mcp: expected {TOOL_RESULT!r}, got {result!r}")
 
 
 async def _mcp_trips(urls: dict[str, str], count: int) -> dict[str, list[float]]:
-    clients = {label: McpClient(url) for label, url in urls.items()}
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {
+            label: await stack.enter_async_context(mcp_session(u)) for label, u in urls.items()
+        }
         for _ in range(max(5, count // 10)):
             for client in clients.values():
-                await client.call()
+                await mcp_call(client)
         times: dict[str, list[float]] = {label: [] for label in urls}
         for _ in range(count):
             for label, client in clients.items():
                 started = time.perf_counter()
-                await client.call()
+                await mcp_call(client)
                 times[label].append(time.perf_counter() - started)
         return times
-    finally:
-        for client in reversed(clients.values()):  # cancel scopes close in LIFO order
-            await client.close()
 
 
 def measure_mcp(
     urls: dict[str, str], count: int, seconds: float, rounds: int
 ) -> dict[str, dict[str, float]]:
-    """``tools/call`` round trips and throughput against each MCP server."""
+    """``tools/call`` round trips and throughput (one session per client) against each
+    MCP server."""
     trips = asyncio.run(_mcp_trips(urls, count))
-    makers = {label: lambda u=url: McpClient(u) for label, url in urls.items()}
-    per_rate = rates(makers, _mcp_call, seconds, rounds)
+    sessions = {label: partial(mcp_session, url) for label, url in urls.items()}
+    per_rate = asyncio.run(rates(sessions, mcp_call, seconds, rounds))
     return {label: _summary(trips[label], per_rate[label]) for label in urls}
 
 
