@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
@@ -481,33 +481,54 @@ async def throughput(
     return done / (max(finished) - window[-2])
 
 
+Rates = dict[str, dict[int, list[float]]]
+"""Requests per second per server and concurrency, one value per round."""
+
+
 async def rates(
-    sessions: dict[str, Session],
+    sessions: Mapping[str, Session],
     call: Callable[[Any], Awaitable[None]],
     seconds: float,
     rounds: int,
-) -> dict[str, dict[int, float]]:
-    """Requests per second per server and concurrency (median of ``rounds`` runs), the
-    servers taking turns."""
-    totals: dict[str, dict[int, list[float]]] = {s: {n: [] for n in CONCURRENCY} for s in sessions}
+) -> Rates:
+    """Requests per second per server and concurrency, the servers taking turns."""
+    totals: Rates = {label: {n: [] for n in CONCURRENCY} for label in sessions}
     for _ in range(rounds):
         for clients in CONCURRENCY:
             for label, session in sessions.items():
                 totals[label][clients].append(await throughput(session, call, clients, seconds))
-    return {s: {n: statistics.median(r) for n, r in per.items()} for s, per in totals.items()}
+    return totals
 
 
-def _summary(trips: list[float], per_rate: dict[int, float]) -> dict[str, float]:
-    return {
-        "round trip p50 ms": _ms(statistics.median(trips)),
-        "round trip p99 ms": _ms(_p99(trips)),
-        **{f"rps {n} clients": round(per_rate[n], 1) for n in CONCURRENCY},
-    }
+Table = dict[str, dict[str, float]]
+"""Per format: ``harness``, ``reference`` and ``ratio``, each a value per metric."""
 
 
-async def _model_rates(
-    bases: dict[str, str], driver: Driver, seconds: float, rounds: int
-) -> dict[str, dict[int, float]]:
+def compare(trips: dict[str, list[float]], per_rate: Rates, streams: Any = None) -> Table:
+    """The metrics of both servers and their ratios: latencies the ratio of the p50s (of
+    requests taking turns), rates the median over rounds of each round's ratio (the two
+    runs of a round are adjacent, so a noisy moment hits both)."""
+    table: Table = {}
+    for label in ("harness", "reference"):
+        metrics = {
+            "round trip p50 ms": _ms(statistics.median(trips[label])),
+            "round trip p99 ms": _ms(_p99(trips[label])),
+        }
+        if streams is not None:
+            metrics["first event p50 ms"] = _ms(statistics.median(f for f, _ in streams[label]))
+            metrics["last event p50 ms"] = _ms(statistics.median(e for _, e in streams[label]))
+        for n in CONCURRENCY:
+            metrics[f"rps {n} clients"] = round(statistics.median(per_rate[label][n]), 1)
+        table[label] = metrics
+    ours, ref = table["harness"], table["reference"]
+    table["ratio"] = {metric: ours[metric] / ref[metric] for metric in ours}
+    for n in CONCURRENCY:
+        pairs = zip(per_rate["harness"][n], per_rate["reference"][n], strict=True)
+        table["ratio"][f"rps {n} clients"] = statistics.median(h / r for h, r in pairs)
+    return table
+
+
+async def _model_rates(bases: dict[str, str], driver: Driver, seconds: float, rounds: int) -> Rates:
     """One async SDK client per server: its pool holds one keep-alive connection per
     concurrent task."""
     clients = {label: driver.async_client(base) for label, base in bases.items()}
@@ -521,7 +542,7 @@ async def _model_rates(
 
 def measure_model(
     bases: dict[str, str], driver: Driver, count: int, seconds: float, rounds: int
-) -> dict[str, dict[str, float]]:
+) -> Table:
     """Round trips, streams and throughput of one format against each server."""
     clients = {label: driver.sync_client(base) for label, base in bases.items()}
     try:
@@ -530,26 +551,16 @@ def measure_model(
                 driver.round_trip(client)
                 driver.stream(client)
         trips = interleaved(
-            {label: timed(lambda c=c: driver.round_trip(c)) for label, c in clients.items()}, count
+            {label: timed(partial(driver.round_trip, c)) for label, c in clients.items()}, count
         )
         streams = interleaved(
-            {label: lambda c=c: driver.stream(c) for label, c in clients.items()},
-            max(10, count // 3),
+            {label: partial(driver.stream, c) for label, c in clients.items()}, max(10, count // 3)
         )
     finally:
         for client in clients.values():
             client.close()
     per_rate = asyncio.run(_model_rates(bases, driver, seconds, rounds))
-    results = {}
-    for label in bases:
-        summary = _summary(trips[label], per_rate[label])
-        results[label] = {
-            **dict(list(summary.items())[:2]),
-            "first event p50 ms": _ms(statistics.median(f for f, _ in streams[label])),
-            "last event p50 ms": _ms(statistics.median(last for _, last in streams[label])),
-            **dict(list(summary.items())[2:]),
-        }
-    return results
+    return compare(trips, per_rate, streams)
 
 
 @contextlib.asynccontextmanager
@@ -586,39 +597,32 @@ async def _mcp_trips(urls: dict[str, str], count: int) -> dict[str, list[float]]
         return times
 
 
-def measure_mcp(
-    urls: dict[str, str], count: int, seconds: float, rounds: int
-) -> dict[str, dict[str, float]]:
+def measure_mcp(urls: dict[str, str], count: int, seconds: float, rounds: int) -> Table:
     """``tools/call`` round trips and throughput (one session per client) against each
     MCP server."""
     trips = asyncio.run(_mcp_trips(urls, count))
     sessions = {label: partial(mcp_session, url) for label, url in urls.items()}
-    per_rate = asyncio.run(rates(sessions, mcp_call, seconds, rounds))
-    return {label: _summary(trips[label], per_rate[label]) for label in urls}
+    return compare(trips, asyncio.run(rates(sessions, mcp_call, seconds, rounds)))
 
 
 # -- the report ------------------------------------------------------------------------------
 
 
-def _rows(results: dict[str, dict[str, dict[str, float]]]) -> Iterator[tuple[str, ...]]:
-    for fmt, per_server in results.items():
-        ours, ref = per_server["harness"], per_server["reference"]
-        for metric, value in ours.items():
-            base = ref[metric]
-            ratio = value / base if base else float("inf")
+def _rows(results: dict[str, Table]) -> Iterator[tuple[str, ...]]:
+    for fmt, table in results.items():
+        for metric, ratio in table["ratio"].items():
             target = ""
             if metric in ("round trip p50 ms", "first event p50 ms"):
-                target = f"<= {ROUND_TRIP_TARGET:g}x " + (
-                    "ok" if ratio <= ROUND_TRIP_TARGET else "MISSED"
-                )
+                met = ratio <= ROUND_TRIP_TARGET
+                target = f"<= {ROUND_TRIP_TARGET:g}x " + ("ok" if met else "MISSED")
             elif metric == f"rps {CONCURRENCY[-1]} clients":
-                target = f">= {THROUGHPUT_TARGET:g}x " + (
-                    "ok" if ratio >= THROUGHPUT_TARGET else "MISSED"
-                )
-            yield fmt, metric, f"{value:g}", f"{base:g}", f"{ratio:.2f}x", target
+                met = ratio >= THROUGHPUT_TARGET
+                target = f">= {THROUGHPUT_TARGET:g}x " + ("ok" if met else "MISSED")
+            ours, ref = table["harness"][metric], table["reference"][metric]
+            yield fmt, metric, f"{ours:g}", f"{ref:g}", f"{ratio:.2f}x", target
 
 
-def report(results: dict[str, dict[str, dict[str, float]]]) -> None:
+def report(results: dict[str, Table]) -> None:
     header = ("format", "metric", "harness", "reference", "ratio", "target")
     rows = [header, *_rows(results)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -631,7 +635,7 @@ def report(results: dict[str, dict[str, dict[str, float]]]) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> dict[str, dict[str, dict[str, float]]]:
+def main(argv: list[str] | None = None) -> dict[str, Table]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument(
@@ -640,8 +644,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, dict[str, float]]
         help="comma-separated: chat, responses, messages, mcp",
     )
     parser.add_argument("--count", type=int, default=300, help="sequential round trips per server")
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of a throughput run")
-    parser.add_argument("--rounds", type=int, default=3, help="throughput runs per server (median)")
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of a throughput run")
+    parser.add_argument("--rounds", type=int, default=5, help="throughput runs per server")
     parser.add_argument("--reference", choices=("model", "mcp"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.reference:
@@ -653,7 +657,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, dict[str, float]]
     unknown = sorted(set(formats) - {*DRIVERS, "mcp"})
     if unknown:
         parser.error(f"unknown formats {unknown}; choose from {[*DRIVERS, 'mcp']}")
-    results: dict[str, dict[str, dict[str, float]]] = {}
+    results: dict[str, Table] = {}
     with tempfile.TemporaryDirectory() as folder:
         model_formats = [f for f in formats if f in DRIVERS]
         if model_formats:

@@ -33,14 +33,17 @@ def test_quick_run_prints_the_table_for_every_format(capsys: pytest.CaptureFixtu
         "target",
     ]
     assert list(results) == ["chat", "responses", "messages", "mcp"]
-    for fmt, servers in results.items():
-        assert set(servers) == {"harness", "reference"}
-        metrics = servers["harness"]
-        assert all(value > 0 for value in metrics.values()), (fmt, metrics)
+    for fmt, table in results.items():
+        assert set(table) == {"harness", "reference", "ratio"}
+        metrics = table["harness"]
+        assert set(table["reference"]) == set(table["ratio"]) == set(metrics)
+        assert all(value > 0 for part in table.values() for value in part.values()), table
         assert {"round trip p50 ms", "round trip p99 ms", "rps 64 clients"} <= set(metrics)
         streamed = fmt != "mcp"
         assert ("first event p50 ms" in metrics) == streamed
-        assert f"{fmt}  " in out
+        p50 = table["ratio"]["round trip p50 ms"]
+        assert p50 == metrics["round trip p50 ms"] / table["reference"]["round trip p50 ms"]
+        assert f"{fmt}  " in out and f"{p50:.2f}x" in out
     assert out.count("<= 2x") == 7 and out.count(">= 0.5x") == 4
 
 

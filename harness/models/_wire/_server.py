@@ -360,11 +360,14 @@ class _Server6(_Server):
 
 
 class WireServer:
-    """Serves a harness ``Model`` over real HTTP on the loopback interface, one thread per client.
+    """Serves a harness ``Model`` over real HTTP on the loopback interface, one thread per
+    connection (kept alive between requests).
 
     ``with WireServer(model) as server:`` starts it on a free port; point any
     OpenAI-compatible client at ``server.url``. Model calls are serialised, so a
-    stateful fake (a script) sees one request at a time.
+    stateful fake (a script) sees one request at a time. Every route answers the same
+    way, whatever its format: with ``TCP_NODELAY`` on the connection, a plain answer in
+    one send, a streamed one in one send per event (the head with the first).
 
     Hostile input gets the API's answers: a bad ``Content-Length`` a 400, a body over
     ``max_body_bytes`` a 413 (unread), JSON nested too deeply a 400, a garbage request
