@@ -600,9 +600,17 @@ async def _mcp_trips(urls: dict[str, str], count: int) -> dict[str, list[float]]
 def measure_mcp(urls: dict[str, str], count: int, seconds: float, rounds: int) -> Table:
     """``tools/call`` round trips and throughput (one session per client) against each
     MCP server."""
-    trips = asyncio.run(_mcp_trips(urls, count))
-    sessions = {label: partial(mcp_session, url) for label, url in urls.items()}
-    return compare(trips, asyncio.run(rates(sessions, mcp_call, seconds, rounds)))
+    try:
+        trips = asyncio.run(_mcp_trips(urls, count))
+        sessions = {label: partial(mcp_session, url) for label, url in urls.items()}
+        return compare(trips, asyncio.run(rates(sessions, mcp_call, seconds, rounds)))
+    except Exception as exc:  # the SDK's task groups wrap a wrong answer in exception groups
+        raise _first_leaf(exc) from exc
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    inner = getattr(exc, "exceptions", None)
+    return _first_leaf(inner[0]) if inner else exc
 
 
 # -- the report ------------------------------------------------------------------------------
