@@ -396,11 +396,18 @@ def _start(command: list[str], prefix: str, cwd: Path | None = None) -> tuple[An
     raise RuntimeError(f"{command[:4]} exited ({process.returncode}) without printing its URL")
 
 
-def _stop(process: Any) -> None:
-    process.terminate()
-    process.wait(10)
-    if process.stdout is not None:
-        process.stdout.close()
+def _stop(*processes: Any) -> None:
+    """End each process (killed if it does not stop within 10 s)."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def start_harness(folder: Path, *, mcp: bool) -> tuple[Any, str]:
@@ -678,8 +685,7 @@ def main(argv: list[str] | None = None) -> dict[str, Table]:
                         bases, DRIVERS[fmt], args.count, args.seconds, args.rounds
                     )
             finally:
-                _stop(ours)
-                _stop(ref)
+                _stop(ours, ref)
         if "mcp" in formats:
             ours, our_url = start_harness(Path(folder), mcp=True)
             ref, ref_url = start_reference("mcp")
@@ -687,8 +693,7 @@ def main(argv: list[str] | None = None) -> dict[str, Table]:
                 urls = {"harness": our_url, "reference": ref_url}
                 results["mcp"] = measure_mcp(urls, args.count, args.seconds, args.rounds)
             finally:
-                _stop(ours)
-                _stop(ref)
+                _stop(ours, ref)
     report(results)
     return results
 
