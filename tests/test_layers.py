@@ -37,6 +37,10 @@ LAYERS: dict[str, int] = {
     "harness._plugin._hookspecs": 5,
     "harness._plugin._vcr_alias": 6,  # a fixture module the plugin registers
     "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
+    "harness._plugin._settings": 5,  # fixture modules and the reporter the plugin registers:
+    "harness._plugin._cassette": 5,  # light at load time, they import harness.testing lazily
+    "harness._plugin._fixtures": 5,
+    "harness._plugin._reporter": 5,
     "harness.fuzz": 5,  # generators and campaigns over scenarios and the models
     "harness.cli": 6,
     "harness.pytest_plugin": 6,
