@@ -1,0 +1,60 @@
+"""How the plugin's parts reach pytest: fixture modules through ``pytest_plugins``, the
+reporter registered in ``pytest_configure``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from harness import pytest_plugin
+from harness._plugin._reporter import REPORTER_NAME, HarnessReporter
+
+
+def test_the_fixture_modules_are_left_to_pytest_to_import() -> None:
+    """Imported before pytest marks them, they could not be assertion-rewritten (pytest
+    warns, and ``filterwarnings = error`` fails the session in an editable install)."""
+    code = (
+        "import sys, harness.pytest_plugin as p\n"
+        "print(sorted(m for m in p.pytest_plugins if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+    assert len(pytest_plugin.pytest_plugins) == 3
+
+
+def test_harness_autouse_fixtures_run_before_a_root_conftests(pytester: pytest.Pytester) -> None:
+    """Registered with the plugin module, not later: the network guard and the cassette
+    are active while a root ``conftest.py``'s autouse fixtures set up."""
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture(autouse=True)
+        def user_autouse():
+            yield
+        """
+    )
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest("--setup-plan", "-p", "no:cacheprovider")
+    setups = [
+        line.split()[-1]
+        for line in result.outlines
+        if line.strip().startswith("SETUP    F") and "(" not in line
+    ]
+    assert setups.index("_harness_network") < setups.index("user_autouse")
+    assert any("_harness_cassette_guard" in line for line in result.outlines)
+
+
+def test_one_reporter_per_session(pytestconfig: pytest.Config) -> None:
+    reporter = pytestconfig.pluginmanager.get_plugin(REPORTER_NAME)
+    assert isinstance(reporter, HarnessReporter)
+    names = [
+        name
+        for name, plugin in pytestconfig.pluginmanager.list_name_plugin()
+        if isinstance(plugin, HarnessReporter)
+    ]
+    assert names == [REPORTER_NAME]
