@@ -26,27 +26,28 @@ def test_the_fixture_modules_are_left_to_pytest_to_import() -> None:
     assert len(pytest_plugin.pytest_plugins) == 3
 
 
-def test_harness_autouse_fixtures_run_before_a_root_conftests(pytester: pytest.Pytester) -> None:
-    """Registered with the plugin module, not later: the network guard and the cassette
-    are active while a root ``conftest.py``'s autouse fixtures set up."""
-    pytester.makeconftest(
-        """
+def test_harness_autouse_fixtures_set_up_before_later_plugins_ones(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Registered with the plugin module (not when the session is configured): the network
+    guard and the cassette are active while a plugin loaded after the harness sets up its
+    autouse fixtures."""
+    pytester.makepyfile(
+        later_plugin="""
         import pytest
 
         @pytest.fixture(autouse=True)
-        def user_autouse():
+        def later_autouse():
             yield
-        """
+        """,
+        test_x="def test_x():\n    pass\n",
     )
-    pytester.makepyfile("def test_x():\n    pass\n")
+    pytester.syspathinsert()
+    monkeypatch.setenv("PYTEST_PLUGINS", "later_plugin")  # loaded after the entry points
     result = pytester.runpytest("--setup-plan", "-p", "no:cacheprovider")
-    setups = [
-        line.split()[-1]
-        for line in result.outlines
-        if line.strip().startswith("SETUP    F") and "(" not in line
-    ]
-    assert setups.index("_harness_network") < setups.index("user_autouse")
-    assert any("_harness_cassette_guard" in line for line in result.outlines)
+    setups = [line.split()[2] for line in result.outlines if line.strip().startswith("SETUP    F")]
+    assert setups.index("_harness_network") < setups.index("_harness_cassette_guard")
+    assert setups.index("_harness_cassette_guard") < setups.index("later_autouse")
 
 
 def test_one_reporter_per_session(pytestconfig: pytest.Config) -> None:
