@@ -3,10 +3,10 @@
 This module holds the hooks that configure the session, collect scenario files and
 run a test; its parts live in ``harness._plugin``:
 
-- fixtures, registered through ``pytest_plugins``: the settings in force and the
-  network guard (``_settings``), the cassette (``_cassette``), what a test runs with
-  (``_fixtures``), pytest-recording's ``vcr_config`` (``_vcr_alias``, registered in
-  ``pytest_configure`` only when pytest-recording is not active);
+- fixtures, imported here so that they register with this module: the settings in
+  force and the network guard (``_settings``), the cassette (``_cassette``), what a test
+  runs with (``_fixtures``); pytest-recording's ``vcr_config`` (``_vcr_alias``) is
+  registered in ``pytest_configure``, only when pytest-recording is not active;
 - the reporting, one ``HarnessReporter`` (``_reporter``) registered in
   ``pytest_configure``: timelines, summary lines, JUnit properties, the HTML page,
   coverage, assertion messages;
@@ -30,16 +30,38 @@ import pytest
 
 from harness._errors import UsageError
 from harness._plugin import _hookspecs, _options as _opts, _vcr_alias
+from harness._plugin._cassette import (
+    _harness_cassette_guard as _harness_cassette_guard,
+    harness_cassette as harness_cassette,
+    harness_cassette_path as harness_cassette_path,
+)
+from harness._plugin._fixtures import (
+    harness_async_openai as harness_async_openai,
+    harness_mcp as harness_mcp,
+    harness_model as harness_model,
+    harness_openai as harness_openai,
+    harness_runner as harness_runner,
+    harness_scenario as harness_scenario,
+    harness_scripted as harness_scripted,
+    harness_server as harness_server,
+    harness_session as harness_session,
+    harness_snapshot as harness_snapshot,
+)
 from harness._plugin._marks import ALIASES, CASSETTE, SCENARIO_FAILURE
 from harness._plugin._reporter import REPORTER_NAME, HarnessReporter
-
-pytest_plugins = (
-    "harness._plugin._settings",
-    "harness._plugin._cassette",
-    "harness._plugin._fixtures",
+from harness._plugin._settings import (
+    _harness_network as _harness_network,
+    harness_config as harness_config,
+    harness_settings as harness_settings,
+    pytest_runtest_setup as pytest_runtest_setup,
+    pytest_runtest_teardown as pytest_runtest_teardown,
 )
-"""The fixture modules. pytest imports them (this module must not), so that they are
-registered right after this one, as if defined here, and can be assertion-rewritten."""
+
+# The fixtures (and the network guard's two hooks) live in modules of their own and are
+# registered as part of this module, by the names above: listed in ``pytest_plugins``,
+# each module would cost an entry-point scan at every pytest start, and registered in
+# ``pytest_configure``, their autouse fixtures would set up after those of plugins
+# loaded later, outside the network guard.
 
 
 # -- configuration ---------------------------------------------------------------------

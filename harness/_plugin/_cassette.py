@@ -4,8 +4,9 @@ The autouse ``_harness_cassette_guard`` activates the cassette of every test wit
 cassette marker, for the whole test; ``harness_cassette`` opens it with the resolved
 settings and the matchers and scrubbers of the ``pytest_harness_cassette_*`` hooks.
 
-Registered through ``pytest_plugins`` of ``harness.pytest_plugin``; loaded at pytest
-start-up, so vcrpy and the cassette code are imported only when a test opens a cassette.
+Registered as part of ``harness.pytest_plugin``, which imports its fixtures. Loaded at
+pytest start-up, so vcrpy and the cassette code are imported only when a test opens a
+cassette.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """What a test runs with: models, sessions, the runner, MCP fakes, scenario files, the
 loopback server, OpenAI clients and timeline snapshots.
 
-Registered through ``pytest_plugins`` of ``harness.pytest_plugin``. Loaded at pytest
-start-up, so besides pytest and ``harness._plugin`` it imports only what every test run
-imports anyway for its settings (the exception tree and the lazy ``harness.testing``
-package); models, scenarios and SDK clients are imported inside the fixture that needs
-them.
+Registered as part of ``harness.pytest_plugin``, which imports its fixtures. Loaded at
+pytest start-up, so besides pytest and ``harness._plugin`` it imports only what every
+test run imports anyway for its settings (the exception tree and the lazy
+``harness.testing`` package); models, scenarios and SDK clients are imported inside the
+fixture that needs them.
 """
 
 from __future__ import annotations

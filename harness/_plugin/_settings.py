@@ -6,10 +6,10 @@ fixture refuses real network per the result, and the ``pytest_runtest_setup`` an
 ``pytest_runtest_teardown`` wrappers guard the fixture phases too, with the settings
 known before fixtures run.
 
-Registered through ``pytest_plugins`` of ``harness.pytest_plugin``. Loaded at pytest
-start-up, so besides pytest and ``harness._plugin`` it imports only what every test run
-imports anyway for its settings (the exception tree and the lazy ``harness.testing``
-package); the rest is imported inside the fixture that needs it.
+Registered as part of ``harness.pytest_plugin``, which imports its fixtures and hooks.
+Loaded at pytest start-up, so besides pytest and ``harness._plugin`` it imports only what
+every test run imports anyway for its settings (the exception tree and the lazy
+``harness.testing`` package); the rest is imported inside the fixture that needs it.
 """
 
 from __future__ import annotations

@@ -1,29 +1,28 @@
-"""How the plugin's parts reach pytest: fixture modules through ``pytest_plugins``, the
-reporter registered in ``pytest_configure``."""
+"""How the plugin's parts reach pytest: fixtures and the network guard's hooks as part of
+the plugin module, the reporter registered in ``pytest_configure``."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 
 from harness import pytest_plugin
+from harness._plugin import _cassette, _fixtures, _settings
 from harness._plugin._reporter import REPORTER_NAME, HarnessReporter
 
 
-def test_the_fixture_modules_are_left_to_pytest_to_import() -> None:
-    """Imported before pytest marks them, they could not be assertion-rewritten (pytest
-    warns, and ``filterwarnings = error`` fails the session in an editable install)."""
-    code = (
-        "import sys, harness.pytest_plugin as p\n"
-        "print(sorted(m for m in p.pytest_plugins if m in sys.modules))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == "[]"
-    assert len(pytest_plugin.pytest_plugins) == 3
+@pytest.mark.parametrize("module", [_settings, _cassette, _fixtures], ids=lambda m: m.__name__)
+def test_every_fixture_and_hook_of_a_part_is_registered_with_the_plugin(module: object) -> None:
+    """A fixture or hook defined in a part but not imported by the plugin module would
+    silently not exist."""
+    defined = [
+        name
+        for name, value in vars(module).items()
+        if (name.startswith("pytest_") and callable(value))
+        or type(value).__name__ == "FixtureFunctionDefinition"
+    ]
+    assert defined
+    missing = [n for n in defined if getattr(pytest_plugin, n, None) is not getattr(module, n)]
+    assert missing == []
 
 
 def test_harness_autouse_fixtures_set_up_before_later_plugins_ones(
