@@ -7,9 +7,9 @@ holds into the test report (timeline section, summary line, JUnit properties), t
 terminal summary, the ``--harness-html`` page and the injection coverage
 (``--harness-coverage``); it also renders a failed ``assert trace == expectation``.
 
-Loaded at pytest start-up, so it imports only the standard library, pytest and
-``harness._plugin`` at load time; the report text (which needs the loop) is imported
-when a test has something to report.
+Loaded at pytest start-up, so at load time it imports only the standard library, pytest,
+``harness._plugin`` and the exception tree (which every test run imports anyway); the
+report text (which needs the loop) is imported when a test has something to report.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from harness._errors import NetworkRefused
 from harness._plugin import _options as opts, _sink
 
 __all__ = ["REPORTER_NAME", "HarnessReporter"]
@@ -118,7 +119,6 @@ class HarnessReporter:
         error = call.excinfo.value if call.excinfo is not None else None
         if not report.failed or error is None:
             return report
-        from harness._errors import NetworkRefused
         from harness.testing._network import refusal_in
 
         refused = refusal_in(error)
