@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness import _check_sink as _sink
 from harness._errors import UsageError
-from harness._plugin import _sink
 from harness.cassettes import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
 from harness.cost._analysis import Interner, Prompt, analyse_prompts
