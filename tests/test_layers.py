@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "harness.cassettes": 4,
     "harness.assertions": 4,
     "harness.cost": 4,  # the cache model: pure functions of the requests (and recordings)
+    "harness.traces": 4,  # OpenTelemetry spans in and out (beside cassettes: a third source)
     "harness.testing": 5,
     "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up
     "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
