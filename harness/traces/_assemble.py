@@ -25,7 +25,7 @@ from harness.traces._harness import is_run, missing_content, trace_of_run
 if TYPE_CHECKING:
     from harness.traces._conversations import OtelConversation
 
-__all__ = ["conversation_trace", "missing_facts"]
+__all__ = ["conversation_trace", "missing_facts", "response_of"]
 
 _FINISH = {
     "tool_call": "tool_calls",
@@ -40,7 +40,8 @@ _FINISH = {
 """Finish reasons as the instrumentations write them -> the harness's."""
 
 
-def _response(request: RequestFacts) -> ModelResponse | None:
+def response_of(request: RequestFacts) -> ModelResponse | None:
+    """The model's answer a request recorded (``None``: not recorded)."""
     if request.output is None:
         return None
     finish = _FINISH.get(request.finish_reason or "", "stop")
@@ -111,7 +112,7 @@ def conversation_trace(conversation: OtelConversation) -> Trace:
     if root is not None and is_run(root):
         return trace_of_run(conversation.tree, root)
     requests = conversation.requests
-    trace = trace_from_requests([_parsed(r) for r in requests], [_response(r) for r in requests])
+    trace = trace_from_requests([_parsed(r) for r in requests], [response_of(r) for r in requests])
     spans = _tool_spans_by_request(conversation)
     iterations: list[IterationRecord] = []
     for k, (it, request) in enumerate(zip(trace.iterations, requests, strict=True)):
@@ -159,5 +160,6 @@ def missing_facts(conversation: OtelConversation) -> list[list[str]]:
             gaps.append("tool arguments")
         if any(not c.content for c in it.calls):
             gaps.append("tool results")
+        gaps.extend(sorted(request.redacted - set(gaps)))
         out.append(gaps)
     return out

@@ -94,18 +94,32 @@ def _outermost(tree: SpanTree, requests: dict[Key, Span]) -> dict[Key, Key]:
     return out
 
 
+def _same(one: RequestFacts, other: RequestFacts) -> bool:
+    """Two request spans of one conversation recorded the same model request: the same
+    response id, or overlapping in time with the same history and answer (instrumentations
+    stacked under a parent span that was not exported are siblings, not nested)."""
+    if one.response_id and other.response_id:
+        return one.response_id == other.response_id
+    overlap = one.span.start <= other.span.end and other.span.start <= one.span.end
+    return (
+        overlap
+        and one.messages is not None
+        and one.messages == other.messages
+        and one.output == other.output
+    )
+
+
 def _dedupe(requests: list[RequestFacts]) -> list[RequestFacts]:
-    """Requests of one conversation with the same response id are one request."""
+    """Each model request once (see ``_same``), its facts merged from every span of it."""
     out: list[RequestFacts] = []
-    seen: dict[str, int] = {}
     for request in requests:
-        known = seen.get(request.response_id) if request.response_id else None
-        if known is None:
-            if request.response_id:
-                seen[request.response_id] = len(out)
+        recent = out[-4:]  # a request's duplicates start next to it
+        match = next((k for k, kept in enumerate(recent) if _same(kept, request)), None)
+        if match is None:
             out.append(request)
         else:
-            out[known] = merge_facts(out[known], request)
+            index = len(out) - len(recent) + match
+            out[index] = merge_facts(out[index], request)
     return out
 
 

@@ -64,6 +64,9 @@ class RequestFacts:
     response_id: str | None = None
     error: str | None = None
     """Why the request failed (``error.type`` or the span's error status), if it did."""
+    redacted: frozenset[str] = frozenset()
+    """Content the messages have the shape of but not the values (``message text``,
+    ``tool arguments``, ``tool results``): recorded with content capture off."""
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Flavour-specific facts (the harness's own attributes)."""
 
@@ -90,6 +93,8 @@ def merge_facts(outer: RequestFacts, inner: RequestFacts) -> RequestFacts:
         for f in dataclasses.fields(RequestFacts)
         if getattr(outer, f.name) is None and f.name not in ("span", "flavour")
     }
+    if outer.redacted and inner.messages is not None and len(inner.redacted) < len(outer.redacted):
+        fields.update(messages=inner.messages, output=inner.output, redacted=inner.redacted)
     if not outer.stream and inner.stream:
         fields["stream"] = True
     return dataclasses.replace(outer, **fields) if fields else outer
@@ -146,6 +151,13 @@ class MessageParts:
     results: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     """``(call id, result text)`` of each tool result the message carries."""
     name: str | None = None
+    redacted: set[str] = dataclasses.field(default_factory=set)
+    """What this message's parts left out (see ``RequestFacts.redacted``)."""
+
+
+def redacted_of(parts: Iterable[MessageParts]) -> frozenset[str]:
+    """Everything the messages left out."""
+    return frozenset(item for message in parts for item in message.redacted)
 
 
 def build_messages(parts: Iterable[MessageParts]) -> tuple[Message, ...]:

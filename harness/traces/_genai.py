@@ -28,6 +28,7 @@ from harness.traces._facts import (
     arguments_text,
     assistant_of,
     build_messages,
+    redacted_of,
     result_text,
     tools_of,
 )
@@ -83,24 +84,35 @@ def _parts(span: Span, message: Any, what: str) -> MessageParts:
         kind = part.get("type")
         if kind == "text":
             content = part.get("content")
-            out.texts.append(content if isinstance(content, str) else result_text(content))
+            if content is None:
+                out.redacted.add("message text")
+            out.texts.append(content if isinstance(content, str) else _text_of(content))
         elif kind == "tool_call":
             name = part.get("name")
             if not isinstance(name, str):
                 raise span.error(f"{what}.parts[{k}]: a tool_call without a name")
             call_id = part.get("id")
+            arguments = part.get("arguments")
+            if arguments is None:
+                out.redacted.add("tool arguments")
             out.calls.append(
                 ToolCall(
                     id=str(call_id) if call_id is not None else f"{span.span_id}-{k}",
                     name=name,
-                    arguments=arguments_text(part.get("arguments")),
+                    arguments="" if arguments is None else arguments_text(arguments),
                 )
             )
         elif kind == "tool_call_response":
             response = part.get("response", part.get("result"))
-            out.results.append((str(part.get("id", "")), result_text(response)))
+            if response is None:
+                out.redacted.add("tool results")
+            out.results.append((str(part.get("id", "")), _text_of(response)))
         # reasoning, media and provider-specific parts say nothing about tools
     return out
+
+
+def _text_of(value: Any) -> str:
+    return "" if value is None else result_text(value)
 
 
 def _messages(span: Span, key: str) -> list[MessageParts] | None:
@@ -189,6 +201,7 @@ def request_facts(span: Span, flavour: str = "gen_ai") -> RequestFacts:
         if definitions is None
         else tools_of(span, definitions, what="gen_ai.tool.definitions"),
         messages=None if inputs is None else build_messages([*_system(span), *inputs]),
+        redacted=redacted_of([*(inputs or ()), *(outputs or ())]),
         output=None if outputs is None else assistant_of(outputs),
         finish_reason=finish,
         usage=usage_of(span),

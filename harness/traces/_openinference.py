@@ -116,6 +116,15 @@ def _history(span: Span, inputs: dict[int, dict[str, Any]]) -> tuple[Message, ..
     return build_messages(_parts(span, f, f"llm.input_messages.{n}") for n, f in inputs.items())
 
 
+def _response_id(span: Span) -> str | None:
+    """The provider's response id: OpenInference keeps the response body in ``output.value``."""
+    if span.get("output.mime_type") != "application/json":
+        return None
+    body = span.json("output.value")
+    found = body.get("id") if isinstance(body, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
 def request_facts(span: Span) -> RequestFacts:
     inputs = indexed(span, "llm.input_messages.")
     outputs = indexed(span, "llm.output_messages.")
@@ -152,6 +161,7 @@ def request_facts(span: Span) -> RequestFacts:
         output=assistant_of(output_parts) if outputs else None,
         finish_reason=finish if isinstance(finish, str) else None,
         usage=_usage(span),
+        response_id=_response_id(span),
         error="error" if span.status == "error" else None,
     )
 

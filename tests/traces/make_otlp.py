@@ -13,13 +13,14 @@ Everything runs in process against the harness's wire fake: no network.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import traced_agents as agents  # noqa: E402
+import traced_agents as agents
 
 FOLDER = Path(__file__).parent / "otlp"
 
@@ -47,8 +48,12 @@ def main(argv: list[str]) -> None:
     table = agents.FLAT_SOURCES if "--flat" in argv else agents.SOURCES
     names = [a for a in argv if not a.startswith("--")] or list(table)
     FOLDER.mkdir(exist_ok=True)
-    for name in names:
-        write(table[name])
+    if len(names) == 1:
+        write(table[names[0]])
+        return
+    for name in names:  # one process each: an instrumentation may leave wrappers behind
+        flags = ["--flat"] if "--flat" in argv else []
+        subprocess.run([sys.executable, __file__, *flags, name], check=True)
 
 
 if __name__ == "__main__":

@@ -105,7 +105,11 @@ def raw_anthropic(transport: OpenAIWireTransport, tracer: Any) -> None:
                 max_tokens=512,
                 messages=messages,  # type: ignore[arg-type]
                 tools=[  # type: ignore[misc]
-                    {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+                    {
+                        "name": t["name"],
+                        "description": t["description"],
+                        "input_schema": t["parameters"],
+                    }
                     for t in tools
                 ],
             )
