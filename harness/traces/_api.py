@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,14 @@ from harness.loop import Trace
 from harness.traces._conversations import otel_conversations
 from harness.traces._export import ExportOptions, emit
 
-__all__ = ["export_otel", "otel_json", "trace_from_otel", "write_otel"]
+__all__ = [
+    "encode_runs",
+    "export_otel",
+    "otel_json",
+    "trace_from_otel",
+    "write_document",
+    "write_otel",
+]
 
 
 def trace_from_otel(source: Any, *, conversation: int | None = None) -> Trace:
@@ -62,7 +69,8 @@ def export_otel(source: Any, *, tracer_provider: Any = None, **options: Any) -> 
     emit([(source, _options(options))], tracer_provider)
 
 
-def _encode(items: list[tuple[Any, ExportOptions]]) -> dict[str, Any]:
+def encode_runs(items: Sequence[tuple[Any, ExportOptions]]) -> dict[str, Any]:
+    """``(run, options)`` pairs as one OTLP JSON document, each run its own trace."""
     require("opentelemetry.sdk", "writing OTLP JSON", extra="otel")
     require("opentelemetry.exporter.otlp.json.common", "writing OTLP JSON", extra="otel")
     from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
@@ -101,7 +109,7 @@ def otel_json(sources: Any, **options: Any) -> dict[str, Any]:
     """Runs as one OTLP JSON document (``{"resourceSpans": [...]}``): each run (a ``Trace``,
     ``RunResult`` or ``Session``, or a list of them) its own OpenTelemetry trace. The options
     are ``export_otel``'s."""
-    return _encode(_items(sources, options))
+    return encode_runs(_items(sources, options))
 
 
 def write_otel(sources: Any, path: str | Path, *, append: bool = False, **options: Any) -> Path:
@@ -109,9 +117,13 @@ def write_otel(sources: Any, path: str | Path, *, append: bool = False, **option
     ``{"resourceSpans": [...]}`` document per line (``append``: add a line to the file).
     ``harness trace show`` and ``trace_from_otel`` read it; so do trace viewers that
     import OTLP JSON. The options are ``export_otel``'s."""
-    target = Path(path)
-    line = json.dumps(otel_json(sources, **options), ensure_ascii=False, separators=(",", ":"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("a" if append else "w", encoding="utf-8") as file:
+    return write_document(otel_json(sources, **options), Path(path), append=append)
+
+
+def write_document(document: Mapping[str, Any], path: Path, *, append: bool = False) -> Path:
+    """One OTLP JSON document as a line of ``path`` (``append``: after what it holds)."""
+    line = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a" if append else "w", encoding="utf-8") as file:
         file.write(line + "\n")
-    return target
+    return path

@@ -93,6 +93,10 @@ def raw_openai(transport: OpenAIWireTransport, tracer: Any) -> None:
                 tools.append(SPEND)
 
 
+def _anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    return {"name": tool["name"], "description": tool["description"], "input_schema": tool["parameters"]}
+
+
 def raw_anthropic(transport: OpenAIWireTransport, tracer: Any) -> None:
     """A hand-written Messages loop over the ``anthropic`` SDK."""
     client = fake_anthropic_client(transport)
