@@ -84,6 +84,11 @@ def pytest_configure(config: pytest.Config) -> None:
     for opt in _opts.OPTIONS:
         if not opt.is_flag:
             _opts.cli_or_ini(config, opt)  # a bad ini value fails the session at once
+    otel = _opts.cli_or_ini(config, _opts.OTEL)
+    if otel:
+        from harness._plugin._otel import OTEL_PLUGIN, OtelExport
+
+        config.pluginmanager.register(OtelExport(config, otel), OTEL_PLUGIN)
     if _opts.cli_or_ini(config, _opts.COVERAGE):
         from harness.loop import capture_run
 

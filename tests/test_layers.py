@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
     "harness._plugin._hookspecs": 5,
     "harness._plugin._vcr_alias": 6,  # a fixture module the plugin registers
+    "harness._plugin._otel": 6,  # --harness-otel: a plugin object registered when asked for
     "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
     "harness.fuzz": 5,  # generators and campaigns over scenarios and the models
     "harness.cli": 6,
