@@ -154,7 +154,10 @@ class _Emitter:
             if not options.content:
                 records = [{**r, "content": None, "user_content": None} for r in records]
             attributes[A.COMPLETIONS] = _json(records)
-        for key, value in (extra or {}).items():
+        for key, value in {
+            **(options.attributes if child_index is None else {}),
+            **(extra or {}),
+        }.items():
             _set(attributes, key, value)
         name = f"invoke_agent {options.name}"
         root = self.tracer.start_span(
