@@ -251,11 +251,14 @@ def _attribute_map(items: Any) -> _Attributes:
     if not isinstance(items, list):
         raise _Bad(f"attributes should be a list, got {type(items).__name__}")
     try:
-        return _Attributes({a["key"]: a.get("value") for a in items})
+        raw = {a["key"]: a.get("value") for a in items}
+        if all(type(k) is str for k in raw):
+            return _Attributes(raw)
     except (TypeError, KeyError, AttributeError):
-        for item in items:
-            _pair(item)  # names the entry at fault
-        raise
+        pass
+    for item in items:
+        _pair(item)  # names the entry at fault
+    raise _Bad("attributes hold an entry of the wrong shape")
 
 
 # -- ids, times, one span ------------------------------------------------------------------

@@ -94,7 +94,11 @@ def raw_openai(transport: OpenAIWireTransport, tracer: Any) -> None:
 
 
 def _anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    return {"name": tool["name"], "description": tool["description"], "input_schema": tool["parameters"]}
+    return {
+        "name": tool["name"],
+        "description": tool["description"],
+        "input_schema": tool["parameters"],
+    }
 
 
 def raw_anthropic(transport: OpenAIWireTransport, tracer: Any) -> None:
