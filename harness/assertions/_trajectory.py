@@ -276,9 +276,7 @@ class _Trajectory(Expectation):
         lonely_refs = [j for j in range(len(self.reference)) if j not in partners]
         must_cover_calls = self.mode in ("unordered", "subset")
         must_cover_refs = self.mode in ("unordered", "superset")
-        if (not must_cover_calls or not lonely_calls) and (
-            not must_cover_refs or not lonely_refs
-        ):
+        if (not must_cover_calls or not lonely_calls) and (not must_cover_refs or not lonely_refs):
             return None
         pairing = ", ".join(
             f"{calls[i].show()} ~ reference {j + 1}" for i, j in enumerate(matched) if j is not None

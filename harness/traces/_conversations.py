@@ -50,6 +50,7 @@ class OtelConversation:
     parent_call: str | None = None
     """The id of that call, when known."""
     tree: SpanTree = dataclasses.field(repr=False)
+    _trace: Trace | None = dataclasses.field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -62,10 +63,13 @@ class OtelConversation:
         return tuple(dict.fromkeys(r.flavour for r in self.requests))
 
     def trace(self) -> Trace:
-        """The conversation as a harness ``Trace`` (see ``harness.traces._assemble``)."""
+        """The conversation as a harness ``Trace`` (see ``harness.traces._assemble``; built
+        on the first call, the same object after: a ``Trace`` grows, so copy it to edit)."""
         from harness.traces._assemble import conversation_trace
 
-        return conversation_trace(self)
+        if self._trace is None:  # built once: show reads it for the timeline and for gaps
+            self._trace = conversation_trace(self)
+        return self._trace
 
     def missing(self) -> list[list[str]]:
         """Per request, the facts the spans do not hold (``[]``: nothing missing)."""

@@ -38,6 +38,7 @@ __all__ = [
     "merge_facts",
     "tool_choice_of",
     "tools_of",
+    "tools_of_text",
 ]
 
 
@@ -115,6 +116,30 @@ def result_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+_TOOLS_SEEN: dict[str, tuple[ToolDefinition, ...]] = {}
+"""Definitions already read, by their JSON text: an agent sends the same tools on most
+requests, and reading them is most of what a request costs (bounded: ``_TOOLS_SEEN_MAX``)."""
+_TOOLS_SEEN_MAX = 512
+
+
+def tools_of_text(span: Span, key: str) -> tuple[ToolDefinition, ...] | None:
+    """The tool definitions of attribute ``key`` (JSON text or structured), ``None`` when
+    the span has none."""
+    raw = span.get(key)
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        found = _TOOLS_SEEN.get(raw)
+        if found is not None:
+            return found
+        tools = tools_of(span, span.parse_json(raw, what=f"attribute {key!r}"), what=key)
+        if len(_TOOLS_SEEN) >= _TOOLS_SEEN_MAX:
+            _TOOLS_SEEN.clear()
+        _TOOLS_SEEN[raw] = tools
+        return tools
+    return tools_of(span, raw, what=key)
 
 
 def tools_of(span: Span, entries: Any, *, what: str) -> tuple[ToolDefinition, ...]:

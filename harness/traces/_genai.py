@@ -30,7 +30,7 @@ from harness.traces._facts import (
     build_messages,
     redacted_of,
     result_text,
-    tools_of,
+    tools_of_text,
 )
 from harness.traces._spans import Span
 
@@ -179,7 +179,7 @@ def _first_text(span: Span, *keys: str) -> str | None:
 def request_facts(span: Span, flavour: str = "gen_ai") -> RequestFacts:
     inputs = _messages(span, "gen_ai.input.messages")
     outputs = _messages(span, "gen_ai.output.messages")
-    definitions = span.json("gen_ai.tool.definitions")
+    definitions = tools_of_text(span, "gen_ai.tool.definitions")
     reasons = span.get("gen_ai.response.finish_reasons")
     finish = None
     if isinstance(reasons, list) and reasons and isinstance(reasons[0], str):
@@ -197,9 +197,7 @@ def request_facts(span: Span, flavour: str = "gen_ai") -> RequestFacts:
         model=_first_text(span, "gen_ai.request.model", "gen_ai.response.model"),
         provider=_first_text(span, "gen_ai.provider.name", "gen_ai.system"),
         stream=stream is True,
-        tools=None
-        if definitions is None
-        else tools_of(span, definitions, what="gen_ai.tool.definitions"),
+        tools=definitions,
         messages=None if inputs is None else build_messages([*_system(span), *inputs]),
         redacted=redacted_of([*(inputs or ()), *(outputs or ())]),
         output=None if outputs is None else assistant_of(outputs),

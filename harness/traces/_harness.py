@@ -11,6 +11,7 @@ empty and is named by ``missing_content``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -132,6 +133,7 @@ def _iteration(span: Span, calls: list[CallRecord]) -> IterationRecord:
     )
 
 
+@functools.cache
 def _event_classes() -> dict[str, type[Event]]:
     import harness.injection  # noqa: F401  (its modules define most event kinds)
 

@@ -15,6 +15,7 @@ shape), the model as ``llm.model_name``, the provider as ``llm.provider``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -116,13 +117,18 @@ def _history(span: Span, inputs: dict[int, dict[str, Any]]) -> tuple[Message, ..
     return build_messages(_parts(span, f, f"llm.input_messages.{n}") for n, f in inputs.items())
 
 
+_LEADING_ID = re.compile(r'\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"')
+
+
 def _response_id(span: Span) -> str | None:
-    """The provider's response id: OpenInference keeps the response body in ``output.value``."""
+    """The provider's response id: OpenInference keeps the response body in
+    ``output.value``, whose first key the providers' bodies make ``id`` (read without
+    parsing the whole body)."""
     if span.get("output.mime_type") != "application/json":
         return None
-    body = span.json("output.value")
-    found = body.get("id") if isinstance(body, dict) else None
-    return found if isinstance(found, str) and found else None
+    body = span.get("output.value")
+    found = _LEADING_ID.match(body) if isinstance(body, str) else None
+    return found.group(1) if found else None
 
 
 def request_facts(span: Span) -> RequestFacts:

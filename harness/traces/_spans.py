@@ -9,9 +9,8 @@ A source is one of:
 - spans of the OpenTelemetry SDK (``ReadableSpan``: what ``InMemorySpanExporter`` holds).
 
 A trace file may come from anywhere, so reading one is bounded: the file size
-(``MAX_FILE_BYTES``), how deeply a value nests (``MAX_DEPTH``: structured attribute
-values and the JSON text instrumentations store in attributes), and how long one
-attribute value may be (``MAX_ATTRIBUTE_CHARS``). Attribute values are decoded when a
+(``MAX_FILE_BYTES``), how deeply a structured value nests (``MAX_DEPTH``), and how long
+one attribute value may be (``MAX_ATTRIBUTE_CHARS``). Attribute values are decoded when a
 reader asks for them, so a file costs what its model requests and tool calls cost. Any
 problem is a ``TraceFileError`` that names the file and the span at fault.
 """
@@ -28,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import TraceFileError
-from harness.cassettes._load import _depth_exceeds
 
 __all__ = [
     "MAX_ATTRIBUTE_CHARS",
@@ -43,8 +41,8 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 """The largest trace file read (512 MiB: a hundred thousand spans with content fit)."""
 
 MAX_DEPTH = 64
-"""How deeply an attribute value may nest (structured values, and JSON text in a string:
-messages, tool definitions and arguments nest a few levels)."""
+"""How deeply a structured attribute value may nest (JSON text in a string attribute nests
+as deep as the JSON reader allows: the readers never walk it recursively)."""
 
 MAX_ATTRIBUTE_CHARS = 64 * 1024 * 1024
 """The longest attribute value read (64 Mi characters)."""
@@ -52,6 +50,9 @@ MAX_ATTRIBUTE_CHARS = 64 * 1024 * 1024
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _STATUS = {0: "unset", 1: "ok", 2: "error", "STATUS_CODE_UNSET": "unset"}
 _STATUS.update({"STATUS_CODE_OK": "ok", "STATUS_CODE_ERROR": "error"})
+
+
+_UNSET: Any = object()
 
 
 class _Bad(Exception):
@@ -134,11 +135,11 @@ class Span:
         try:
             value = json.loads(text)
         except RecursionError:
-            raise self.error(f"{what} nests deeper than {MAX_DEPTH} levels") from None
+            raise self.error(f"{what} nests deeper than the JSON reader allows") from None
         except ValueError as exc:
             raise self.error(f"{what} is not JSON ({exc}; cut short by a length limit?)") from None
-        if _depth_exceeds(value, MAX_DEPTH):
-            raise self.error(f"{what} nests deeper than {MAX_DEPTH} levels")
+        # the readers walk messages and parts at fixed depths, never recursively: deeper
+        # nesting inside a value costs nothing more than the parse did
         return value
 
     def keys_with_prefix(self, prefix: str) -> list[str]:
@@ -243,6 +244,17 @@ class _Attributes(Mapping[str, Any]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._raw
+
+    def get(self, key: str, default: Any = None) -> Any:
+        decoded = self._decoded.get(key, _UNSET)
+        if decoded is not _UNSET:
+            return decoded
+        raw = self._raw.get(key, _UNSET)
+        if raw is _UNSET:
+            return default
+        value = _any_value(raw, 1) if raw is not None else None
+        self._decoded[key] = value
+        return value
 
 
 def _attribute_map(items: Any) -> _Attributes:

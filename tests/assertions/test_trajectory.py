@@ -108,7 +108,7 @@ def test_a_failure_shows_the_pairing_and_the_first_unpaired_call() -> None:
     trace = _trace([("a", {"x": 1}), ("b", {}), ("a", {"x": 2})])
     verdict = expect(trace, trajectory([("a", {"x": 2}), "b"], mode="subset"))
     assert not verdict.passed
-    assert "best pairing: b({}) ~ reference 2, a({\"x\": 2}) ~ reference 1" in str(verdict.problem)
+    assert 'best pairing: b({}) ~ reference 2, a({"x": 2}) ~ reference 1' in str(verdict.problem)
     assert 'call 1, a({"x": 1}), pairs with no reference call' in str(verdict.problem)
     assert verdict.failure is not None and verdict.failure.iteration == 1
 
