@@ -12,11 +12,11 @@ from hypothesis import given, settings, strategies as st
 
 from harness import UsageError
 from harness.assertions import expect, trajectory
-from harness.assertions._trajectory import maximum_matching
+from harness.assertions._trajectory import ArgsMode, TrajectoryMode, maximum_matching
 from harness.loop import CallRecord, IterationRecord, Trace
 
-MODES = ("strict", "unordered", "subset", "superset")
-ARGS = ("exact", "ignore", "subset", "superset")
+MODES: tuple[TrajectoryMode, ...] = ("strict", "unordered", "subset", "superset")
+ARGS: tuple[ArgsMode, ...] = ("exact", "ignore", "subset", "superset")
 Calls = list[tuple[str, dict[str, Any]]]
 
 
