@@ -89,33 +89,15 @@ def to_scenario_command(
     """Write one scenario file that ``harness run`` replays with every model request the
     trace recorded, in order (as ``harness cassette to-scenario`` does for a recording);
     the trace must hold the content (histories, tool definitions, answers)."""
-    import yaml
-
+    from harness.cli._cassette import write_scenario
     from harness.traces._to_scenario import otel_scenario_data
 
-    console = _console()
-    if output.is_dir():
-        raise _fail(console, f"--output {str(output)!r} is a folder; give the scenario file")
-    if strategies and not tools:
-        raise _fail(console, "--strategies goes with --tools (the stubs replay the recording)")
-    try:
-        data = otel_scenario_data(
-            file,
-            name=name or output.stem,
-            conversation=None if conversation is None else conversation - 1,
-            tools=tools,
-            strategies=strategies or (),
-        )
-    except HarnessError as exc:
-        raise _fail(console, str(exc)) from None
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
-    sessions = data.get("sessions") or [data]
-    console.print(
-        f"wrote {output} ({len(sessions)} session(s)); run it with: harness run {output}",
-        markup=False,
+    write_scenario(
+        otel_scenario_data,
+        file,
+        output,
+        name=name,
+        conversation=conversation,
+        tools=tools,
+        strategies=strategies,
     )

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from harness.cassettes._trace import trace_from_requests
 from harness.formats import ParsedRequest
-from harness.loop import CallRecord, IterationRecord, ModelResponse, Trace
+from harness.loop import CallRecord, IterationRecord, ModelResponse, Trace, Usage
+from harness.loop._usage import add_usage
 from harness.traces._facts import RequestFacts, ToolFacts
 from harness.traces._harness import is_run, missing_content, trace_of_run
 
@@ -134,9 +135,14 @@ def conversation_trace(conversation: OtelConversation) -> Trace:
             )
         )
     first = requests[0].tools if requests else None
+    usage: dict[str, Usage] = {}
+    for request in requests:
+        if request.usage is not None:
+            add_usage(usage, request.model, request.usage)
     return Trace(
         iterations=iterations,
         initial_tools=tuple(t.name for t in first) if first is not None else (),
+        usage=usage,
     )
 
 

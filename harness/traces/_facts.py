@@ -33,12 +33,15 @@ __all__ = [
     "MessageParts",
     "RequestFacts",
     "ToolFacts",
+    "UsageKeys",
     "arguments_text",
     "build_messages",
+    "int_of",
     "merge_facts",
     "tool_choice_of",
     "tools_of",
     "tools_of_text",
+    "usage_from",
 ]
 
 
@@ -234,3 +237,37 @@ def indexed(span: Span, prefix: str) -> dict[int, dict[str, Any]]:
             continue
         groups.setdefault(int(number), {})[rest] = span.get(key)
     return dict(sorted(groups.items()))
+
+
+def int_of(span: Span, *keys: str) -> int | None:
+    """The first of ``keys`` the span holds as an integer, else ``None``."""
+    for key in keys:
+        value = span.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageKeys:
+    """Where a flavour writes token usage (each fact: its keys, the first held wins)."""
+
+    input: tuple[str, ...]
+    output: tuple[str, ...]
+    total: tuple[str, ...]
+    cache_read: tuple[str, ...]
+    cache_write: tuple[str, ...]
+
+
+def usage_from(span: Span, keys: UsageKeys) -> Usage | None:
+    """The request's token usage, when the span reports input or output tokens."""
+    read, written = int_of(span, *keys.input), int_of(span, *keys.output)
+    if read is None and written is None:
+        return None
+    return Usage(
+        input_tokens=read or 0,
+        output_tokens=written or 0,
+        total_tokens=int_of(span, *keys.total) or (read or 0) + (written or 0),
+        cache_read_tokens=int_of(span, *keys.cache_read) or 0,
+        cache_write_tokens=int_of(span, *keys.cache_write) or 0,
+    )

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.loop import Usage
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
 from harness.traces._facts import (
     MessageParts,
     RequestFacts,
     ToolFacts,
+    UsageKeys,
     arguments_text,
     assistant_of,
     build_messages,
     redacted_of,
     result_text,
     tools_of_text,
+    usage_from,
 )
 from harness.traces._spans import Span
 
@@ -46,7 +47,6 @@ __all__ = [
 
 INFERENCE = frozenset({"chat", "text_completion", "generate_content", "responses"})
 """``gen_ai.operation.name`` values of a model request."""
-_CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write.input_tokens")
 _CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions")
 
 
@@ -140,32 +140,16 @@ def _system(span: Span) -> list[MessageParts]:
     return [MessageParts(role="system", texts=texts)] if texts else []
 
 
-def _int(span: Span, *keys: str) -> int | None:
-    for key in keys:
-        value = span.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
-
-
-def usage_of(span: Span) -> Usage | None:
-    """The request's token usage, when the span reports it."""
-    read = _int(span, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
-    written = _int(span, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
-    if read is None and written is None:
-        return None
-    return Usage(
-        input_tokens=read or 0,
-        output_tokens=written or 0,
-        total_tokens=_int(span, "gen_ai.usage.total_tokens") or (read or 0) + (written or 0),
-        cache_read_tokens=_int(span, "gen_ai.usage.cache_read.input_tokens") or 0,
-        cache_write_tokens=_int(
-            span,
-            "gen_ai.usage.cache_creation.input_tokens",
-            "gen_ai.usage.cache_write.input_tokens",
-        )
-        or 0,
-    )
+USAGE = UsageKeys(
+    input=("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+    output=("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+    total=("gen_ai.usage.total_tokens",),
+    cache_read=("gen_ai.usage.cache_read.input_tokens",),
+    cache_write=(
+        "gen_ai.usage.cache_creation.input_tokens",
+        "gen_ai.usage.cache_write.input_tokens",
+    ),
+)
 
 
 def _first_text(span: Span, *keys: str) -> str | None:
@@ -202,7 +186,7 @@ def request_facts(span: Span, flavour: str = "gen_ai") -> RequestFacts:
         redacted=redacted_of([*(inputs or ()), *(outputs or ())]),
         output=None if outputs is None else assistant_of(outputs),
         finish_reason=finish,
-        usage=usage_of(span),
+        usage=usage_from(span, USAGE),
         response_id=_first_text(span, "gen_ai.response.id"),
         error=error,
     )

@@ -19,18 +19,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from harness.loop import Usage
 from harness.messages import Message, ToolCall
 from harness.traces._facts import (
     MessageParts,
     RequestFacts,
     ToolFacts,
+    UsageKeys,
     arguments_text,
     assistant_of,
     build_messages,
     indexed,
     tool_choice_of,
     tools_of,
+    usage_from,
 )
 from harness.traces._spans import Span
 
@@ -92,25 +93,13 @@ def _parts(span: Span, fields: Mapping[str, Any], where: str) -> MessageParts:
     return out
 
 
-def _int(span: Span, key: str) -> int | None:
-    value = span.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _usage(span: Span) -> Usage | None:
-    prompt, completion = (
-        _int(span, "llm.token_count.prompt"),
-        _int(span, "llm.token_count.completion"),
-    )
-    if prompt is None and completion is None:
-        return None
-    return Usage(
-        input_tokens=prompt or 0,
-        output_tokens=completion or 0,
-        total_tokens=_int(span, "llm.token_count.total") or (prompt or 0) + (completion or 0),
-        cache_read_tokens=_int(span, "llm.token_count.prompt_details.cache_read") or 0,
-        cache_write_tokens=_int(span, "llm.token_count.prompt_details.cache_write") or 0,
-    )
+USAGE = UsageKeys(
+    input=("llm.token_count.prompt",),
+    output=("llm.token_count.completion",),
+    total=("llm.token_count.total",),
+    cache_read=("llm.token_count.prompt_details.cache_read",),
+    cache_write=("llm.token_count.prompt_details.cache_write",),
+)
 
 
 def _history(span: Span, inputs: dict[int, dict[str, Any]]) -> tuple[Message, ...]:
@@ -166,7 +155,7 @@ def request_facts(span: Span) -> RequestFacts:
         else None,
         output=assistant_of(output_parts) if outputs else None,
         finish_reason=finish if isinstance(finish, str) else None,
-        usage=_usage(span),
+        usage=usage_from(span, USAGE),
         response_id=_response_id(span),
         error="error" if span.status == "error" else None,
     )

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.formats import anthropic_messages
-from harness.loop import Usage
 from harness.messages import (
     AssistantMessage,
     Message,
@@ -26,7 +25,14 @@ from harness.messages import (
     ToolMessage,
     UserMessage,
 )
-from harness.traces._facts import RequestFacts, arguments_text, indexed, tools_of
+from harness.traces._facts import (
+    RequestFacts,
+    UsageKeys,
+    arguments_text,
+    indexed,
+    tools_of,
+    usage_from,
+)
 from harness.traces._spans import Span
 
 __all__ = ["is_request", "request_facts"]
@@ -117,9 +123,13 @@ def _message(span: Span, fields: Mapping[str, Any], where: str) -> list[Message]
     return [UserMessage(content=text or "")]
 
 
-def _int(span: Span, key: str) -> int | None:
-    value = span.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+USAGE = UsageKeys(
+    input=("gen_ai.usage.prompt_tokens",),
+    output=("gen_ai.usage.completion_tokens",),
+    total=("llm.usage.total_tokens",),
+    cache_read=("gen_ai.usage.cache_read_input_tokens",),
+    cache_write=("gen_ai.usage.cache_creation_input_tokens",),
+)
 
 
 def request_facts(span: Span) -> RequestFacts:
@@ -151,19 +161,6 @@ def request_facts(span: Span) -> RequestFacts:
                 }
             )
         tools = tools_of(span, entries, what="llm.request.functions")
-    prompt, completion = (
-        _int(span, "gen_ai.usage.prompt_tokens"),
-        _int(span, "gen_ai.usage.completion_tokens"),
-    )
-    usage = None
-    if prompt is not None or completion is not None:
-        usage = Usage(
-            input_tokens=prompt or 0,
-            output_tokens=completion or 0,
-            total_tokens=_int(span, "llm.usage.total_tokens") or (prompt or 0) + (completion or 0),
-            cache_read_tokens=_int(span, "gen_ai.usage.cache_read_input_tokens") or 0,
-            cache_write_tokens=_int(span, "gen_ai.usage.cache_creation_input_tokens") or 0,
-        )
     model = span.get("gen_ai.request.model") or span.get("gen_ai.response.model")
     provider = span.get("gen_ai.system")
     return RequestFacts(
@@ -176,7 +173,7 @@ def request_facts(span: Span) -> RequestFacts:
         messages=tuple(messages) if prompts else None,
         output=output,
         finish_reason=finish,
-        usage=usage,
+        usage=usage_from(span, USAGE),
         response_id=span.text("gen_ai.response.id"),
         error=span.text("error.type") or ("error" if span.status == "error" else None),
     )

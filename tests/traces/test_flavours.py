@@ -192,3 +192,19 @@ def test_sdk_spans_and_json_lines(tmp_path: Any) -> None:
     path.write_text(json.dumps(one) + "\n\n" + json.dumps(two) + "\n", encoding="utf-8")
     assert len(otel_conversations(path)) == 2
     assert len(otel_conversations([one, two])) == 2
+
+
+def test_usage_per_model_in_each_flavour() -> None:
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "Hi."}]}
+    usage = {"gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 3}
+    usage["gen_ai.usage.cache_read.input_tokens"] = 4
+    trace = trace_from_otel(document(_genai(1, [USER], [answer], [SEARCH], **usage)))
+    found = trace.usage["m"]
+    assert (found.input_tokens, found.output_tokens, found.cache_read_tokens) == (12, 3, 4)
+    flat = {
+        "llm.request.type": "chat",
+        "gen_ai.request.model": "m",
+        "gen_ai.completion.0.content": "x",
+    }
+    flat |= {"gen_ai.usage.prompt_tokens": 7, "gen_ai.usage.cache_read_input_tokens": 2}
+    assert trace_from_otel(document(span(1, "openai.chat", flat))).usage["m"].cache_read_tokens == 2
