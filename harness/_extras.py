@@ -25,6 +25,7 @@ EXTRAS: dict[str, str] = {
     "httpx2": "openai",
     "mcp": "mcp",
     "openai": "openai",
+    "opentelemetry": "otel",
     "ray": "ray",
     "syrupy": "snapshots",
 }

@@ -88,6 +88,11 @@ def pytest_configure(config: pytest.Config) -> None:
         if not opt.is_flag:
             _opts.cli_or_ini(config, opt)  # a bad ini value fails the session at once
     config.pluginmanager.register(HarnessReporter(config), REPORTER_NAME)
+    otel = _opts.cli_or_ini(config, _opts.OTEL)
+    if otel:
+        from harness._plugin._otel import OTEL_PLUGIN, OtelExport
+
+        config.pluginmanager.register(OtelExport(config, otel), OTEL_PLUGIN)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

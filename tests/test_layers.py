@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "harness.cassettes": 4,
     "harness.assertions": 4,
     "harness.cost": 4,  # the cache model: pure functions of the requests (and recordings)
+    "harness.traces": 4,  # OpenTelemetry spans in and out (beside cassettes: a third source)
     "harness.testing": 5,
     "harness._plugin": 5,  # the plugin's pieces: options, hooks, fixtures, reporter (light)
     "harness.fuzz": 5,  # generators and campaigns over scenarios and the models

@@ -70,6 +70,7 @@ LAZY_PACKAGES = [
     "harness.mcp",
     "harness.fuzz",
     "harness.formats",
+    "harness.traces",
 ]
 
 

@@ -19,7 +19,13 @@ from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
 from harness.tools._definitions import ToolChoice, ToolDefinition
 
-__all__ = ["RequestReader", "WireFormat", "tool_choice_from_any_param", "wire_formats"]
+__all__ = [
+    "RequestReader",
+    "WireFormat",
+    "tool_choice_from_any_param",
+    "tool_from_any_param",
+    "wire_formats",
+]
 
 
 class RequestReader(Protocol):
@@ -148,3 +154,20 @@ def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
         if choice is not None and not choice.provider_extra:
             return choice
     return None
+
+
+def tool_from_any_param(entry: Mapping[str, Any]) -> ToolDefinition:
+    """The ``ToolDefinition`` of a function tool entry in whichever built-in format's shape it
+    is written: Chat Completions (``{"type": "function", "function": {...}}``), Anthropic
+    Messages (``input_schema``) or the flat ``{"type": "function", "name", "parameters"}`` of
+    Responses, which the OpenTelemetry GenAI conventions use for ``gen_ai.tool.definitions``.
+    For records written by others (trace spans). ``WireError`` when it names no tool."""
+    from harness.formats import anthropic_messages, openai_chat, openai_responses
+
+    if isinstance(entry.get("function"), Mapping):
+        return openai_chat.tool_from_param(entry)
+    if "input_schema" in entry:
+        if not isinstance(entry.get("name"), str) or not entry["name"]:
+            raise WireError(400, "Missing required parameter: 'name'.", param="name")
+        return anthropic_messages.tool_from_param(entry)
+    return openai_responses.tool_from_param(entry)
