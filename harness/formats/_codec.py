@@ -135,6 +135,11 @@ class Codec(ABC):
     def decode_events(self, events: list[Any]) -> ModelResponse:
         """The decoded ``data:`` payloads of a streamed response as a ``ModelResponse``."""
 
+    def model_of(self, path: str) -> str | None:
+        """The model a request's path names, for formats that put it there (Bedrock's
+        ``/model/{modelId}/converse``); ``None`` when the body names it."""
+        return None
+
     def decode_response(
         self, status: int, headers: Mapping[str, str], body: bytes
     ) -> ModelResponse:

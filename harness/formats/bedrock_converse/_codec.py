@@ -124,6 +124,10 @@ class ConverseCodec(Codec):
     def parse_request(self, body: Mapping[str, Any]) -> ParsedRequest:
         return _recorded(body)
 
+    def model_of(self, path: str) -> str | None:
+        route = route_of(path)
+        return route.model if route is not None else None
+
     def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
         body = request_body(request, model=model, stream=stream)
         body.pop("modelId")  # in the path, not the body
@@ -189,6 +193,10 @@ class InvokeAnthropicCodec(Codec):
                 "the harness reads Anthropic's)"
             )
         return MESSAGES_CODEC.parse_request(body)
+
+    def model_of(self, path: str) -> str | None:
+        route = route_of(path)
+        return route.model if route is not None else None
 
     def encode_request(self, request: ModelRequest, *, model: str, stream: bool) -> dict[str, Any]:
         body = MESSAGES_CODEC.encode_request(request, model=model, stream=False)
