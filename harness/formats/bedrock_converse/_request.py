@@ -338,7 +338,7 @@ def _call(block: Mapping[str, Any]) -> ToolCall:
     return ToolCall(
         id=str(use.get("toolUseId")),
         name=str(use.get("name")),
-        arguments=_json_text(use["input"]) if "input" in use else "{}",
+        arguments=json.dumps(use["input"]) if "input" in use else "{}",
     )
 
 
