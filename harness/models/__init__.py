@@ -116,11 +116,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         apply_tool_history as apply_tool_history,
         missing_tools as missing_tools,
     )
-    from harness.models._wire._bedrock_client import (
-        FAKE_BEDROCK_ENDPOINT as FAKE_BEDROCK_ENDPOINT,
-        BedrockWireHook as BedrockWireHook,
-        fake_bedrock_client as fake_bedrock_client,
-    )
     from harness.models._wire._anthropic_client import (
         FAKE_ANTHROPIC_BASE_URL as FAKE_ANTHROPIC_BASE_URL,
         fake_anthropic_client as fake_anthropic_client,
@@ -130,6 +125,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         RecordedRequest as RecordedRequest,
         WireApp as WireApp,
         WireReply as WireReply,
+    )
+    from harness.models._wire._bedrock_client import (
+        FAKE_BEDROCK_ENDPOINT as FAKE_BEDROCK_ENDPOINT,
+        BedrockWireHook as BedrockWireHook,
+        fake_bedrock_client as fake_bedrock_client,
     )
     from harness.models._wire._server import (
         WireServer as WireServer,

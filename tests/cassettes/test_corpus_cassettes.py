@@ -45,9 +45,9 @@ from harness.cassettes import (
 )
 from harness.cassettes._model import llm_turns
 from harness.cassettes._show import show_cassette
+from harness.formats.bedrock_converse import route_of
 from harness.loop import ModelRequest, ModelSettings, run
 from harness.messages import AssistantMessage, UserMessage
-from harness.formats.bedrock_converse import route_of
 from harness.models import (
     AnthropicModel,
     BedrockConverseModel,
