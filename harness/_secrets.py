@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import re
 import threading
+import unicodedata
 import urllib.parse
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._credentials import (
+    credential_shapes,
     is_credential_field,
     is_credential_header,
     is_credential_param,
@@ -43,18 +45,21 @@ __all__ = [
     "REDACTED",
     "Secret",
     "ShortSecretWarning",
+    "carries_secret",
     "forget_secrets",
     "hidden_values",
     "is_credential_field",
     "is_credential_header",
     "is_credential_param",
     "is_placeholder",
+    "is_secret_value",
     "known_secrets",
     "register_secret",
     "scrub_bytes",
     "scrub_message",
     "scrub_text",
     "scrub_url",
+    "secret_finder",
     "secret_forms",
     "secrets_known",
 ]
@@ -240,6 +245,35 @@ def hidden_values(values: Iterable[Any]) -> list[str]:
     return [text for text in shown if len(text) >= MIN_VALUE_LENGTH]
 
 
+def is_secret_value(name: object, value: Any) -> bool:
+    """Whether a value kept from the model's schema (a preset, a call-context value, a
+    context object's field, under ``name``) is also a secret, hidden wherever the harness
+    shows text: a :class:`Secret`, a value under a credential name (``api_key``,
+    ``token``, ``password``: ``is_credential_field``), or one shaped like a credential
+    (a provider key such as ``sk-...`` or ``ghp_...``: ``credential_shapes``; a URL with
+    a password, ``postgres://app:pw@db/main``). Any other value (a region, a chat id, a
+    user name) is only kept out of the schema: a tool may show it."""
+    if isinstance(value, Secret):
+        return True
+    if value is None or isinstance(value, bool):
+        return False
+    if name is not None and is_credential_field(str(name)):
+        return True
+    if not isinstance(value, str):
+        return False
+    return bool(credential_shapes(value)) or _url_password(value)
+
+
+def _url_password(text: str) -> bool:
+    """``text`` is a URL whose userinfo holds a password."""
+    if "://" not in text or "@" not in text:
+        return False
+    try:
+        return bool(urllib.parse.urlsplit(text.strip()).password)
+    except ValueError:
+        return False
+
+
 def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:
     """``text`` with every known secret (and ``extra`` values, by their ``str``) in any
     of its ``secret_forms`` replaced by :data:`REDACTED`."""
@@ -255,6 +289,58 @@ def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:
         if count == 0:
             return text
     return pattern.sub("", text)
+
+
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+_FOLD_CACHE: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+
+def _folded(text: str) -> str:
+    """What a name part keeps of ``text``, with case and punctuation ignored: its ASCII
+    letters (accents dropped) and digits (``Sk-Café_1`` -> ``skcafe1``)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return _NOT_NAME.sub("", ascii_text.lower())
+
+
+def _fold_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+    if values in _FOLD_CACHE:
+        return _FOLD_CACHE[values]
+    folds = {f for f in map(_folded, values) if len(f) >= MIN_VALUE_LENGTH}
+    ordered = sorted(folds, key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+    if len(_FOLD_CACHE) > 256:
+        _FOLD_CACHE.clear()
+    _FOLD_CACHE[values] = pattern
+    return pattern
+
+
+def secret_finder(extra: Iterable[Any] = ()) -> Callable[[str], bool]:
+    """``carries_secret`` for many texts: the known secrets and ``extra`` are read once."""
+    values = frozenset(_all(extra))
+    forms = _pattern(values)
+    if forms is None:
+        return lambda text: False
+    folds = _fold_pattern(values)
+
+    def carries(text: str) -> bool:
+        if not isinstance(text, str) or not text:
+            return False
+        if forms.search(text) is not None:
+            return True
+        return folds is not None and folds.search(_folded(text)) is not None
+
+    return carries
+
+
+def carries_secret(text: str, extra: Iterable[Any] = ()) -> bool:
+    """Whether ``text`` carries a known secret (or an ``extra`` value, by its ``str``):
+    in any of its ``secret_forms``, or as a name part would keep it (its letters and
+    digits, case, accents and punctuation ignored; 4 such characters or more).
+
+    A name derived from such a text (an entity's id in a discovered tool's name) must not
+    use it: ``EntityDiscovery`` names the entity by an index instead.
+    """
+    return secret_finder(extra)(text)
 
 
 def scrub_bytes(data: bytes, extra: Iterable[Any] = ()) -> bytes:

@@ -235,4 +235,12 @@ def check_output(output: str | Path | None, *, name: str = "--output") -> str | 
             f"{name} {str(folder)!r} is an existing file; counterexamples go in a folder: "
             "name a folder (it is created when needed)"
         )
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(
+                    f"{name} {str(folder)!r} is under {str(parent)!r}, which is a file: the "
+                    "folder cannot be created there; name a folder elsewhere"
+                )
+            break
     return str(folder)

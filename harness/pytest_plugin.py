@@ -504,7 +504,8 @@ def harness_scripted() -> Any:
 def harness_session() -> Iterator[Any]:
     """A factory for sessions: ``harness_session(model, tools=..., strategies=...)`` returns
     a ``harness.Session`` (the arguments of ``harness.run``); each is closed after the test,
-    so a scripted model with steps left fails it there."""
+    so a scripted model with steps left fails it there (every session is closed even when
+    closing one fails)."""
     from harness.loop import Session
 
     made: list[Session] = []
@@ -515,8 +516,20 @@ def harness_session() -> Iterator[Any]:
         return session
 
     yield make
+    # every session is closed, even after one failed to: the first error is raised, the
+    # others noted on it
+    errors: list[Exception] = []
     for session in made:
-        session.close()
+        try:
+            session.close()
+        except Exception as exc:
+            errors.append(exc)
+    if errors:
+        add_note = getattr(errors[0], "add_note", None)  # Python 3.11+
+        for other in errors[1:]:
+            if callable(add_note):
+                add_note(f"closing another session failed too: {type(other).__name__}: {other}")
+        raise errors[0]
 
 
 @pytest.fixture
@@ -596,6 +609,7 @@ def harness_cassette(
     record mode, matchers and filters follow the settings. ``None`` under
     ``--disable-recording``."""
 
+    from harness._errors import CassetteError
     from harness.testing import open_cassette
 
     if harness_settings.disable_recording:
@@ -618,7 +632,7 @@ def harness_cassette(
     match_on = harness_settings.match_on
     if marker_kwargs.get("match") is not None:
         match_on = (str(marker_kwargs["match"]),)  # a preset: semantic, strict, path-only
-    with open_cassette(
+    opened = open_cassette(
         harness_cassette_path,
         record_mode=harness_settings.record_mode,
         match_on=match_on,
@@ -627,7 +641,15 @@ def harness_cassette(
         secrets=getattr(harness_config, "secrets", ()),
         unused=str(marker_kwargs.get("unused") or "warn"),
         **filters,
-    ) as cassette:
+    )
+    with contextlib.ExitStack() as stack:
+        problem: str | None = None
+        try:
+            cassette = stack.enter_context(opened)
+        except CassetteError as exc:  # missing in replay mode, unreadable: the advice alone,
+            problem = str(exc)  # not the plugin's frames above it (nor a chained copy)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
         request.node.stash[_CASSETTE] = (cassette, cassette_match_on(match_on))
         yield cassette
 

@@ -16,19 +16,34 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from harness import ScriptedModel, Secret, call, reply, run
+from harness import (
+    EntityDiscovery,
+    ScriptedModel,
+    Secret,
+    as_tool,
+    call,
+    llm_tool,
+    reply,
+    run,
+    tool_provider,
+)
 from harness._credentials import credential_words
 from harness._secrets import forget_secrets, known_secrets, secret_forms
 from harness.cassettes import load_cassette
 from harness.cassettes._leaks import credential_leaks
 from harness.cli._app import app
+from harness.fuzz.agent._counterexample import agent_counterexample_data
+from harness.fuzz.agent._report import AgentFuzzReport
 from harness.injection import blackboard_tools
 from harness.injection._agentic import DEPTH_KEY
 from harness.mcp import FakeMcpServer, McpServer, McpTools, allow_keys, deny_keys, pass_through
 from harness.mcp._convert import to_result
 from harness.mcp._meta import meta_for
+from harness.scenarios import AgentRun, check_properties, format_timeline, timeline_rows
+from harness.testing._report import report_text
 from harness.testing._scrub import CassetteScrubber
-from harness.tools import CallContext, ToolResult
+from harness.testing._snapshot import snapshot_text
+from harness.tools import CallContext, ToolResult, readable_part
 
 ISSUE_NAMES = (
     "aws_secret_access_key",
@@ -276,7 +291,87 @@ def test_the_scrubber_removes_the_fields_a_plugin_recording_kept() -> None:
 
 # -- the property over every new surface ----------------------------------------------------
 
-SURFACES = ["meta", "meta_deny", "mcp_error", "blackboard", "cassette"]
+SURFACES = [
+    "meta",
+    "meta_deny",
+    "mcp_error",
+    "blackboard",
+    "cassette",
+    "derived_name",
+    "fuzz_message",
+]
+
+
+@tool_provider(prefix="acct")
+class _Account:
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+    @llm_tool
+    def close(self) -> str:
+        """Close it."""
+        return "closed"
+
+
+def _shown_forms(secret: str, form: str) -> str:
+    return {
+        "plain": secret,
+        "upper": secret.upper(),
+        "quoted": urllib.parse.quote(secret),
+        "json": json.dumps(secret),
+    }[form]
+
+
+def _derived_name_surfaces(secret: str, shown: str, via: str) -> list[str]:
+    """Every surface that shows tool names, for entities whose ids carry ``secret``."""
+
+    def accounts(api_key: str = "") -> list[_Account]:
+        """Accounts keyed by the key."""
+        return [_Account(f"id.{shown}"), _Account(f"{readable_part(secret)}_x")]
+
+    presets = {"api_key": secret} if via == "preset" else None
+    if via == "secret":
+        Secret(secret)
+    model = ScriptedModel([call("accounts", {}), call("acct_hidden_2_close", {}), reply("done")])
+    result = run(
+        model, "go", tools=[as_tool(accounts, presets=presets)], strategies=[EntityDiscovery()]
+    )
+    names = result.trace.iterations[0].injected
+    assert names == ("acct_hidden_1_close", "acct_hidden_2_close")
+    return [
+        json.dumps([list(r.tool_names) for r in model.requests]),
+        format_timeline(timeline_rows(result.trace)),
+        snapshot_text(result),
+        report_text([result.trace], []),
+        repr(result.trace.events),
+        repr([c.name for c in result.trace.calls]),  # the names in the history
+    ]
+
+
+def _fuzz_message_surfaces(secret: str, shown: str, via: str) -> list[str]:
+    """Every report of a property whose message quotes ``secret``."""
+
+    def prop(run_view: AgentRun) -> None:
+        raise AssertionError(f"refused {shown} / {secret}")
+
+    if via == "secret":
+        Secret(secret)
+    hidden = [secret] if via == "preset" else []
+    finding = check_properties(
+        AgentRun.from_result(run(ScriptedModel([reply("x")]), "go")), [prop], hidden=hidden
+    )
+    assert finding is not None and "[hidden]" in finding.message
+    report = AgentFuzzReport(agent="m:f", finding=finding, counterexample_text="")
+    data = agent_counterexample_data([{"reply": "x"}], finding, agent="m:f")
+    return [json.dumps(report.to_json()), report.explain(), json.dumps(data), str(finding)]
+
+
+def assert_name_hidden(secret: str, *texts: str) -> None:
+    """``assert_hidden``, plus the forms a name part keeps of ``secret``."""
+    assert_hidden(secret, *texts)
+    part = readable_part(secret)
+    for text in texts:
+        assert part not in text and part.lower() not in text.lower(), text[:300]
 
 
 @settings(
@@ -296,7 +391,9 @@ def test_property_no_secret_leaves_through_a_new_surface(
     secret: str, name: str, style: str, depth: int, surface: str, form: str
 ) -> None:
     """A secret under a credential name (any spelling) or as a ``Secret`` (any name),
-    nested ``depth`` levels deep, never reaches the other side."""
+    nested ``depth`` levels deep, never reaches the other side; nor does a secret an
+    entity's id carries reach a tool name, or one a property's message quotes a fuzz
+    report (issue 34 section 1)."""
     key = styled(name, style)
     if surface in ("meta", "meta_deny"):
         converter = pass_through() if surface == "meta" else deny_keys("unrelated")
@@ -323,6 +420,11 @@ def test_property_no_secret_leaves_through_a_new_surface(
     elif surface == "blackboard":
         state = {"a": nested(depth, key, secret), "b": nested(depth, "x", Secret(secret))}
         assert_hidden(secret, *_shown(state))
+    elif surface in ("derived_name", "fuzz_message"):
+        via = "preset" if depth % 2 else "secret"  # a hidden value, or a registered Secret
+        made = _derived_name_surfaces if surface == "derived_name" else _fuzz_message_surfaces
+        forget_secrets([secret])  # "preset" must not pass by an earlier example's Secret
+        assert_name_hidden(secret, *made(secret, _shown_forms(secret, form), via))
     else:
         leaky = _cassette(headers={key: secret}, body=nested(min(depth, 40), key, secret))
         assert len(credential_leaks(load_cassette(leaky))) == 2  # the header and the field

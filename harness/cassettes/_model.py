@@ -18,6 +18,7 @@ from harness._errors import (
     CassetteExhausted,
     CassetteMismatch,
     CassetteUnused,
+    MalformedResponse,
 )
 from harness._validation import check_choice
 from harness.cassettes._load import Cassette, Interaction, load_cassette
@@ -26,6 +27,7 @@ from harness.formats import Codec, ParsedRequest, codec_for
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.loop._tool_states import tool_states
 from harness.messages import SystemMessage, ToolMessage, UserMessage
+from harness.models._capabilities import FORMAT_NAMES, format_capabilities
 
 __all__ = ["CassetteModel", "llm_turns", "recorded_request"]
 
@@ -60,6 +62,27 @@ def recorded_request(cassette: Cassette, interaction: Interaction, codec: Codec)
             path=path,
             index=interaction.index,
         ) from None
+
+
+def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapabilities:
+    """What the recording's formats support natively, as their adapters declare it: a
+    strategy then picks the native tools (a tool search's kind, an allowed subset) the
+    recorded client picked. A format without an adapter (a codec of your own) allows any."""
+    known = [c.name for _, c in turns if c.name in FORMAT_NAMES]
+    streaming = any(i.is_stream for i, _ in turns)
+    if len(known) < len(turns):
+        return ModelCapabilities(
+            streaming=streaming,
+            tool_search=("regex", "bm25", "hosted", "client"),
+            allowed_tools=True,
+        )
+    declared = [format_capabilities(name) for name in dict.fromkeys(known)]
+    searches = [kind for caps in declared for kind in caps.tool_search]
+    return ModelCapabilities(
+        streaming=streaming,
+        tool_search=tuple(dict.fromkeys(searches)),
+        allowed_tools=all(caps.allowed_tools for caps in declared),
+    )
 
 
 class CassetteModel(Model):
@@ -97,12 +120,7 @@ class CassetteModel(Model):
         self.position = 0
         """How many recorded turns were played."""
         self.name = self.recorded[0].model or "cassette"
-        self.capabilities = ModelCapabilities(
-            streaming=any(i.is_stream for i, _ in self.turns),
-            # it replays whatever was recorded: the native tools of any provider
-            tool_search=("regex", "bm25", "hosted", "client"),
-            allowed_tools=True,
-        )
+        self.capabilities = _recorded_capabilities(self.turns)
 
     @property
     def system(self) -> str | None:
@@ -144,9 +162,17 @@ class CassetteModel(Model):
             problems = request_differences(recorded, actual, check_model=False)
             if self.match == "strict":
                 problems += self._strict(recorded, actual)
-        response = codec.decode_response(
-            interaction.status, interaction.response.headers, interaction.response.body
-        )
+        try:
+            response = codec.decode_response(
+                interaction.status, interaction.response.headers, interaction.response.body
+            )
+        except MalformedResponse as exc:  # a damaged recording (usage 'abc', 1e999, 10.9)
+            raise CassetteError(
+                f"{self._where(number)} (interaction {interaction.index + 1}): the recorded "
+                f"response is not one the harness reads: {exc}",
+                path="" if self.cassette.path is None else str(self.cassette.path),
+                index=interaction.index,
+            ) from None
         callable_ = _callable(request, response)
         missing = [c.name for c in response.message.tool_calls if c.name not in callable_]
         if missing:

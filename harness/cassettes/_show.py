@@ -16,10 +16,12 @@ __all__ = ["check_cassette", "printable", "show_cassette", "show_data"]
 
 
 _UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff]"
 )
 """Control characters (C0 but tab, DEL, C1; a newline too: one fact, one line), line
-separators and the bidi controls that reorder what a terminal shows."""
+separators, the bidi controls that reorder what a terminal shows, and lone surrogates
+(no terminal encoding can print them)."""
 
 
 def printable(text: str) -> str:

@@ -42,7 +42,7 @@ __all__ = ["RecordedResults", "scenario_data"]
 
 DIFFERENCES = "harness.recorded_result_differences"
 """The blackboard key where ``RecordedResults`` lists the results that differ (the scenario
-runner reports them: harness/scenarios/_session_run.py ``NOTES``)."""
+runner reports them: harness/scenarios/_runner.py ``NOTES``)."""
 
 
 class RecordedResults(InjectionStrategy):

@@ -12,6 +12,8 @@ from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
 from harness.cli._help import HarnessGroup
+from harness.cli._init import init_command
+from harness.cli._output import user_output_to_stderr
 from harness.cli._paths import extend_import_path
 from harness.cli._report import json_report
 from harness.scenarios import (
@@ -53,6 +55,17 @@ def _root(
     """Run and inspect tool-loop scenarios with dynamic tool injection."""
 
 
+app.command("init")(init_command)
+
+
+def _shown(text: object) -> str:
+    """Text from a scenario (names, problems) for the console: terminal escapes and lone
+    surrogates in it are shown, never obeyed (or crashing the encoder); no markup read."""
+    from harness.cassettes._show import printable
+
+    return escape(printable(str(text)))
+
+
 def _timeline_table(outcome: ScenarioOutcome) -> Table:
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     sessions = any(row.session is not None for row in outcome.rows)
@@ -68,7 +81,7 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
     divergent = outcome.divergence.iteration if outcome.divergence else None
     for row in outcome.rows:
         calls = ", ".join(
-            (f"[red]{escape(c)}![/red]" if c in row.errors else escape(c))
+            (f"[red]{_shown(c)}![/red]" if c in row.errors else _shown(c))
             + (" [cyan](to user)[/cyan]" if c in row.to_user else "")
             + (" [magenta](handoff)[/magenta]" if c in row.handoffs else "")
             + (" [magenta](async)[/magenta]" if c in row.started else "")
@@ -82,18 +95,18 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
         )
         if row.follow_ups:
             calls = (
-                ", ".join(f"[magenta]<- {escape(n)}[/magenta]" for n in row.follow_ups)
+                ", ".join(f"[magenta]<- {_shown(n)}[/magenta]" for n in row.follow_ups)
                 + (", " if calls else "")
                 + calls
             )
         changes = " ".join(
             [
-                *(f"[green]+{escape(n)}[/green]" for n in row.injected),
-                *(f"[red]-{escape(n)}[/red]" for n in row.removed),
+                *(f"[green]+{_shown(n)}[/green]" for n in row.injected),
+                *(f"[red]-{_shown(n)}[/red]" for n in row.removed),
             ]
         )
         marker = "[bold red]>[/bold red]" if row.iteration == divergent else ""
-        lead = [escape(row.session or "")] if sessions else []
+        lead = [_shown(row.session or "")] if sessions else []
         lead += [str(row.turn)] if turns else []
         table.add_row(*lead, f"{marker}{row.iteration}", str(row.offered), calls, changes)
     return table
@@ -102,15 +115,15 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
 def _print_outcome(console: Console, outcome: ScenarioOutcome, *, quiet: bool) -> None:
     status = "[bold green]PASS[/bold green]" if outcome.passed else "[bold red]FAIL[/bold red]"
     path = outcome.scenario.path
-    where = f" [dim]{escape(str(path))}[/dim]" if path else ""
-    console.print(f"{status} {escape(outcome.scenario.name)}{where}", soft_wrap=True)
+    where = f" [dim]{_shown(path)}[/dim]" if path else ""
+    console.print(f"{status} {_shown(outcome.scenario.name)}{where}", soft_wrap=True)
     if not quiet or not outcome.passed:
         if outcome.rows:
             console.print(_timeline_table(outcome))
         if outcome.problem:
-            console.print(f"  [red]{escape(outcome.problem)}[/red]", soft_wrap=True)
+            console.print(f"  [red]{_shown(outcome.problem)}[/red]", soft_wrap=True)
     for note in outcome.notes:
-        console.print(f"  [yellow]result differs: {escape(note)}[/yellow]", soft_wrap=True)
+        console.print(f"  [yellow]result differs: {_shown(note)}[/yellow]", soft_wrap=True)
 
 
 @app.command("run")
@@ -144,13 +157,19 @@ def run_command(
     def broken(message: str) -> typer.Exit:
         if as_json:
             typer.echo(json_report([], error=message))
-        console.print(f"[bold red]error:[/bold red] {escape(message)}", soft_wrap=True)
+        console.print(f"[bold red]error:[/bold red] {_shown(message)}", soft_wrap=True)
         return typer.Exit(2)
 
     for folder in import_paths or []:
         if not folder.is_dir():
             raise broken(f"--path {folder} is not a folder")
     extend_import_path([*(import_paths or []), Path.cwd()])
+    if not paths and not Path("scenarios").exists():
+        raise broken(
+            f"no scenarios/ folder in {Path.cwd()}: run `harness init` to scaffold an example "
+            "(a scenario, a test of an example agent, a conftest.py), or name scenario files "
+            "or folders: harness run PATH..."
+        )
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]
@@ -162,8 +181,8 @@ def run_command(
         for scenario in scenarios:
             description = " ".join(scenario.spec.description.split())
             console.print(
-                f"{escape(scenario.name)}  [dim]{escape(str(scenario.path))}[/dim]  "
-                f"{escape(description)}",
+                f"{_shown(scenario.name)}  [dim]{_shown(scenario.path)}[/dim]  "
+                f"{_shown(description)}",
                 soft_wrap=True,
             )
         return
@@ -179,7 +198,8 @@ def run_command(
         task = progress.add_task("running scenarios", total=len(scenarios))
         for scenario in scenarios:
             try:
-                outcome = run_scenario(scenario)
+                with user_output_to_stderr(as_json):  # stdout is the JSON report's
+                    outcome = run_scenario(scenario)
             except HarnessError as exc:
                 outcome = ScenarioOutcome(
                     scenario=scenario, passed=False, rows=[], problem=str(exc), error=exc

@@ -14,6 +14,7 @@ from rich.console import Console
 from harness._errors import HarnessError
 from harness._validation import choice_problem
 from harness.cli._help import HarnessGroup
+from harness.cli._output import json_text, output_file
 from harness.formats import openai_chat
 from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
@@ -64,9 +65,7 @@ def show_command(
     console = _console()
     try:
         if as_json:
-            import json
-
-            print(json.dumps(show_data(file), indent=2, ensure_ascii=False))
+            typer.echo(json_text(show_data(file), indent=2))
             return
         lines = show_cassette(file)
     except HarnessError as exc:
@@ -115,6 +114,10 @@ def to_scenario_command(
             f"--output {str(output)!r} is a folder; give the scenario file to write "
             f"(e.g. {str(output / (file.stem + '.yaml'))!r})",
         )
+    try:
+        output_file(output, option="--output", inputs=[file], make_folder=True)
+    except HarnessError as exc:
+        raise _fail(console, str(exc)) from None
     if strategies and not tools:
         raise _fail(console, "--strategies goes with --tools (the stubs replay the recording)")
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,8 +11,20 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness._errors import HarnessError, UsageError
+from harness.cli._output import json_text, output_file, user_output_to_stderr, write_output
 
 __all__ = ["compare_command", "comparison_html"]
+
+_UNWRAPPED = 1_000
+"""The console width when the output is not a terminal: wide enough for any row."""
+
+
+def _shown(text: object) -> str:
+    """Text from the comparison (names, problems) for the console: terminal escapes in
+    it are shown, never obeyed, and rich markup is not read."""
+    from harness.cassettes._show import printable
+
+    return escape(printable(str(text)))
 
 
 def _table(result: object) -> Table:
@@ -32,23 +43,22 @@ def _table(result: object) -> Table:
         ("cache breaks", "left"),
         ("cost", "right"),
     ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        # a narrow terminal folds a cell onto more lines; it never cuts a cause short
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for variant in result.variants:
         data = variant.to_data()
-        breaks = ", ".join(
-            f"#{b['request']} {b['cause']}" + (f" ({b['by']})" if b["by"] else "")
-            for b in data["cache_breaks"]
-        )
+        breaks = ", ".join(b.label for b in variant.report.breaks)
         cost = data["cost"]
         table.add_row(
-            escape(variant.name),
+            _shown(variant.name),
             "[green]yes[/green]" if variant.passed else "[red]no[/red]",
             str(data["requests"]),
             str(data["calls"]),
             str(data["tool_definition_tokens"]),
             str(data["input_tokens"]),
-            f"{data['cached_input_tokens']} ({variant.report.cached_share:.0%})",
-            escape(breaks) or "none",
+            f"{data['cached_input_tokens']} ({variant.report.cached_share:.0%})"
+            + ("*" if variant.report.under_minimum else ""),
+            _shown(breaks) or "none",
             "-" if cost is None else f"${cost:.4f}",
         )
     return table
@@ -63,7 +73,10 @@ def _timeline(variant: object) -> list[str]:
     trace = variant.report.trace or variant.outcome.trace
     if trace is None:
         return ["(no run)"]
-    return render_table(timeline_rows(trace), cache=cache_marks(variant.report, trace))
+    from harness.cassettes._show import printable
+
+    rows = render_table(timeline_rows(trace), cache=cache_marks(variant.report, trace))
+    return [printable(row) for row in rows]
 
 
 def comparison_html(result: object) -> str:
@@ -118,40 +131,51 @@ def compare_command(
     from harness.scenarios import run_comparison
 
     console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:  # a pipe or a CI log: whole lines, at the table's own width
+        console = Console(highlight=False, soft_wrap=True, width=_UNWRAPPED)
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     if str(Path.cwd()) not in sys.path:
         sys.path.append(str(Path.cwd()))  # the project's own fixtures, as `harness run` does
     try:
+        if html_file is not None:  # checked before anything runs
+            output_file(html_file, option="--html", inputs=[file, prices])
         table = load_prices(prices) if prices is not None else None
-        result = run_comparison(file, prices=table)
+        with user_output_to_stderr(as_json):  # stdout is the JSON report's
+            result = run_comparison(file, prices=table)
+        if html_file is not None:
+            write_output(html_file, comparison_html(result), option="--html")
     except (HarnessError, UsageError) as exc:
-        errors.print(f"[bold red]error:[/bold red] {escape(str(exc))}")
+        errors.print(f"[bold red]error:[/bold red] {_shown(exc)}")
         raise typer.Exit(2) from None
-    if html_file is not None:
-        html_file.write_text(comparison_html(result), encoding="utf-8")
     if as_json:
-        typer.echo(json.dumps(result.to_data(), indent=2))
+        typer.echo(json_text(result.to_data(), indent=2))
     else:
         spec = result.comparison.spec
         console.print(
-            f"[bold]{escape(spec.name)}[/bold]: {escape(spec.format)}"
-            + (f", {escape(spec.model)}" if spec.model else "")
-            + f", tokens by {escape(_tokenizer(result))}"
+            f"[bold]{_shown(spec.name)}[/bold]: {_shown(spec.format)}"
+            + (f", {_shown(spec.model)}" if spec.model else "")
+            + f", tokens by {_shown(_tokenizer(result))}"
         )
         console.print(_table(result))
+        short = [v for v in result.variants if v.report.under_minimum]
+        if short:
+            minimum = short[0].report.rules.minimum_tokens
+            console.print(
+                f"* nothing can be cached: every request is shorter than the {minimum:,} "
+                f"tokens the provider caches at the least "
+                f"({', '.join(_shown(v.name) for v in short)})"
+            )
         if timeline:
             for variant in result.variants:
-                console.print(f"\n[bold]{escape(variant.name)}[/bold]")
+                console.print(f"\n[bold]{_shown(variant.name)}[/bold]")
                 console.print("\n".join(_timeline(variant)), markup=False)
         for variant in result.variants:
             if not variant.passed:
-                console.print(
-                    f"  [red]{escape(variant.name)}: {escape(str(variant.problem))}[/red]"
-                )
+                console.print(f"  [red]{_shown(variant.name)}: {_shown(variant.problem)}[/red]")
         for name, reason in result.pending:
-            console.print(f"  [dim]not run: {escape(name)} ({escape(reason)})[/dim]")
+            console.print(f"  [dim]not run: {_shown(name)} ({_shown(reason)})[/dim]")
         if html_file is not None:
-            console.print(f"wrote {escape(str(html_file))}")
+            console.print(f"wrote {_shown(html_file)}")
     if not result.passed:
         raise typer.Exit(1)
 

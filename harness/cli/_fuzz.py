@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -15,6 +14,7 @@ from rich.table import Table
 
 from harness._errors import HarnessError
 from harness.cli._command import dataclass_command
+from harness.cli._output import json_text, user_output_to_stderr
 from harness.cli._paths import extend_import_path
 
 if TYPE_CHECKING:
@@ -86,24 +86,25 @@ def _fuzz_agent_command(
         where = f"Ray ({ray})" if ray else f"{workers} worker{'s' if workers != 1 else ''}"
         console.print(f"fuzzing agent {escape(agent)} on {where}", soft_wrap=True)
     try:
-        report = fuzz_agent(
-            agent,
-            properties,
-            max_examples=examples,
-            max_seconds=max_seconds,
-            seed=seed,
-            output=output,
-            profile=profile,
-            max_turns=12 if max_turns is None else max_turns,
-            workers=workers,
-            ray=ray,
-        )
+        with user_output_to_stderr(as_json):  # stdout is the JSON report's
+            report = fuzz_agent(
+                agent,
+                properties,
+                max_examples=examples,
+                max_seconds=max_seconds,
+                seed=seed,
+                output=output,
+                profile=profile,
+                max_turns=12 if max_turns is None else max_turns,
+                workers=workers,
+                ray=ray,
+            )
     except HarnessError as exc:
         _fail(console, str(exc))
     except SystemExit as exc:  # the agent's code tried to end the process
         _fail(console, f"the agent's code raised SystemExit({exc.code!r}) during the campaign")
     if as_json:
-        typer.echo(json.dumps(report.to_json()))
+        typer.echo(json_text(report.to_json()))
     else:
         console.print(_agent_summary(report))
         console.print(escape(report.coverage.format()), soft_wrap=True)

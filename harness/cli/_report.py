@@ -15,10 +15,10 @@ failed (``null`` when it passed); a file that cannot be loaded gives an empty
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from harness.cli._output import json_text
 from harness.scenarios import ScenarioOutcome
 
 __all__ = ["json_report", "scenario_entry"]
@@ -52,4 +52,4 @@ def json_report(outcomes: Sequence[ScenarioOutcome], *, error: str | None = None
     }
     if error is not None:
         report["error"] = error
-    return json.dumps(report, ensure_ascii=False)
+    return json_text(report)

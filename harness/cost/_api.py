@@ -15,7 +15,7 @@ from harness.cost._record import RecordedRun, RequestLog, runs_of
 from harness.cost._report import CostReport
 from harness.cost._rules import FORMATS, CacheRules, cache_rules
 from harness.cost._sources import BodyPrompts, NeutralPrompts
-from harness.cost._tokens import Tokenizer, default_tokenizer
+from harness.cost._tokens import Tokenizer, checked_tokenizer, default_tokenizer
 from harness.formats._prompt import body_model
 from harness.loop import ModelRequest, Usage
 
@@ -79,7 +79,11 @@ def analyse(
         cache_rules(format)  # raises the UsageError naming the formats
     runs = _runs(source)
     chosen = _pick(rules, format, model, automatic)
-    counter = tokenizer if tokenizer is not None else default_tokenizer(chosen.vendor, model)
+    counter = (
+        checked_tokenizer(tokenizer)
+        if tokenizer is not None
+        else default_tokenizer(chosen.vendor, model)
+    )
     prompts = NeutralPrompts(chosen.format, Interner(counter)).prompts(runs)
     report = analyse_prompts(
         prompts,
@@ -121,7 +125,11 @@ def analyse_cassette(
     # a Bedrock recording's cachePoint blocks are all its checkpoints (no automatic caching)
     automatic = automatic and format_name != "bedrock-converse"
     chosen = rules or cache_rules(format_name, model, automatic=automatic)
-    counter = tokenizer if tokenizer is not None else default_tokenizer(chosen.vendor, model)
+    counter = (
+        checked_tokenizer(tokenizer)
+        if tokenizer is not None
+        else default_tokenizer(chosen.vendor, model)
+    )
     interner = Interner(counter)
     bodies = BodyPrompts(format_name, interner)
     prompts: list[Prompt] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,11 @@ def _price(name: str, data: Any, where: str) -> Price:
     if unknown:
         raise UsageError(f"{where}: unknown price fields {unknown} for {name!r}; use {_FIELDS}")
     for key, value in data.items():
-        if not is_number(value) or value < 0:
-            raise UsageError(f"{where}: {name}.{key} must be a number >= 0, got {value!r}")
+        if not is_number(value) or not math.isfinite(value) or value < 0:
+            raise UsageError(
+                f"{where}: {name}.{key} must be a finite number >= 0 (USD per million "
+                f"tokens), got {value!r}"
+            )
     base = float(data["input"])
     return Price(
         input=base,

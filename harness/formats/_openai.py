@@ -17,20 +17,23 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from harness._errors import ProviderError
-from harness.formats._server import IdSource, WireError, now, provider_error_to_wire
+from harness.formats._server import IdSource, WireError, invalid_type, now, provider_error_to_wire
 from harness.loop import ModelSettings
 from harness.messages import AssistantMessage, Message
 from harness.tools._definitions import ToolDefinition
 
 __all__ = [
     "BAD_JSON",
+    "CHOICE_MODES",
     "MAX_TOOLS",
+    "check_choice_mode",
     "check_schema",
     "check_tools",
     "error_details",
     "error_for",
     "json_schema_format",
     "missing_name",
+    "missing_parameter",
     "model_entry",
     "model_list",
     "output_format_name",
@@ -123,13 +126,20 @@ def check_tools(
     *,
     name_path: Callable[[int], str],
     parameters_path: Callable[[int], str],
+    loaded: Sequence[ToolDefinition] | None = None,
 ) -> None:
-    """Refuse too many tools, invalid names and invalid JSON schemas (400, like the API)."""
-    if len(tools) > MAX_TOOLS:
+    """Refuse too many tools, invalid names and invalid JSON schemas (400, like the API).
+
+    ``MAX_TOOLS`` counts ``loaded`` (default: every tool): the Responses API's deferred
+    tools are not loaded until a search finds them, and its tool search is documented
+    for catalogs of any size, so the fake counts the tools offered up front.
+    """
+    count = len(tools if loaded is None else loaded)
+    if count > MAX_TOOLS:
         raise WireError(
             400,
             f"Invalid 'tools': array too long. Expected an array with maximum length "
-            f"{MAX_TOOLS}, but got an array with length {len(tools)} instead.",
+            f"{MAX_TOOLS}, but got an array with length {count} instead.",
             param="tools",
             code="array_above_max_length",
         )
@@ -156,9 +166,33 @@ def check_tools(
 
 def missing_name(path: str) -> WireError:
     """The API's 400 for a tool without a name."""
+    return missing_parameter(path)
+
+
+def missing_parameter(path: str) -> WireError:
+    """The API's 400 for a required field left out (``tool_choice.function``...)."""
     return WireError(
         400, f"Missing required parameter: '{path}'.", param=path, code="missing_required_parameter"
     )
+
+
+CHOICE_MODES = ("auto", "required")
+"""The modes of an ``allowed_tools`` tool choice (Chat Completions and Responses)."""
+
+
+def check_choice_mode(mode: Any, path: str) -> None:
+    """The API's 400 for an ``allowed_tools`` mode it does not know (or none)."""
+    if mode is None:
+        raise missing_parameter(path)
+    if not isinstance(mode, str):
+        raise invalid_type(path, "a string", mode)
+    if mode not in CHOICE_MODES:
+        raise WireError(
+            400,
+            f"Invalid value: '{mode}'. Supported values are: 'auto' and 'required'.",
+            param=path,
+            code="invalid_value",
+        )
 
 
 def check_schema(name: str, schema: Any, path: str) -> None:

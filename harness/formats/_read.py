@@ -83,12 +83,13 @@ def optional_str(obj: Any, name: str, path: str, what: str) -> str | None:
 
 
 def optional_int(obj: Any, name: str, path: str, what: str) -> int:
-    """A token count: an int, or 0 when null or absent."""
+    """A token count: an int >= 0, or 0 when null or absent (``10.9``, ``-500``, ``1e999``
+    and ``"abc"`` are a ``MalformedResponse`` naming the field)."""
     value = field(obj, name)
     if value is None:
         return 0
-    if not is_int(value):
-        raise malformed(what, f"{path}.{name}", "an integer", value)
+    if not is_int(value, minimum=0):
+        raise malformed(what, f"{path}.{name}", "an integer >= 0", value)
     return value
 
 

@@ -16,19 +16,27 @@ example making eight calls, while the timer costs two system calls per example.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sysconfig
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import hypothesis
 import jsonschema
 import pydantic
 
-__all__ = ["WATCHDOG_SECONDS", "WatchdogTimeout", "signal_watchdog_available", "watchdog"]
+__all__ = [
+    "WATCHDOG_SECONDS",
+    "UserCodeTimeout",
+    "WatchdogTimeout",
+    "signal_watchdog_available",
+    "watchdog",
+    "watched",
+]
 
 WATCHDOG_SECONDS = 10.0
 """How long a call (or a strategy hook) may run before the fuzzer calls it a hang, when
@@ -46,6 +54,17 @@ class WatchdogTimeout(Exception):
         super().__init__(
             f"did not return within {seconds:g}s (the fuzzer's watchdog; the agent sets no "
             "tool_timeout)"
+        )
+        self.seconds = seconds
+
+
+class UserCodeTimeout(Exception):
+    """An agent factory or a property that outlasted the fuzzer's watchdog."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"did not return within {seconds:g}s (the fuzzer's limit for the agent's own "
+            "code: hang_seconds, and never more than max_seconds)"
         )
         self.seconds = seconds
 
@@ -98,3 +117,51 @@ def watchdog(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def watched(function: F, seconds: float) -> F:
+    """``function`` (an agent factory or a property) bounded by ``seconds``: past them,
+    ``UserCodeTimeout`` is raised in it (the signal watchdog) or, where no timer can be
+    armed, the call is left running in a daemon thread and ``UserCodeTimeout`` is raised
+    here. Names (``__module__``, ``__qualname__``) are kept for messages."""
+    if getattr(function, "__harness_watched__", None) == seconds:
+        return function
+
+    @functools.wraps(function)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if signal_watchdog_available():
+            try:
+                with watchdog(seconds):
+                    return function(*args, **kwargs)
+            except WatchdogTimeout:
+                raise UserCodeTimeout(seconds) from None
+        return _in_thread(function, args, kwargs, seconds)
+
+    bounded.__harness_watched__ = seconds  # type: ignore[attr-defined]
+    return bounded  # type: ignore[return-value]
+
+
+def _in_thread(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], seconds: float
+) -> Any:
+    """``function(*args, **kwargs)`` in a daemon thread, waited for ``seconds``."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def call() -> None:
+        try:
+            outcome.append((True, function(*args, **kwargs)))
+        except BaseException as exc:  # handed back to the caller's thread as it is
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=call, daemon=True, name="harness-fuzz-watched")
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        raise UserCodeTimeout(seconds)
+    returned, value = outcome[0]
+    if returned:
+        return value
+    raise value

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from harness._errors import UsageError
-from harness._validation import check_choice
+from harness._errors import StrategyError, UsageError
+from harness._validation import check_choice, did_you_mean, format_names
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools._definitions import ToolChoice
 
@@ -94,6 +94,8 @@ class AllowedTools(InjectionStrategy):
         state = context.state_for(self)
         stash = state.setdefault("stash", {})
         keep = set(allowed) if allowed else None
+        if keep is not None:
+            _check_known(keep, {*context.tools, *stash}, context)
         remove = tuple(
             n
             for n, tool in context.tools.items()
@@ -109,4 +111,18 @@ class AllowedTools(InjectionStrategy):
             add=back,
             strategy=self.name,
             reason="allowed subset (the provider has none: tools edited)",
+        )
+
+
+def _check_known(allowed: set[str], known: set[str], context: InjectionContext) -> None:
+    """A name outside the toolset is a mistake (a typo would take every tool away), as the
+    providers refuse it in an allowed subset: ``StrategyError`` naming it."""
+    unknown = sorted(allowed - known)
+    if unknown:
+        hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
+        raise StrategyError(
+            f"strategy 'allowed_tools' allows {format_names(unknown)}{hint} for the request "
+            f"of iteration {context.iteration} (turn {context.turn}), which "
+            f"{'is' if len(unknown) == 1 else 'are'} not offered (offered: "
+            f"{format_names(sorted(known)) if known else 'no tools'}); name offered tools"
         )

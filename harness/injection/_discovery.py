@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
+from harness._secrets import hidden_values, secret_finder
 from harness._validation import choice_problem, int_problem
 from harness.injection._providers import (
     _SCALARS,
@@ -155,6 +157,8 @@ class EntityDiscovery(InjectionStrategy):
         events: list[Event] = []
         found: list[str] = []
         pending_names: set[str] = set()
+        presets = context.tool.presets.values.values() if context.tool is not None else ()
+        carries = secret_finder(hidden_values(presets))
         for instance in providers:
             spec = provider_spec(instance)
             assert spec is not None
@@ -163,7 +167,8 @@ class EntityDiscovery(InjectionStrategy):
             previous = instances.get(key)
             if previous is instance or any(s is instance for s in skipped.get(key, ())):
                 continue  # seen before: nothing to add, nothing new to say
-            label = f"{type(instance).__name__} {instance_id!r}"
+            shown_id = _shown_id(state, key, instance_id, carries)
+            label = f"{type(instance).__name__} {shown_id!r}"
             if depth > self.max_depth:
                 self._hit(
                     hits,
@@ -173,7 +178,7 @@ class EntityDiscovery(InjectionStrategy):
                     f"> max_depth={self.max_depth}; its tools were not added",
                 )
                 continue
-            named = tool_names_for(spec, instance_id)
+            named = tool_names_for(spec, shown_id)
             clash = [
                 n
                 for _, n in named
@@ -181,8 +186,7 @@ class EntityDiscovery(InjectionStrategy):
             ]
             if previous is not None or clash:
                 what = (
-                    f"another {type(instance).__name__} with id {instance_id!r} was already "
-                    "discovered"
+                    f"another {type(instance).__name__} with id {shown_id!r} was already discovered"
                     if previous is not None
                     else f"tools {clash} already exist"
                 )
@@ -218,7 +222,7 @@ class EntityDiscovery(InjectionStrategy):
             tools = [
                 as_tool(getattr(instance, attr))
                 .with_name(name)
-                .with_metadata(discovery_depth=depth, provider=key)
+                .with_metadata(discovery_depth=depth, provider=f"{spec.prefix}:{shown_id}")
                 for attr, name in named
             ]
             remove.extend(replaced)
@@ -234,7 +238,7 @@ class EntityDiscovery(InjectionStrategy):
                     iteration=context.iteration,
                     provider=type(instance).__name__,
                     provider_class=_qualified(type(instance)),
-                    instance_id=instance_id,
+                    instance_id=shown_id,
                     tool_names=tuple(t.name for t in tools),
                     depth=depth,
                 )
@@ -260,6 +264,21 @@ class EntityDiscovery(InjectionStrategy):
             events=tuple(events),
             result_note=note,
         )
+
+
+def _shown_id(
+    state: dict[str, Any], key: str, instance_id: str, carries: Callable[[str], bool]
+) -> str:
+    """The id a discovered instance is shown and named by: its own, or ``hidden_<n>`` when
+    it ``carries`` a secret (a registered one, or a preset value of the tool that returned
+    it, by the rule of ``Tool.hidden_from_model``). ``n`` counts the run's hidden ids in
+    the order they were found, so the same run always gives the same names."""
+    if not carries(instance_id):
+        return instance_id
+    hidden: dict[str, str] = state.setdefault("hidden_ids", {})
+    if key not in hidden:
+        hidden[key] = f"hidden_{len(hidden) + 1}"
+    return hidden[key]
 
 
 _Hits = dict[str, tuple[int, list[str]]]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
-from harness._validation import check_choice
+from harness._validation import check_choice, check_int
 from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools import Tool, ToolResult, as_tool
@@ -71,8 +71,7 @@ class ToolSearch(InjectionStrategy):
     ) -> None:
         check_choice(search, Algorithm, name="ToolSearch search")
         check_choice(native, Native, name="ToolSearch native")
-        if limit < 1:
-            raise UsageError(f"ToolSearch limit must be a positive integer, got {limit!r}")
+        check_int(limit, name="ToolSearch limit", minimum=1)
         self.sources = tuple(t for t in tools if _is_source(t))
         self.tools = tuple(as_tool(t).deferred() for t in tools if not _is_source(t))
         self.search = search

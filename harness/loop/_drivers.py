@@ -12,6 +12,7 @@ from harness.loop._capture import observed_run, resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._events import Observer
 from harness.loop._execution import abandoned_events, execute_async, execute_sync
+from harness.loop._history import check_history
 from harness.loop._model import Model, ModelCapabilities
 from harness.loop._options import LoopOptions, options_from
 from harness.loop._phases import LoopPhase
@@ -46,6 +47,7 @@ def _initial_messages(prompt: Prompt | None, system: str | None) -> list[Message
     messages = list(prompt)
     if not messages:
         raise UsageError("the prompt is empty: pass a text or a non-empty list of messages")
+    check_history(messages, where="the prompt's messages")
     return messages
 
 

@@ -15,12 +15,14 @@ loop for one user message on the same ``LoopCore`` (``begin_turn``: phase ``fini
 (``Model.end_run``), once: a scripted model then checks that its script was used up, a
 cassette model that every recorded request was made. A turn that fails ends the session:
 the error carries the trace and history, which the session keeps, and a later ``send``
-raises a ``UsageError`` saying so.
+raises a ``UsageError`` saying so. One turn runs at a time: a ``send`` (or ``close``)
+while another thread's or task's ``send`` runs raises ``UsageError``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any
@@ -30,6 +32,7 @@ from harness.loop._capture import resolve_model
 from harness.loop._core import LoopCore
 from harness.loop._drivers import Prompt, Tools, adrive, build_core, drive, observed
 from harness.loop._events import Observer
+from harness.loop._history import check_history
 from harness.loop._model import Model, Usage
 from harness.loop._options import LoopOptions
 from harness.loop._phases import LoopPhase
@@ -82,6 +85,13 @@ class Session:
     ) -> None:
         self.model = resolve_model(model)
         start = list(messages)
+        check_history(start, where="Session(messages=...)")
+        if system and any(isinstance(m, SystemMessage) and not m.tools for m in start):
+            raise UsageError(
+                "Session(system=..., messages=...): the messages hold a system prompt "
+                "already; give the system prompt once (system=, or a SystemMessage in "
+                "messages), not both"
+            )
         # the core is built now (tools, strategies and options are checked here); its
         # history gets the first user message at the first send()
         self._core: LoopCore = build_core(
@@ -99,6 +109,7 @@ class Session:
             self._core.messages.insert(0, SystemMessage(content=system))
         self._started = False
         self._closed = False
+        self._sending = threading.Lock()
         self.results: list[RunResult] = []
         """The ``RunResult`` of each finished turn, in order."""
 
@@ -170,6 +181,7 @@ class Session:
             problem.attach_run(self.trace, self.messages)
             raise problem
         messages = _turn_messages(prompt, turn)
+        check_history(messages, where=f"send() for turn {turn}")
         if not self._started:
             self._core.messages.extend(messages)
             self._started = True
@@ -181,24 +193,47 @@ class Session:
         with observed(self._core, self.model) as finished:
             yield finished
 
+    @contextlib.contextmanager
+    def _one_at_a_time(self, call: str) -> Iterator[None]:
+        """Refuse ``call`` while another thread or task is sending a turn.
+
+        A second concurrent ``send`` is refused, not queued: the turns of a conversation
+        have an order, and which of two racing user messages comes first is the caller's
+        to decide (queueing would pick one silently, and each turn's answer would depend
+        on a race). The refusal changes nothing: the running turn goes on.
+        """
+        if not self._sending.acquire(blocking=False):
+            raise UsageError(
+                f"{call} while turn {self.turns} is still being sent (from another thread "
+                "or task): a Session takes one user turn at a time. Wait for that send() to "
+                "return, or give each concurrent conversation its own Session"
+            )
+        try:
+            yield
+        finally:
+            self._sending.release()
+
     def send(self, prompt: Prompt) -> RunResult:
         """Run the loop for the user's next message (a text, or messages) until its
-        answer; returns the turn's ``RunResult``."""
-        self._begin(prompt)
-        with self._turn() as finished:
-            result = drive(self._core, self.model)
-            finished(result)
-        self.results.append(result)
-        return result
+        answer; returns the turn's ``RunResult``. A ``send`` while another thread's (or
+        task's) is running raises ``UsageError``: one turn at a time."""
+        with self._one_at_a_time("send()"):
+            self._begin(prompt)
+            with self._turn() as finished:
+                result = drive(self._core, self.model)
+                finished(result)
+            self.results.append(result)
+            return result
 
     async def asend(self, prompt: Prompt) -> RunResult:
         """Async ``send``: async tools are awaited, parallel calls run concurrently."""
-        self._begin(prompt)
-        with self._turn() as finished:
-            result = await adrive(self._core, self.model)
-            finished(result)
-        self.results.append(result)
-        return result
+        with self._one_at_a_time("asend()"):
+            self._begin(prompt)
+            with self._turn() as finished:
+                result = await adrive(self._core, self.model)
+                finished(result)
+            self.results.append(result)
+            return result
 
     # -- the end ------------------------------------------------------------------------
 
@@ -208,7 +243,8 @@ class Session:
         left, a cassette model ``CassetteUnused`` when recorded requests were not made."""
         if self._closed:
             return
-        self._closed = True
+        with self._one_at_a_time("close()"):
+            self._closed = True
         if self._started and not self.failed:
             try:
                 self.model.end_run(completed=True)

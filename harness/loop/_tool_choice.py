@@ -108,7 +108,7 @@ def show_choice(choice: ToolChoice | None) -> str:
     if choice.mode == "tool":
         return f"tool {choice.name!r}"
     if choice.allowed is not None:
-        return f"allowed {list(choice.allowed)} ({choice.mode})"
+        return f"allowed [{format_names(choice.allowed)}] ({choice.mode})"
     return repr(choice.mode)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness._errors import UsageError
 from harness.loop._continuation import ContinuationContext, continuation_of
 from harness.loop._model import ModelSettings, Usage
 from harness.loop._options import LoopOptions
@@ -68,7 +69,7 @@ class TurnControl:
         """The tool choice of the last request built."""
         self.policy = continuation_of(options.continuation)
         self.choosers = hook_strategies(strategy, "tool_choice")
-        self.resetting = tuple(s for s in leaf_strategies(strategy) if s.resets_per_turn)
+        self.resetting = tuple(s for s in leaf_strategies(strategy) if _resets_per_turn(s))
 
     def called_in_turn(self, called: dict[str, int]) -> dict[str, int]:
         """Successful calls per tool name in this turn, from the run's counts."""
@@ -128,3 +129,19 @@ class TurnControl:
         self.continued = 0
         self.injected_start = len(run.injected)
         self.usage_start = run.usage
+
+
+def _resets_per_turn(strategy: InjectionStrategy) -> bool:
+    """The strategy's ``resets_per_turn``, or ``UsageError`` naming it when reading it
+    raises or gives no bool (read once, when the run or session is built)."""
+    cls = type(strategy).__name__
+    try:
+        value = strategy.resets_per_turn
+    except Exception as exc:
+        raise UsageError(
+            f"strategy {cls}: reading resets_per_turn raised {type(exc).__name__}: {exc}; it "
+            "must be a bool (a class attribute, or a property that does not raise)"
+        ) from exc
+    if not isinstance(value, bool):
+        raise UsageError(f"strategy {cls}: resets_per_turn must be a bool, got {value!r}")
+    return value

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, UsageError
-from harness._secrets import hidden_values
+from harness._secrets import hidden_values, scrub_message
 from harness._validation import did_you_mean, format_names
 from harness.loop import InjectionStrategy, LoopOptions, Model, Observer, RunResult, run
 from harness.messages import Message
@@ -83,14 +83,18 @@ def _call(factory: AgentFactory, name: str) -> Any:
     try:
         return factory()
     except HarnessError as exc:
-        raise UsageError(f"agent factory {name} raised {type(exc).__name__}: {exc}") from exc
-    except (Exception, SystemExit) as exc:
+        raise UsageError(
+            scrub_message(f"agent factory {name} raised {type(exc).__name__}: {exc}")
+        ) from exc
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of its own
         what = (
             f"SystemExit({exc.code!r}): a factory must return the agent, not exit the process"
             if isinstance(exc, SystemExit)
             else f"{type(exc).__name__}: {exc}"
         )
-        raise UsageError(f"agent factory {name} raised {what}") from exc
+        raise UsageError(scrub_message(f"agent factory {name} raised {what}")) from exc
 
 
 def _tools(value: Any, name: str) -> tuple[Tool, ...]:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, UsageError
+from harness._secrets import scrub_message
 from harness.loop import RunResult, Trace, Usage
 from harness.scenarios._agent import describe_factory
 
@@ -94,25 +95,35 @@ def _where(exc: BaseException) -> str:
     return f"assertion failed at {last.filename}:{last.lineno}{line}"
 
 
-def check_properties(run: AgentRun, properties: Iterable[Property]) -> Finding | None:
+def check_properties(
+    run: AgentRun, properties: Iterable[Property], *, hidden: Iterable[Any] = ()
+) -> Finding | None:
     """The first property that fails on ``run``, or ``None``.
 
     A property raising anything but ``AssertionError`` is a mistake in the property,
-    not a finding: ``UsageError`` naming it and what it raised (chained).
+    not a finding: ``UsageError`` naming it and what it raised (chained). Both messages
+    come from user code: every registered secret and each of ``hidden`` (the agent's
+    preset and context values) is scrubbed from them, as from a tool's error.
     """
+    hidden = list(hidden)
     for prop in properties:
         name = describe_factory(prop)
         try:
             prop(run)
         except AssertionError as exc:
             text = str(exc).strip()
-            return Finding(name=name, message=text or _where(exc))
-        except Exception as exc:
+            return Finding(name=name, message=scrub_message(text or _where(exc), hidden))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of its own
             raise UsageError(
-                f"property {name} raised {type(exc).__name__}: {exc} (on a run that "
-                f"{'finished' if run.finished else 'ended with ' + type(run.error).__name__}); "
-                "a property reports a misbehaving run with assert / AssertionError: fix the "
-                "property or catch what it expects"
+                scrub_message(
+                    f"property {name} raised {type(exc).__name__}: {exc} (on a run that "
+                    f"{'finished' if run.finished else 'ended with ' + type(run.error).__name__}"
+                    "); a property reports a misbehaving run with assert / AssertionError: fix "
+                    "the property or catch what it expects",
+                    hidden,
+                )
             ) from exc
     return None
 

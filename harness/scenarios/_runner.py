@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from harness._errors import HarnessError, ScenarioError, UsageError
+from harness._secrets import hidden_values, scrub_message
 from harness.injection import SectionDisclosure, run_with_sections
 from harness.loop import LoopOptions, Model, RunResult, Trace, run
 from harness.scenarios._agent import Agent
@@ -23,7 +24,11 @@ from harness.scenarios._timeline import (
 )
 from harness.tools import ContextObjects
 
-__all__ = ["ScenarioOutcome", "run_scenario"]
+__all__ = ["NOTES", "ScenarioOutcome", "run_scenario"]
+
+NOTES = "harness.recorded_result_differences"
+"""The blackboard key where ``harness.cassettes.RecordedResults`` lists the tool results
+that differ from a recording's (each outcome reports them as ``notes``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -48,6 +53,15 @@ class ScenarioOutcome:
     """Each session's ``SessionOutcome`` (files with turns or sessions)."""
     notes: list[str] = dataclasses.field(default_factory=list)
     """What the run reports besides its verdict (results that differ from a recording's)."""
+
+    def __post_init__(self) -> None:
+        # the problem and notes quote user code (a property's message, a tool's error):
+        # scrubbed like a tool's error message, whatever prints or serialises them
+        hidden = hidden_values(self.scenario.spec.context.values())
+        if self.problem is not None:
+            object.__setattr__(self, "problem", scrub_message(self.problem, hidden))
+        if self.notes:
+            object.__setattr__(self, "notes", [scrub_message(n, hidden) for n in self.notes])
 
     @property
     def iterations(self) -> int:
@@ -128,18 +142,32 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         if mcp is not None:
             mcp.close()
     rows = timeline_rows(trace) if trace is not None else []
+    hidden: list[str] = []
+
+    def secrets() -> list[str]:
+        """The run's preset and context values (the agent is built again only if asked)."""
+        if not hidden:
+            hidden.extend(str(v) for v in spec.context.values())
+            try:
+                agent = scenario.build_agent()
+                hidden.extend(ContextObjects(scenario.build_context_objects()).secret_texts())
+            except HarnessError:  # a broken agent is reported on its own
+                agent = None
+            hidden.extend(agent.secret_values() if agent is not None else ())
+        return hidden
 
     def outcome(problem: str | None, divergence: Divergence | None = None) -> ScenarioOutcome:
         return ScenarioOutcome(
             scenario=scenario,
             passed=problem is None,
             rows=rows,
-            problem=problem,
+            problem=problem if problem is None else scrub_message(problem, secrets()),
             divergence=divergence,
             result=result,
             error=error,
             trace=trace,
             model_requests=len(getattr(model, "requests", None) or rows),
+            notes=[str(n) for n in _state(result, error).get(NOTES, ())],
         )
 
     if error is not None and (expect.error is None or not _error_name_matches(error, expect.error)):
@@ -174,7 +202,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             run_view = AgentRun.from_error(error)
         if run_view is not None:
             try:
-                failure = check_properties(run_view, scenario.build_properties())
+                failure = check_properties(run_view, scenario.build_properties(), hidden=secrets())
             except UsageError as exc:
                 return outcome(str(exc))
             if failure is not None:
@@ -187,15 +215,17 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             list(messages or []),
             error=error,
             max_iterations=_run_options(scenario, agent).max_iterations,
-            secrets=[
-                *(str(v) for v in spec.context.values()),
-                *ContextObjects(scenario.build_context_objects()).secret_texts(),
-                *(agent.secret_values() if agent is not None else ()),
-            ],
+            secrets=secrets(),
         )
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))
     return outcome(None)
+
+
+def _state(result: RunResult | None, error: BaseException | None) -> dict[str, Any]:
+    """The blackboard the run ended with (the error carries it when the run failed)."""
+    state = result.state if result is not None else getattr(error, "state", None)
+    return state if isinstance(state, dict) else {}
 
 
 def _check_completions(expected: list[CompletionExpect], trace: Trace) -> str | None:

@@ -25,8 +25,13 @@ from harness.loop import (
 )
 from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
-from harness.scenarios._loader import Scenario, call_factory, resolve_import
-from harness.scenarios._runner import ScenarioOutcome, _check_output, _error_name_matches
+from harness.scenarios._loader import Scenario, call_factory, resolve_import, standing_for
+from harness.scenarios._runner import (
+    NOTES,
+    ScenarioOutcome,
+    _check_output,
+    _error_name_matches,
+)
 from harness.scenarios._session_files import (
     continuation_from_data,
     schedule_from_data,
@@ -36,10 +41,6 @@ from harness.scenarios._spec import ScenarioSpec, TurnSpec
 from harness.scenarios._timeline import Divergence, TimelineRow, check_timeline, timeline_rows
 
 __all__ = ["NOTES", "SessionOutcome", "run_sessions"]
-
-NOTES = "harness.recorded_result_differences"
-"""The blackboard key whose lines a session's outcome reports (``RecordedResults`` writes
-there)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -182,7 +183,8 @@ class _Run:
         except HarnessError as exc:
             raise ScenarioError(f"{part._where()}model steps: {exc}") from None
         script = ScriptedModel(steps, lenient=lenient, name=f"scripted:{spec.name}")
-        model = _Logged(script, spec.name, self.log)
+        played = standing_for(script, spec.model.capabilities if spec.model is not None else None)
+        model = _Logged(played, spec.name, self.log)
         options = dataclasses.replace(
             part.build_options(), continuation=self._continuation(spec, part)
         )

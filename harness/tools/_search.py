@@ -16,7 +16,9 @@ dependency, and builds a 500-tool index in about a millisecond (see
 ``benchmarks/tool_search.py``).
 
 **Regex** matches a pattern anywhere in a tool's name or description, case-insensitively,
-with the harness's linear-time matcher (a model's pattern cannot hang the loop).
+with the harness's linear-time matcher (a model's pattern cannot hang the loop); a
+pattern it cannot run (look-around) falls back to backtracking within one time budget
+for the whole search.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from harness.tools._definitions import ToolDefinition
-from harness.tools._patterns import pattern_search
+from harness.tools._patterns import pattern_search, time_budget
 
 __all__ = ["BM25Index", "regex_search", "tokens"]
 
@@ -88,16 +90,28 @@ class BM25Index:
         return [self._names[i] for _, i in scored[: max(0, limit)]]
 
 
-def regex_search(definitions: Sequence[ToolDefinition], pattern: str, limit: int = 5) -> list[str]:
+def regex_search(
+    definitions: Sequence[ToolDefinition],
+    pattern: str,
+    limit: int = 5,
+    *,
+    seconds: float | None = None,
+) -> list[str]:
     """Names of the tools whose name or description matches ``pattern`` (anywhere,
-    case-insensitively), in declaration order, at most ``limit``."""
+    case-insensitively), in declaration order, at most ``limit``.
+
+    The whole search has one time budget (``seconds``; by default the loop's
+    ``tool_timeout``, else ``DEFAULT_BUDGET``), however many tools it reads: past it,
+    ``PatternTimeout``.
+    """
     flagged = pattern if pattern.startswith("(?i)") else f"(?i){pattern}"
     found = []
-    for definition in definitions:
-        if pattern_search(flagged, definition.name) or pattern_search(
-            flagged, definition.description or ""
-        ):
-            found.append(definition.name)
-            if len(found) >= limit:
-                break
+    with time_budget(seconds):
+        for definition in definitions:
+            if pattern_search(flagged, definition.name) or pattern_search(
+                flagged, definition.description or ""
+            ):
+                found.append(definition.name)
+                if len(found) >= limit:
+                    break
     return found

@@ -151,3 +151,51 @@ def test_strategies_need_tools(tmp_path: Path) -> None:
          "-o", str(tmp_path / "x.yaml"), "--strategies", "chaining"],
     )  # fmt: skip
     assert ran.exit_code == 2 and "--strategies goes with --tools" in ran.output
+
+
+def test_a_one_turn_recording_with_your_tools_reports_a_result_that_differs(
+    tmp_path: Path,
+) -> None:
+    """A recording of one user turn becomes a plain scenario (no ``turns``); a bound tool's
+    result that differs from the recorded one is reported there too."""
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    first, second = (
+        _interaction([USER], {"tool_calls": [call]}),
+        _interaction(
+            [
+                USER,
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "Recorded: 20C, cloudy"},
+            ],
+            {"content": "It is cloudy."},
+        ),
+    )
+    for interaction in (first, second):
+        body = json.loads(interaction["request"]["body"])
+        forecast = {**tool, "function": {**tool["function"], "name": "get_forecast"}}
+        body["tools"] = [tool, forecast]  # what weather_tools() offers
+        interaction["request"]["body"] = json.dumps(body)
+    source = _cassette(tmp_path, [first, second])
+    target = tmp_path / "bound.yaml"
+    runner = CliRunner()
+    command = ["cassette", "to-scenario", str(source), "-o", str(target)]
+    wrote = runner.invoke(app, [*command, "--tools", "fixtures.sessions:weather_tools()"])
+    assert wrote.exit_code == 0, wrote.output
+    assert "turns" not in yaml.safe_load(target.read_text())  # the one-turn form
+    ran = runner.invoke(app, ["run", "--json", str(target)])
+    assert ran.exit_code == 0, ran.output
+    (note,) = json.loads(ran.stdout)["scenarios"][0]["notes"]
+    assert note.startswith("get_weather (call c1, request 1): recorded 'Recorded: 20C, cloudy'")
+    assert "now 'Current weather in Paris: 72°F, sunny'" in note
+    assert "result differs: get_weather" in runner.invoke(app, ["run", str(target)]).output

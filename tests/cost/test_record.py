@@ -91,7 +91,10 @@ def test_prices_come_from_a_file_and_match_models_by_prefix(tmp_path: Path) -> N
     [
         ("models: []\n", "must hold 'models'"),
         ("models:\n  m: {cached_input: 1}\n", "at least 'input'"),
-        ("models:\n  m: {input: -1}\n", "m.input must be a number >= 0"),
+        ("models:\n  m: {input: -1}\n", "m.input must be a finite number >= 0"),
+        ("models:\n  m: {input: .nan}\n", "m.input must be a finite number >= 0.*got nan"),
+        ("models:\n  m: {input: 1, cached_input: .inf}\n", "m.cached_input .* got inf"),
+        ("models:\n  m: {input: 1e999}\n", "m.input must be a finite number"),
         ("models:\n  m: {input: 1, output: 2}\n", "unknown price fields \\['output'\\]"),
     ],
 )

@@ -404,3 +404,13 @@ def test_refusal_and_history_reach_the_served_model() -> None:
         model="c", max_tokens=5, messages=[{"role": "user", "content": "q"}]
     )
     assert answer.stop_reason == "refusal" and answer.content[0].text == "No."  # type: ignore[union-attr]
+
+
+def test_the_duplicate_name_check_is_linear_in_the_tools(app: WireApp, bounded: Any) -> None:
+    """20,000 tools with two duplicates answer at once (counting each name's occurrences
+    in the whole list is quadratic: about 12 s here, 100 s for 60,000 tools)."""
+    tools = [{**TOOL, "name": f"tool_{i}"} for i in range(20_000)]
+    tools += [{**TOOL, "name": "tool_19999"}, {**TOOL, "name": "tool_10"}]
+    with bounded(8.0):
+        message = error_of(app, body([{"role": "user", "content": "x"}], tools=tools))
+    assert message == "tools: Tool names must be unique. Duplicate names: tool_10"

@@ -83,7 +83,7 @@ CASES: list[tuple[str, Any, str]] = [
     (
         "usage tokens",
         {**_completion(content="x"), "usage": {"prompt_tokens": "1"}},
-        "usage.prompt_tokens must be an integer, got a string",
+        "usage.prompt_tokens must be an integer >= 0, got a string",
     ),
 ]
 

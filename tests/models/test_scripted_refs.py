@@ -148,6 +148,8 @@ def test_a_reference_that_finds_nothing_says_why(args: dict[str, Any], message: 
         ({"$from": "call 1", "word": 1, "quoted": 0}, "give 'word' or 'quoted', not both"),
         ({"$from": "call 1", "path": "a[x"}, "bad path"),
         ({"$from": "call 1", "nth": 2}, "unknown keys \\['nth'\\]"),
+        ({"$from": "call 1", "add": float("nan")}, "'add' must be a finite number, got nan"),
+        ({"$from": "call 1", "add": float("inf")}, "'add' must be a finite number, got inf"),
     ],
 )
 def test_a_bad_reference_is_refused_when_read(ref: dict[str, Any], message: str) -> None:
@@ -187,3 +189,38 @@ def test_words_keep_ids_whole() -> None:
         "a@b.test",
         "shipped",
     ]
+
+
+@pytest.mark.parametrize(
+    ("found", "ref", "message"),
+    [
+        (float("inf"), {"as": "integer"}, "inf is not a finite number, so it has no integer"),
+        (float("nan"), {"as": "integer"}, "nan is not a finite number"),
+        ("Infinity", {"as": "number"}, "'Infinity' is not a finite number"),
+        (1e308, {"add": 1e308}, "1e\\+308 \\+1e\\+308 is inf, not a finite number"),
+        (10**400, {"add": 0.5}, "is inf, not a finite number"),
+    ],
+)
+def test_a_reference_never_sends_a_tool_nan_or_infinity(
+    found: Any, ref: dict[str, Any], message: str
+) -> None:
+    """Casting or adding to a value seen must give a finite number (it gave an unexpected
+    OverflowError, or sent NaN or infinity to the tool)."""
+    sent: list[Any] = []
+
+    @llm_tool
+    def source() -> dict[str, Any]:
+        """A value."""
+        return {"v": found}
+
+    @llm_tool
+    def sink(x: Any = None) -> str:
+        """Take it."""
+        sent.append(x)
+        return "ok"
+
+    arg = {"$from": "call 1", "path": "v", **ref}
+    steps = [{"call": "source"}, {"call": "sink", "args": {"x": arg}}, {"reply": "Done."}]
+    with pytest.raises(ScriptError, match=message) as caught:
+        _run(steps, [source, sink])
+    assert "step 2" in str(caught.value) and sent == []

@@ -123,6 +123,9 @@ def test_only_loopback_and_valid_ports() -> None:
         WireServer(Canned(), host="0.0.0.0")
     with pytest.raises(UsageError, match="port must be"):
         WireServer(Canned(), port=70000)
+    for port in (True, False, -1, 8.0, "8080"):  # True was port 1
+        with pytest.raises(UsageError, match=rf"port must be .*got {port!r}"):
+            WireServer(Canned(), port=port)  # type: ignore[arg-type]
     server = WireServer(Canned())
     with pytest.raises(UsageError, match="not bound yet"):
         _ = server.url

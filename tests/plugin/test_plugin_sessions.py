@@ -26,3 +26,36 @@ def test_sessions_are_closed_after_the_test(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*the run ended after 1 of 2 steps*"])
+
+
+def test_every_session_is_closed_even_when_closing_one_fails(pytester: pytest.Pytester) -> None:
+    """The first session's failure at close did not stop the others being closed (their
+    models were never told the session ended: a cassette or script left unchecked)."""
+    pytester.makepyfile(
+        """
+        import harness
+        from harness import reply
+
+        closed = []
+
+
+        class Recording(harness.ScriptedModel):
+            def end_run(self, *, completed):
+                closed.append(self.name)
+                super().end_run(completed=completed)
+
+
+        def test_three_sessions(harness_session):
+            for name in ("first", "second", "third"):
+                steps = [reply("one"), reply("left")] if name != "third" else [reply("one")]
+                chat = harness_session(Recording(steps, name=name))
+                chat.send("a")
+
+
+        def test_all_three_were_closed():
+            assert closed == ["first", "second", "third"]
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*the run ended after 1 of 2 steps*"])

@@ -13,6 +13,7 @@ from typing import Any
 from harness._errors import MalformedResponse, ProviderError, ProviderTimeout
 from harness.formats._json import SSEEvent, sse_data
 from harness.formats._openai import response_headers as openai_headers
+from harness.formats._read import is_object, malformed, optional_int
 from harness.formats._server import (
     DEFAULT_CHUNK_CHARS,
     DEFAULT_MAX_CHUNKS,
@@ -86,12 +87,18 @@ def _plain(data: Any) -> Any:
     return dump(mode="json", exclude_none=False) if callable(dump) else data
 
 
-def _usage(raw: Mapping[str, Any] | None) -> Usage:
-    raw = raw or {}
-    read = int(raw.get("cache_read_input_tokens") or 0)
-    write = int(raw.get("cache_creation_input_tokens") or 0)
-    inputs = int(raw.get("input_tokens") or 0) + read + write
-    outputs = int(raw.get("output_tokens") or 0)
+_WHAT = "Anthropic message"
+
+
+def _usage(raw: Any) -> Usage:
+    if raw is None:
+        return Usage()
+    if not is_object(raw):
+        raise malformed(_WHAT, "usage", "an object or null", raw)
+    read = optional_int(raw, "cache_read_input_tokens", "usage", _WHAT)
+    write = optional_int(raw, "cache_creation_input_tokens", "usage", _WHAT)
+    inputs = optional_int(raw, "input_tokens", "usage", _WHAT) + read + write
+    outputs = optional_int(raw, "output_tokens", "usage", _WHAT)
     return Usage(
         input_tokens=inputs,
         output_tokens=outputs,

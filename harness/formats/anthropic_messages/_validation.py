@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -143,7 +144,7 @@ def _check_tools(tools: Any) -> list[str]:
         if schema.get("type") != "object":
             raise _bad(f"tools.{index}.custom.input_schema.type: Input should be 'object'")
         names.append(name)
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicates:
         raise _bad(f"tools: Tool names must be unique. Duplicate names: {duplicates[0]}")
     return names
@@ -296,19 +297,35 @@ def _check_references(messages: Sequence[Mapping[str, Any]], names: Sequence[str
     """Every ``tool_reference`` (in a ``tool_result``) and every ``tool_addition`` by
     reference names a tool of ``tools`` (or one an earlier addition defined inline)."""
     known = set(names)
-    for message in messages:
-        for block in _blocks(message.get("content")):
+    for index, message in enumerate(messages):
+        for position, block in enumerate(_blocks(message.get("content"))):
             kind = block.get("type")
+            where = f"messages.{index}.content.{position}"
             if kind == "tool_result":
-                for inner in _blocks(block.get("content")):
-                    name = inner.get("tool_name")
-                    if inner.get("type") == "tool_reference" and name not in known:
-                        raise _bad(f"Tool reference '{name}' not found in available tools")
+                for inner_position, inner in enumerate(_blocks(block.get("content"))):
+                    if inner.get("type") == "tool_reference":
+                        name = _reference_name(
+                            inner, "tool_name", f"{where}.content.{inner_position}"
+                        )
+                        if name not in known:
+                            raise _bad(f"Tool reference '{name}' not found in available tools")
             elif kind == "tool_addition" and isinstance(block.get("tool"), Mapping):
                 tool = block["tool"]
                 if tool.get("type") == "tool_definition":
                     definition = tool.get("definition")
                     if isinstance(definition, Mapping) and isinstance(definition.get("name"), str):
                         known.add(definition["name"])
-                elif tool.get("type") == "tool_reference" and tool.get("name") not in known:
-                    raise _bad(f"Tool reference '{tool.get('name')}' not found in available tools")
+                elif tool.get("type") == "tool_reference":
+                    name = _reference_name(tool, "name", f"{where}.tool")
+                    if name not in known:
+                        raise _bad(f"Tool reference '{name}' not found in available tools")
+
+
+def _reference_name(reference: Mapping[str, Any], key: str, where: str) -> str:
+    """The tool a ``tool_reference`` names, or the API's 400 for a missing or non-string one."""
+    name = reference.get(key)
+    if key not in reference:
+        raise _bad(f"{where}.{key}: Field required")
+    if not isinstance(name, str):
+        raise _bad(f"{where}.{key}: Input should be a valid string")
+    return name

@@ -19,10 +19,12 @@ from harness._validation import assert_never
 from harness.formats._history import WireHistory
 from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
+    check_choice_mode,
     check_schema,
     check_tools,
     json_schema_format,
     missing_name,
+    missing_parameter,
     require_object,
     text_of,
     validate_strict,
@@ -196,6 +198,41 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
         param="tool_choice",
         code="invalid_value",
     )
+
+
+def check_tool_choice(value: Any) -> Any:
+    """``value`` if the API takes it as ``tool_choice``, else its 400 (the server side:
+    ``{"type": "function"}`` needs its ``function`` and name, an allowed subset a mode of
+    ``auto`` or ``required`` and a list of tools)."""
+    if not isinstance(value, Mapping):
+        return value  # a string: tool_choice_from_param knows the three
+    kind = value.get("type")
+    if kind is None:
+        raise missing_parameter("tool_choice.type")
+    if not isinstance(kind, str):
+        raise invalid_type("tool_choice.type", "a string", kind)
+    if kind in ("function", "custom"):
+        inner = value.get(kind)
+        if not isinstance(inner, Mapping):
+            raise missing_parameter(f"tool_choice.{kind}")
+        if not isinstance(inner.get("name"), str):
+            raise missing_parameter(f"tool_choice.{kind}.name")
+    elif kind == "allowed_tools":
+        inner = value.get("allowed_tools")
+        if not isinstance(inner, Mapping):
+            raise missing_parameter("tool_choice.allowed_tools")
+        check_choice_mode(inner.get("mode"), "tool_choice.allowed_tools.mode")
+        if not isinstance(inner.get("tools"), list):
+            raise invalid_type("tool_choice.allowed_tools.tools", "an array", inner.get("tools"))
+    else:
+        raise WireError(
+            400,
+            f"Invalid value: '{kind}'. Supported values are: 'function', "
+            "'allowed_tools' and 'custom'.",
+            param="tool_choice.type",
+            code="invalid_value",
+        )
+    return value
 
 
 # -- messages ------------------------------------------------------------------------------
@@ -478,7 +515,7 @@ def _settings(body: Mapping[str, Any]) -> ModelSettings:
         output_schema = spec.get("schema")
         output_name = spec.get("name")
     return ModelSettings(
-        tool_choice=tool_choice_from_param(body.get("tool_choice")),
+        tool_choice=tool_choice_from_param(check_tool_choice(body.get("tool_choice"))),
         parallel_tool_calls=body.get("parallel_tool_calls"),
         output_schema=output_schema,
         output_name=output_name,

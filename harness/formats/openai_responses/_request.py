@@ -18,10 +18,12 @@ from harness._validation import assert_never
 from harness.formats._history import TurnKey, WireHistory, message_key
 from harness.formats._native_rules import NativeRules, native_problem
 from harness.formats._openai import (
+    check_choice_mode,
     check_schema,
     check_tools,
     json_schema_format,
     missing_name,
+    missing_parameter,
     require_object,
     text_of,
     validate_strict,
@@ -32,6 +34,7 @@ from harness.formats._server import (
     WireError,
     WireRequest,
     count_iteration,
+    invalid_type,
     require_model,
     require_stream,
 )
@@ -189,8 +192,21 @@ def _tools_from_body(body: Mapping[str, Any]) -> list[ToolDefinition]:
             tools.append(tool_from_param(entry, index))
         elif kind == "namespace":
             namespace = entry.get("name")
+            if not isinstance(namespace, str):
+                raise invalid_type(f"tools[{index}].name", "a string", namespace)
+            if not namespace:
+                raise WireError(
+                    400,
+                    f"Invalid 'tools[{index}].name': empty string. Expected a string with "
+                    "minimum length 1, but got an empty string instead.",
+                    param=f"tools[{index}].name",
+                    code="empty_string",
+                )
+            members = entry.get("tools")
+            if not isinstance(members, list):
+                raise invalid_type(f"tools[{index}].tools", "an array", members)
             deferred = entry.get("defer_loading") is True
-            for member in entry.get("tools") or ():
+            for member in members:
                 if isinstance(member, Mapping) and member.get("type", "function") == "function":
                     tool = tool_from_param(
                         member, index, namespace=namespace if namespace else None
@@ -248,6 +264,24 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
         param="tool_choice",
         code="invalid_value",
     )
+
+
+def check_tool_choice(value: Any) -> Any:
+    """``value`` if the API takes it as ``tool_choice``, else its 400 (the server side:
+    a named function needs its name, an allowed subset a mode of ``auto`` or ``required``
+    and a list of tools)."""
+    if not isinstance(value, Mapping):
+        return value  # a string: tool_choice_from_param knows the three
+    kind = value.get("type")
+    if kind is None:
+        raise missing_parameter("tool_choice.type")
+    if kind in ("function", "custom") and not isinstance(value.get("name"), str):
+        raise missing_parameter("tool_choice.name")
+    if kind == "allowed_tools":
+        check_choice_mode(value.get("mode"), "tool_choice.mode")
+        if not isinstance(value.get("tools"), list):
+            raise invalid_type("tool_choice.tools", "an array", value.get("tools"))
+    return value
 
 
 # -- the request body: neutral -> body -----------------------------------------------------
@@ -618,7 +652,7 @@ def _settings(body: Mapping[str, Any]) -> ModelSettings:
     if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema":
         schema, name = fmt.get("schema"), fmt.get("name")
     return ModelSettings(
-        tool_choice=tool_choice_from_param(body.get("tool_choice")),
+        tool_choice=tool_choice_from_param(check_tool_choice(body.get("tool_choice"))),
         parallel_tool_calls=body.get("parallel_tool_calls"),
         output_schema=schema,
         output_name=name,
@@ -639,7 +673,10 @@ def _read(
     else:
         tools = tuple(_tools_from_body(body))
         check_tools(
+            # the cap counts the tools loaded up front: deferred ones wait for a search
+            # (the tool search guide's catalogs are larger than any cap)
             tools,
+            loaded=[t for t in tools if not t.defer_loading],
             name_path=lambda i: f"tools[{i}].name",
             parameters_path=lambda i: f"tools[{i}].parameters",
         )

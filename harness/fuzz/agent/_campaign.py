@@ -19,7 +19,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness._validation import check_choice, check_output, is_int, is_number
 from harness.fuzz._profiles import choose_profile
-from harness.fuzz._watchdog import WATCHDOG_SECONDS
+from harness.fuzz._watchdog import WATCHDOG_SECONDS, watched
 from harness.fuzz.agent._report import AgentFuzzReport
 from harness.fuzz.agent._search import (
     Guidance,
@@ -115,7 +115,9 @@ def fuzz_agent(
     after ``max_examples`` examples or ``max_seconds`` seconds (defaults: the
     profile's, see ``AGENT_PROFILES``). ``workers`` processes (or Ray: ``"local"`` or
     an address) search with distinct seeds; the first failure wins. A call still
-    running after ``hang_seconds`` is a hang (when the agent sets no ``tool_timeout``).
+    running after ``hang_seconds`` is a hang (when the agent sets no ``tool_timeout``);
+    a factory or property call running that long is a ``UsageError`` naming it.
+    ``hang_seconds`` is never more than ``max_seconds``.
     ``guidance`` picks the search (see ``Guidance``); ``replay_check`` replays an
     example now and then on a fresh agent to detect state shared between examples.
     Bad input raises ``UsageError`` before the search starts.
@@ -141,8 +143,12 @@ def fuzz_agent(
     built, name = load_agent_factory(factory)
     props = [load_property(p) for p in properties]
     names = [p if isinstance(p, str) else describe_factory(p) for p in properties]
-    _check_shared_instances(built, name)
     _profile, budget = _profile_budget(profile)
+    seconds = float(max_seconds) if max_seconds is not None else budget.seconds
+    # the agent's own code (tools, strategies, the factory, properties) never runs longer
+    # than the whole search may
+    hang_seconds = min(float(hang_seconds), seconds)
+    _check_shared_instances(watched(built, hang_seconds), name)
     chosen_seed = seed if seed is not None else budget.seed
     if chosen_seed is None:
         chosen_seed = random.randrange(1_000_000)
@@ -153,13 +159,13 @@ def fuzz_agent(
         else None,
         seed=chosen_seed,
         max_examples=max_examples if max_examples is not None else budget.examples,
-        max_seconds=float(max_seconds) if max_seconds is not None else budget.seconds,
+        max_seconds=seconds,
         max_turns=max_turns,
         guidance=guidance,
         swarm=swarm,
         output=folder,
         replay_check=replay_check,
-        hang_seconds=float(hang_seconds),
+        hang_seconds=hang_seconds,
         import_paths=tuple(p for p in sys.path if p),
     )
     if workers > 1 or ray:

@@ -15,6 +15,7 @@ the second time, which makes every counterexample unreliable, so it is a usage e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ from harness._errors import (
     StrategyError,
     UsageError,
 )
+from harness._secrets import scrub_message
 from harness.fuzz._watchdog import WatchdogTimeout, watchdog as guard
 from harness.fuzz.agent._runs import FuzzedRun
 from harness.loop import ModelRequest, ModelResponse
@@ -82,7 +84,7 @@ def _crash(run: AgentRun, played: bool) -> Finding | None:
         return None
     if isinstance(error, UsageError) and not played:
         # before the model's first turn: the agent cannot run at all
-        raise UsageError(f"the agent cannot run: {_describe(error)}") from error
+        raise UsageError(scrub_message(f"the agent cannot run: {_describe(error)}")) from error
     if isinstance(error, StrategyError):
         return Finding(name="crash", message=f"an injection strategy crashed: {_describe(error)}")
     if isinstance(error, HarnessError):
@@ -130,21 +132,24 @@ def judge(
     agent set its own). A property raising anything but ``AssertionError`` raises
     ``UsageError``.
     """
+    hidden = agent.secret_values()
     found = _hang(run, watchdog) or _crash(run, played)
-    if found is not None:
-        return found
-    violations = check_invariants(
-        run.trace,
-        run.messages,
-        error=run.error,
-        max_iterations=agent.options.max_iterations,
-        secrets=agent.secret_values(),
-        definitions=definitions,
-    )
-    if violations:
-        first = violations[0]
-        return Finding(name=f"invariant:{first.invariant}", message=first.message)
-    return check_properties(run, properties)
+    if found is None:
+        violations = check_invariants(
+            run.trace,
+            run.messages,
+            error=run.error,
+            max_iterations=agent.options.max_iterations,
+            secrets=hidden,
+            definitions=definitions,
+        )
+        if violations:
+            first = violations[0]
+            found = Finding(name=f"invariant:{first.invariant}", message=first.message)
+    if found is None:
+        return check_properties(run, properties, hidden=hidden)
+    # the message quotes the agent's own errors: scrubbed like a tool's error message
+    return dataclasses.replace(found, message=scrub_message(found.message, hidden))
 
 
 def judge_fuzzed(

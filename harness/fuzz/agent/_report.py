@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from harness._secrets import scrub_message
 from harness.fuzz.agent._args import short_repr
 from harness.fuzz.agent._judge import Finding
 from harness.fuzz.agent._shrink import step_calls
@@ -65,8 +67,12 @@ def describe_steps(steps: list[dict[str, Any]], run: AgentRun) -> list[str]:
     return lines
 
 
-def counterexample_text(steps: list[dict[str, Any]], run: AgentRun) -> str:
-    """The calls the model made, numbered, with arguments, then the timeline table."""
+def counterexample_text(
+    steps: list[dict[str, Any]], run: AgentRun, *, hidden: Sequence[Any] = ()
+) -> str:
+    """The calls the model made, numbered, with arguments, then the timeline table;
+    registered secrets and ``hidden`` (the agent's preset and context values) scrubbed,
+    as the run's error comes from the agent's code."""
     lines = [f"counterexample ({len(steps)} model turn(s)):"]
     lines += [f"  {n}. {line}" for n, line in enumerate(describe_steps(steps, run), start=1)]
     error = run.error
@@ -76,7 +82,7 @@ def counterexample_text(steps: list[dict[str, Any]], run: AgentRun) -> str:
     if rows:
         lines.append("timeline:")
         lines += [f"  {line}" for line in format_timeline(rows).splitlines()]
-    return "\n".join(lines)
+    return scrub_message("\n".join(lines), hidden)
 
 
 @dataclasses.dataclass(kw_only=True)

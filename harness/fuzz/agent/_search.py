@@ -12,6 +12,7 @@ and Ray run several (``_parallel``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import socket
@@ -26,7 +27,12 @@ from hypothesis.errors import Flaky, Unsatisfiable
 
 from harness._errors import ScriptError, UsageError
 from harness.fuzz._loop_options import FUZZ_DEFAULTS
-from harness.fuzz._watchdog import WATCHDOG_SECONDS, WatchdogTimeout, signal_watchdog_available
+from harness.fuzz._watchdog import (
+    WATCHDOG_SECONDS,
+    WatchdogTimeout,
+    signal_watchdog_available,
+    watched,
+)
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
 from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
@@ -233,13 +239,16 @@ class _Search:
         """The fewest turns of ``steps`` that still make the progress ``brought``."""
 
         def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
-            run, _agent, _definitions, _played = replay_steps(
-                self.factory,
-                [*candidate, {"reply": ANSWER}],
-                name=self.name,
-                defaults=self.defaults,
-                watchdog=self._signal_seconds(),
-            )
+            try:
+                run, _agent, _definitions, _played = replay_steps(
+                    self.factory,
+                    [*candidate, {"reply": ANSWER}],
+                    name=self.name,
+                    defaults=self.defaults,
+                    watchdog=self._signal_seconds(),
+                )
+            except UsageError as exc:  # out of hypothesis, which would call it flaky
+                raise AgentAbort(exc) from exc
             if isinstance(run.error, ScriptError):
                 return None
             return run if brought <= run_features(run.trace, run.error) else None
@@ -413,7 +422,9 @@ class _Search:
             report.found_cpu = self.found_cpu
             report.examples_to_find = self.examples_to_find
             report.steps = len(shrunk.steps)
-            report.counterexample_text = counterexample_text(shrunk.steps, shrunk.run)
+            report.counterexample_text = counterexample_text(
+                shrunk.steps, shrunk.run, hidden=fuzzed.agent.secret_values()
+            )
             if self.config.output is not None:
                 options = dict(self.defaults)
                 if finding.name == "hang":  # so that `harness run` does not hang on it
@@ -463,7 +474,10 @@ def search(
     property_names: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
-    """Run one search in this process (see the module docstring)."""
+    """Run one search in this process (see the module docstring). The factory and the
+    properties are the agent's own code: each call is bounded by ``hang_seconds``."""
+    factory = watched(factory, config.hang_seconds)
+    properties = [watched(p, config.hang_seconds) for p in properties]
     return _Search(
         config, factory, name, properties, property_names=property_names, progress=progress
     ).run()
@@ -478,4 +492,7 @@ def search_entry(config: SearchConfig) -> AgentFuzzReport:
     factory, name = load_agent_factory(config.factory_spec)
     specs = config.properties_spec or ()
     props = [load_property(p) for p in specs]
-    return search(config, factory, name, props, property_names=list(specs))
+    # a worker's stdout may be the JSON report's (`harness fuzz --json`): the agent's
+    # print() goes to stderr
+    with contextlib.redirect_stdout(sys.stderr):
+        return search(config, factory, name, props, property_names=list(specs))

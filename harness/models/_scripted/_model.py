@@ -38,6 +38,7 @@ from harness.models._scripted._steps import (
 from harness.models._scripted._steps_data import step_from_data, steps_from_data
 from harness.tools import match_names
 from harness.tools._definitions import ToolDefinition
+from harness.tools._patterns import PatternTimeout
 from harness.tools._search import BM25Index, regex_search
 
 __all__ = ["ScriptedModel"]
@@ -140,11 +141,13 @@ class ScriptedModel(Model):
     """
 
     __test__ = False
-    capabilities = ModelCapabilities(
-        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True
-    )
-    """A fake plays any provider's native tools: searches (``search`` steps) and allowed
-    subsets (calls outside one are script errors)."""
+    capabilities = ModelCapabilities(allowed_tools=True)
+    """What the loop may ask of it: what Chat Completions supports (allowed subsets, no
+    provider-run tool search), so ``ToolSearch()`` offers the local ``tool_search`` tool
+    as it does through the Chat adapter, and a scripted trace names the tools a Chat trace
+    names. To stand for another provider, ``with_capabilities(model, **fields)`` or
+    ``CapabilitiesOverride(model, ANTHROPIC_CAPABILITIES)``: ``search`` steps then play
+    that provider's search."""
 
     def __init__(
         self,
@@ -386,7 +389,13 @@ class ScriptedModel(Model):
                 (*names, tool.name) if tool.name not in names else names,
                 request,
             )
-        found = step.found if step.found is not None else _search(tool, step, request)
+        try:
+            found = step.found if step.found is not None else _search(tool, step, request)
+        except (PatternTimeout, ValueError) as exc:  # a pattern that backtracks or is invalid
+            raise ScriptError(
+                f"{self._where()}: the {tool.search} search for {step.text!r} failed: {exc}; "
+                "use a simpler pattern, or give the tools it finds with search(found=[...])"
+            ) from None
         if isinstance(step.query, Mapping):
             arguments = dict(step.query)
         else:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
@@ -250,11 +251,25 @@ class ValueRef:
                 raise ScriptError(
                     f"reference {self.describe()!r}: {value!r} is not a number"
                 ) from None
+            if not math.isfinite(number):
+                raise ScriptError(
+                    f"reference {self.describe()!r}: {value!r} is not a finite number, so it "
+                    f"has no {self.cast} value to send"
+                )
             value = int(number) if self.cast == "integer" else number
         if self.add:
             if not is_number(value):
                 raise ScriptError(f"reference {self.describe()!r}: cannot add to {value!r}")
-            value = value + self.add
+            try:
+                total = value + self.add
+            except OverflowError:  # an int too large for a float, plus a float
+                total = math.inf
+            if not math.isfinite(total):
+                raise ScriptError(
+                    f"reference {self.describe()!r}: {value!r} {self.add:+g} is {total!r}, not a "
+                    "finite number a tool could be sent"
+                )
+            value = total
         return value
 
 
@@ -284,8 +299,8 @@ def ref_from_data(data: Mapping[str, Any], where: str) -> ValueRef:
     if cast is not None and cast not in _CASTS:
         raise ScriptError(f"{where}: 'as' must be one of {list(_CASTS)}, got {cast!r}")
     add = data.get("add", 0)
-    if not is_number(add):
-        raise ScriptError(f"{where}: 'add' must be a number, got {add!r}")
+    if not is_number(add) or not math.isfinite(add):
+        raise ScriptError(f"{where}: 'add' must be a finite number, got {add!r}")
     path = data.get("path")
     if path is not None and not isinstance(path, str):
         raise ScriptError(f"{where}: 'path' must be a text like 'orders[0].id', got {path!r}")

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from harness._errors import UsageError
-from harness._validation import check_int
+from harness._validation import check_int, is_int
 from harness.formats import Strictness, WireError
 from harness.formats._server import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_CHUNKS
 from harness.loop import Model
@@ -374,7 +374,7 @@ class WireServer:
                 f"the fake server only binds to loopback, got host={host!r}; "
                 f"use one of {sorted(LOOPBACK_HOSTS)}"
             )
-        if not isinstance(port, int) or not 0 <= port <= 65535:
+        if not is_int(port, minimum=0) or port > 65535:
             raise UsageError(f"port must be 0 (any free port) to 65535, got {port!r}")
         self.app = WireApp(model, profile=profile, chunk_chars=chunk_chars, max_chunks=max_chunks)
         self._address = (host, port)
