@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -501,3 +502,51 @@ def test_invoke_model_recordings_are_read_by_the_anthropic_codec() -> None:
     assert list(bc.INVOKE_CODEC.parse_request(body).messages) == [UserMessage(content="hi")]
     with pytest.raises(ValueError, match="not an Anthropic Messages body"):
         bc.INVOKE_CODEC.parse_request({"inputText": "titan"})
+
+
+# -- the fake's reader: a repeated history is read once -------------------------------------
+
+
+@SETTINGS
+@given(request=requests())
+def test_the_reader_reads_each_growing_body_as_a_whole_reading_would(request: ModelRequest) -> None:
+    """The conversation's bodies one after the other (each repeats the last one's history
+    and adds to it), then a body that is not a continuation: one reader gives what a
+    fresh reading gives for each."""
+    reader = bc.RequestReader()
+    body = _wire(bc.request_body(request, model="m"))
+    messages = body["messages"]
+    for end in [*range(1, len(messages) + 1), 1]:
+        grown = {**body, "messages": messages[:end]}
+        try:
+            expected = bc.request_from_body(grown)
+        except bc.ConverseWireError as exc:  # a history cut after a call: refused alike
+            with pytest.raises(bc.ConverseWireError, match=re.escape(exc.message)):
+                reader.read(grown)
+            continue
+        assert reader.read(grown).request == expected.request
+
+
+def test_a_resumed_reading_still_checks_the_turn_after_the_repeated_history() -> None:
+    reader = bc.RequestReader()
+    user = {"role": "user", "content": [{"text": "q"}]}
+    use = {
+        "role": "assistant",
+        "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}],
+    }
+    config = {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {}}}}]}
+    reader.read({"messages": [user, use], "toolConfig": config})
+    stray = {
+        "role": "user",
+        "content": [{"toolResult": {"toolUseId": "t9", "content": [{"text": "r"}]}}],
+    }
+    with pytest.raises(bc.ConverseWireError, match="for the following Ids: t1"):
+        reader.read({"messages": [user, use, stray], "toolConfig": config})
+    with pytest.raises(bc.ConverseWireError, match=re.escape(bc.NO_TOOL_CONFIG)):
+        reader.read({"messages": [user, use, stray]})  # the tool blocks seen before count
+    answer = {
+        "role": "user",
+        "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "r"}]}}],
+    }
+    read = reader.read({"messages": [user, use, answer], "toolConfig": config})
+    assert read.request.messages[-1] == ToolMessage(tool_call_id="t1", content="r")

@@ -13,14 +13,19 @@ Deferred tools are sent once the history revealed them, as in Chat Completions.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
-from harness.formats._server import Strictness, WireRequest
-from harness.formats.bedrock_converse._validation import ConverseWireError, validate_body
+from harness.formats._server import IncrementalReader, Strictness, WireRequest
+from harness.formats.bedrock_converse._validation import (
+    Checked,
+    ConverseWireError,
+    validate_from,
+)
 from harness.formats.openai_chat._request import _sent_tools as sent_tools
 from harness.loop import ModelRequest, ModelSettings
 from harness.messages import (
@@ -384,15 +389,22 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     images and documents of user turns are kept as ``[kind]`` markers, ``reasoningContent``
     of assistant turns is left out, and ``cachePoint`` blocks carry no text.
     """
+    return _request(body, _history(body.get("messages") or ()))
+
+
+def _history(raw: Iterable[Any]) -> list[Message]:
+    return [m for data in raw if isinstance(data, Mapping) for m in _read_message(data)]
+
+
+def _request(body: Mapping[str, Any], history: Sequence[Message]) -> ModelRequest:
+    """The request of ``body`` whose ``messages`` read as ``history``."""
     messages: list[Message] = []
     system = body.get("system")
     for block in system if isinstance(system, list) else ():
         if isinstance(block, Mapping) and isinstance(block.get("text"), str):
             messages.append(SystemMessage(content=block["text"]))
     tools = tuple(tools_from_config(body.get("toolConfig")))
-    for data in body.get("messages") or ():
-        if isinstance(data, Mapping):
-            messages.extend(_read_message(data))
+    messages.extend(history)
     return ModelRequest(
         messages=messages,
         tools=tools,
@@ -407,26 +419,54 @@ def request_from_body(body: Any, *, profile: Strictness = "default") -> WireRequ
     ``ValidationException``) if the API would refuse it. ``body`` is the operation's input:
     the HTTP body, with the ``modelId`` of the path (the fake adds it; the adapter's
     keyword arguments have it)."""
+    return _read(body, profile, None)[0]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Accepted:
+    """The history of the last body the fake accepted: its messages as sent, as read, and
+    what the checks knew after them."""
+
+    raw: list[Any]
+    history: list[Message]
+    checked: Checked
+
+
+def _repeats(raw: Sequence[Any], accepted: _Accepted | None) -> bool:
+    """``raw`` starts with the accepted history (the same decoded objects, or equal)."""
+    if accepted is None or len(raw) < len(accepted.raw):
+        return False
+    return all(a is b or a == b for a, b in zip(accepted.raw, raw, strict=False))
+
+
+def _read(
+    body: Any, profile: Strictness, accepted: _Accepted | None
+) -> tuple[WireRequest, _Accepted]:
+    """Read and check ``body``, resuming after ``accepted`` when it repeats that history."""
     if not isinstance(body, Mapping):
         raise ConverseWireError(
-            400, "The request body could not be read: expected a JSON object", kind="Serialization"
+            400,
+            "The request body could not be read: expected a JSON object",
+            type="SerializationException",
         )
-    validate_body(body, profile=profile)
-    return WireRequest(
+    raw = body.get("messages")
+    known = accepted if isinstance(raw, list) and _repeats(raw, accepted) else None
+    start = known.checked if known is not None else Checked()
+    checked = validate_from(body, start, profile=profile)[1]
+    assert isinstance(raw, list)  # validated
+    history = (known.history if known is not None else []) + _history(raw[start.count :])
+    wire = WireRequest(
         model=str(body.get("modelId") or ""),
-        request=read_request(body),
+        request=_request(body, history),
         stream=False,
         body=body,
     )
+    return wire, _Accepted(raw=list(raw), history=history, checked=checked)
 
 
-class RequestReader:
-    """The fake's reader of Converse bodies (the same interface as the other formats';
-    Converse bodies are read whole)."""
+class RequestReader(IncrementalReader[_Accepted]):
+    """The fake's reader of Converse bodies: it remembers the last accepted history, so
+    that a body repeating it has only its new messages checked and read."""
 
     def __init__(self, *, profile: Strictness = "default") -> None:
-        self.profile: Strictness = profile
-
-    def read(self, body: Any) -> WireRequest:
-        """The request of ``body``; ``ConverseWireError`` if the API would refuse it."""
-        return request_from_body(body, profile=self.profile)
+        super().__init__(_read, profile=profile)

@@ -24,6 +24,7 @@ names must be declared in ``toolConfig.tools``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -35,8 +36,10 @@ __all__ = [
     "BLOCK_MEMBERS",
     "ERROR_TYPES",
     "NO_TOOL_CONFIG",
+    "Checked",
     "ConverseWireError",
     "validate_body",
+    "validate_from",
 ]
 
 NO_TOOL_CONFIG = (
@@ -151,9 +154,22 @@ def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [b for b in message.get("content") or () if isinstance(b, Mapping)]
 
 
-def _check_shape(messages: Sequence[Any]) -> None:
-    previous = None
-    for index, message in enumerate(messages):
+@dataclasses.dataclass(frozen=True, slots=True)
+class Checked:
+    """What the checks know after the first ``count`` messages of a history: the role of
+    the last one, the ``toolUse`` ids it left to answer, whether any tool block was seen.
+    The fake's reader resumes from it when the next request repeats those messages."""
+
+    count: int = 0
+    role: str | None = None
+    expected: tuple[str, ...] = ()
+    uses_tools: bool = False
+
+
+def _check_shape(messages: Sequence[Any], start: Checked) -> None:
+    previous = start.role
+    for index in range(start.count, len(messages)):
+        message = messages[index]
         if not isinstance(message, Mapping):
             raise _bad(f"messages.{index}: expected an object with role and content")
         role = message.get("role")
@@ -215,10 +231,12 @@ def _check_block(block: Any, index: int, position: int, role: str) -> None:
             )
 
 
-def _check_pairs(messages: Sequence[Mapping[str, Any]]) -> None:
-    """Every ``toolUse`` answered by a ``toolResult`` in the next message; no stray results."""
-    expected: list[str] = []
-    for index, message in enumerate(messages):
+def _check_pairs(messages: Sequence[Mapping[str, Any]], start: Checked) -> list[str]:
+    """Every ``toolUse`` answered by a ``toolResult`` in the next message; no stray results.
+    The ids the last message leaves to answer."""
+    expected: list[str] = list(start.expected)
+    for index in range(start.count, len(messages)):
+        message = messages[index]
         blocks = _blocks(message)
         if message.get("role") == "assistant":
             if expected:
@@ -235,6 +253,7 @@ def _check_pairs(messages: Sequence[Mapping[str, Any]]) -> None:
         if missing:
             raise _missing(index, missing)
         expected = []
+    return expected
 
 
 def _missing(index: int, ids: Sequence[str]) -> ConverseWireError:
@@ -287,6 +306,15 @@ def validate_body(body: Mapping[str, Any], *, profile: Strictness = "default") -
 
     Raises ``ConverseWireError`` (400 ``ValidationException``) on the first problem.
     """
+    return validate_from(body, Checked(), profile=profile)[0]
+
+
+def validate_from(
+    body: Mapping[str, Any], start: Checked, *, profile: Strictness = "default"
+) -> tuple[list[str], Checked]:
+    """``validate_body`` for a body whose first ``start.count`` messages were checked
+    already (an earlier request of the conversation): only the rest are; the declared
+    tool names and what the checks know after the whole history."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise _constraint(None, "messages", "Member must not be null")
@@ -295,12 +323,17 @@ def validate_body(body: Mapping[str, Any], *, profile: Strictness = "default") -
         raise _bad("system: expected a list of system content blocks")
     config = body.get("toolConfig")
     names = _check_tools(config)
-    _check_shape(messages)
-    uses_tools = any("toolUse" in b or "toolResult" in b for m in messages for b in _blocks(m))
+    _check_shape(messages, start)
+    uses_tools = start.uses_tools or any(
+        "toolUse" in b or "toolResult" in b for m in messages[start.count :] for b in _blocks(m)
+    )
     if uses_tools and config is None:
         raise _bad(NO_TOOL_CONFIG)
-    _check_pairs(messages)
+    expected = _check_pairs(messages, start)
     _check_choice(config, names)
     if profile == "strict":
         _check_strict(messages, names)
-    return names
+    role = messages[-1].get("role") if messages else None
+    return names, Checked(
+        count=len(messages), role=role, expected=tuple(expected), uses_tools=uses_tools
+    )
