@@ -19,6 +19,8 @@ __all__ = ["EXTRAS", "require"]
 
 EXTRAS: dict[str, str] = {
     "anthropic": "anthropic",
+    "boto3": "bedrock",
+    "botocore": "bedrock",
     "faker": "personas",
     "hypothesis": "fuzz",
     "hypothesis_jsonschema": "fuzz",

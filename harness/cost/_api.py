@@ -120,7 +120,10 @@ def analyse_cassette(
     format_name = turns[0][1].name
     if format_name not in FORMATS:
         raise UsageError(f"cassette {cassette.name!r}: no cache model for format {format_name!r}")
-    model = model or body_model(turns[0][0].request.json())
+    first, codec = turns[0]
+    model = model or body_model(first.request.json()) or codec.model_of(first.path)
+    # a Bedrock recording's cachePoint blocks are all its checkpoints (no automatic caching)
+    automatic = automatic and format_name != "bedrock-converse"
     chosen = rules or cache_rules(format_name, model, automatic=automatic)
     counter = (
         checked_tokenizer(tokenizer)

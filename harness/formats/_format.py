@@ -37,7 +37,14 @@ class RequestReader(Protocol):
 
 
 class WireFormat(Protocol):
-    """One wire format, both sides (a module of ``harness.formats``)."""
+    """One wire format, both sides (a module of ``harness.formats``).
+
+    A format whose path carries the model and the operation (Bedrock's
+    ``/model/{modelId}/converse-stream``) also has ``route_of(path)`` (what the path says:
+    ``model``, ``stream``, or ``None`` for another path), and a format that does not stream
+    server-sent events has ``stream_frames(events)`` (its ``content-type`` and frames);
+    the fake reads both when a format has them.
+    """
 
     NAME: str
     """The format's name (cassette codec name, ``provider_extra`` key)."""
@@ -136,13 +143,15 @@ class WireFormat(Protocol):
 
 
 def wire_formats() -> tuple[WireFormat, ...]:
-    """The built-in formats: Chat Completions, Responses, Anthropic Messages."""
-    from harness.formats import anthropic_messages, openai_chat, openai_responses
+    """The built-in formats: Chat Completions, Responses, Anthropic Messages, Bedrock
+    Converse."""
+    from harness.formats import anthropic_messages, bedrock_converse, openai_chat, openai_responses
 
     chat: WireFormat = openai_chat
     responses: WireFormat = openai_responses
     messages: WireFormat = anthropic_messages
-    return (chat, responses, messages)
+    converse: WireFormat = bedrock_converse
+    return (chat, responses, messages, converse)
 
 
 def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
