@@ -98,6 +98,7 @@ class CassetteModel(Model):
             # it replays whatever was recorded: the native tools of any provider
             tool_search=("regex", "bm25", "hosted", "client"),
             allowed_tools=True,
+            tool_additions=True,
         )
 
     @property

@@ -88,7 +88,11 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             )
         changes = " ".join(
             [
-                *(f"[green]+{escape(n)}[/green]" for n in row.injected),
+                *(
+                    f"[green]+{escape(n)}[/green]"
+                    + (" [cyan](addition)[/cyan]" if n in row.added else "")
+                    for n in row.injected
+                ),
                 *(f"[red]-{escape(n)}[/red]" for n in row.removed),
             ]
         )

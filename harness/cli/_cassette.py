@@ -134,18 +134,26 @@ def to_scenario_command(
     except OSError as exc:
         raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
     sessions = data.get("sessions") or [data]
-    requests = sum(_requests(s) for s in sessions)
+    recorded, replies = _counts(file, conversation)
+    more = f", {replies} final repl{'y' if replies == 1 else 'ies'} added" if replies else ""
     console.print(
-        f"wrote {output} ({len(sessions)} session(s), {requests} recorded request(s)); "
+        f"wrote {output} ({len(sessions)} session(s), {recorded} recorded request(s){more}); "
         f"run it with: harness run {output}"
     )
 
 
-def _requests(session: dict[str, Any]) -> int:
-    turns = session.get("turns") or [session.get("model", {})]
-    return sum(
-        1 for turn in turns for step in turn.get("steps", []) if "expect_tool_choice" not in step
+def _counts(file: Path, conversation: int | None) -> tuple[int, int]:
+    """The recorded requests the file replays, and the final replies it adds (one per
+    conversation that ends on a tool call: the loop asks once more)."""
+    from harness.cassettes import conversations_of
+
+    found = conversations_of(file)
+    chosen = found if conversation is None else [found[conversation - 1]]
+    recorded = sum(len(c.requests) for c in chosen)
+    replies = sum(
+        1 for c in chosen if c.responses[-1] is not None and c.responses[-1].message.tool_calls
     )
+    return recorded, replies
 
 
 @cassette_app.command("check")

@@ -141,10 +141,10 @@ class ScriptedModel(Model):
 
     __test__ = False
     capabilities = ModelCapabilities(
-        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True
+        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True, tool_additions=True
     )
-    """A fake plays any provider's native tools: searches (``search`` steps) and allowed
-    subsets (calls outside one are script errors)."""
+    """A fake plays any provider's native tools: searches (``search`` steps), allowed
+    subsets (calls outside one are script errors) and tools added mid-conversation."""
 
     def __init__(
         self,
