@@ -2,6 +2,7 @@
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
 from harness.injection._allowed import AllowedTools
+from harness.injection._delivery import AddTools, Delivery
 from harness.injection._blackboard import blackboard_entries, safe_value_text
 from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
@@ -67,12 +68,14 @@ __all__ = [
     "ALREADY_EXPANDED",
     "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
+    "AddTools",
     "AgentOutcome",
     "AllowedTools",
     "Budget",
     "ChainedType",
     "Condition",
     "DeclaredChanges",
+    "Delivery",
     "EntityDiscovery",
     "Facade",
     "FacadeClassSpec",

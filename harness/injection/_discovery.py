@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
 from harness._validation import choice_problem, int_problem
+from harness.injection._delivery import Delivery, Via
 from harness.injection._providers import (
     _SCALARS,
     WALK_LIMIT,
@@ -48,6 +49,9 @@ class EntityDiscovery(InjectionStrategy):
         max_walk: most objects visited when searching one result for providers; a
             larger result is searched only that far (``LimitReached`` with
             ``limit="max_walk"``, or ``InjectionLimitExceeded`` under ``on_limit="raise"``).
+        via: how the found tools reach the model: ``edit`` (declared in ``tools``) or
+            ``addition`` (the provider's mid-conversation addition, ``tools`` kept; an
+            edit where the model has none), or a ``Delivery``.
     """
 
     @property
@@ -64,7 +68,9 @@ class EntityDiscovery(InjectionStrategy):
         on_limit: LimitPolicy = "event",
         hint: bool = False,
         max_walk: int = WALK_LIMIT,
+        via: Via | Delivery = "edit",
     ) -> None:
+        self.delivery = Delivery.of(via, name="EntityDiscovery via")
         problems = []
         walk_problem = int_problem(max_walk, name="max_walk", minimum=1)
         if walk_problem:
@@ -253,13 +259,14 @@ class EntityDiscovery(InjectionStrategy):
         note = None
         if self.hint and add:
             note = "[New tools available: " + ", ".join(t.name for t in add) + "]"
-        return ToolsetChange(
+        change = ToolsetChange(
             add=tuple(add),
             remove=tuple(remove),
             reason=f"{source} returned {', '.join(found)}" if found else f"{source}: nothing added",
             events=tuple(events),
             result_note=note,
         )
+        return self.delivery.deliver(change, context)
 
 
 _Hits = dict[str, tuple[int, list[str]]]
