@@ -88,11 +88,9 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             )
         changes = " ".join(
             [
-                *(
-                    f"[green]+{escape(n)}[/green]"
-                    + (" [cyan](addition)[/cyan]" if n in row.added else "")
-                    for n in row.injected
-                ),
+                *(f"[green]+{escape(n)}[/green]" for n in row.injected if n not in row.added),
+                *(f"[green]+{escape(n)}[/green]" for n in row.added),
+                *(["[cyan](by addition)[/cyan]"] if row.added else []),
                 *(f"[red]-{escape(n)}[/red]" for n in row.removed),
             ]
         )

@@ -22,7 +22,7 @@ harness writes). Each injection is recorded with the delivery it got
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
@@ -51,16 +51,22 @@ class Delivery:
         check_choice(self.native, Native, name="native")
 
     @classmethod
-    def of(cls, value: Via | Delivery, *, name: str = "via") -> Delivery:
-        """``value`` as a ``Delivery``: one itself, or ``"edit"`` / ``"addition"``."""
+    def of(cls, value: Via | Delivery | Mapping[str, Any], *, name: str = "via") -> Delivery:
+        """``value`` as a ``Delivery``: one itself, ``"edit"`` / ``"addition"``, or its
+        plain-data form ``{via: addition, native: always}`` (scenario files)."""
         if isinstance(value, Delivery):
             return value
+        if isinstance(value, Mapping) and set(value) <= {"via", "native"} and "via" in value:
+            try:
+                return cls(value["via"], native=value.get("native", "auto"))
+            except UsageError as exc:
+                raise UsageError(f"{name}={dict(value)!r}: {exc}") from None
         if value not in ("edit", "addition"):
             raise UsageError(
-                f"{name}={value!r}: give 'edit', 'addition' or a harness.injection.Delivery "
-                "(e.g. Delivery('addition', native='always'))"
+                f"{name}={value!r}: give 'edit', 'addition', {{via: addition, native: always}} "
+                "or a harness.injection.Delivery (e.g. Delivery('addition', native='always'))"
             )
-        return cls(value)
+        return cls(value)  # type: ignore[arg-type]
 
     def uses_addition(self, context: InjectionContext) -> bool:
         """Whether this run's changes go by addition (``UsageError`` for ``always`` on a
