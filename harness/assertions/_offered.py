@@ -246,7 +246,7 @@ class _Changed(Expectation):
             if change.initial or not matching(pattern, self._names(change)):
                 continue
             recorded = f"{self.kind} at iteration {iteration}"
-            if self.kind == "injected":
+            if self.via is not None:
                 recorded += f" via {via!r}"
             if change.strategy:
                 recorded += f" by {change.strategy!r}"

@@ -62,7 +62,8 @@ def render_table(
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
     nested run with ``(handoff)``; tools a search revealed as ``found:name``, tools a
-    client's addition injected as ``added:name`` and tools still deferred as ``?name``. ``width`` cuts each row (not the expected step).
+    client's addition injected as ``added:name`` and tools still deferred as ``?name``.
+    ``width`` cuts each row (not the expected step).
     ``cache`` marks the iterations whose request broke the prompt cache, with the cause
     (``harness.cost``: ``{2: "tools-changed by unfolding"}``).
     """

@@ -35,7 +35,7 @@ from harness.loop import (
     StrategyWarning,
     ToolsetChange,
 )
-from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.messages import AssistantMessage, Message
 from harness.models._scripted._expect_choice import tool_choice_data
 
 __all__ = ["RecordedResults", "scenario_data"]
@@ -254,8 +254,7 @@ def _session(
         first = {t.name for t in recorded.tools}
         results = {k: list(v) for k, v in recorded.results.items()}
         writes = [
-            messages_to_dicts([*turns.writes.get(k, ()), *recorded.writes[k]])
-            for k in range(count)
+            messages_to_dicts([*turns.writes.get(k, ()), *recorded.writes[k]]) for k in range(count)
         ]
         replay: dict[str, Any] = {
             "offered": [list(r.tool_names) for r in conversation.requests],

@@ -106,12 +106,7 @@ def native_problem(request: ModelRequest, rules: NativeRules) -> NativeProblem |
                     f"Tool '{name}' in tool_choice.allowed_tools is not defined in 'tools'.",
                 )
     added = len(request.tool_names) > len(tools)  # offered names beyond the declared ones
-    if (
-        deferred
-        or has_search
-        or added
-        or (rules.namespaces and any(t.namespace for t in tools))
-    ):
+    if deferred or has_search or added or (rules.namespaces and any(t.namespace for t in tools)):
         # the history is scanned only for requests that use native tools (a plain
         # request's fake stays incremental)
         return _history_problem(request, deferred, rules)

@@ -2,10 +2,10 @@
 
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
 from harness.injection._allowed import AllowedTools
-from harness.injection._delivery import AddTools, Delivery
 from harness.injection._blackboard import blackboard_entries, safe_value_text
 from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
+from harness.injection._delivery import AddTools, Delivery
 from harness.injection._discovery import EntityDiscovery
 from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade
 from harness.injection._facade_decl import FacadeClassSpec, facade_class, facade_of, facade_spec

@@ -66,7 +66,7 @@ class Delivery:
                 f"{name}={value!r}: give 'edit', 'addition', {{via: addition, native: always}} "
                 "or a harness.injection.Delivery (e.g. Delivery('addition', native='always'))"
             )
-        return cls(value)  # type: ignore[arg-type]
+        return cls(value)
 
     def uses_addition(self, context: InjectionContext) -> bool:
         """Whether this run's changes go by addition (``UsageError`` for ``always`` on a

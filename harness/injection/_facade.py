@@ -66,7 +66,7 @@ class _Spec:
     defer: bool = False
     """Native deferral: the inner tools are declared deferred from the first request and
     unfolding reveals them (no edit of the ``tools`` array, the prompt cache survives)."""
-    delivery: Delivery = Delivery()
+    delivery: Delivery = dataclasses.field(default_factory=Delivery)
     """How unfolding delivers the inner tools (an addition keeps the facade as it is)."""
 
     @property

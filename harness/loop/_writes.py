@@ -56,9 +56,7 @@ class HistoryWrites:
         self._queued: list[Message] = []
         self.undeclared: set[str] = set()
         """Tools in the toolset that an addition made callable, not declared in ``tools``."""
-        self._cache: tuple[Sequence[ToolDefinition], int, tuple[ToolDefinition, ...]] | None = (
-            None
-        )
+        self._cache: tuple[Sequence[ToolDefinition], int, tuple[ToolDefinition, ...]] | None = None
         for message in history:
             if type(message) is SystemMessage and message.tools:
                 self._undeclare(toolset, (t.name for t in message.tools))

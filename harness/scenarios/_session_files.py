@@ -112,8 +112,10 @@ def _continue_after(value: Any, where: str) -> Continuation:
     """``{continue_after: [2, 5]}``: the text answers of those requests (1-based, counted
     over the session) do not end the turn; the loop asks again with no user message (a
     client that added tools, or wrote a message of its own, before asking again)."""
-    if not isinstance(value, list) or not value or not all(
-        isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in value
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in value)
     ):
         raise ScenarioError(
             f"{where}continuation continue_after must be a non-empty list of request "
