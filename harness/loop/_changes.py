@@ -15,6 +15,7 @@ from harness.loop._trace import ChangeRecord
 from harness.loop._trace_builder import TraceBuilder
 from harness.loop._writes import check_written
 from harness.messages import ToolCall
+from harness.tools import as_tool
 
 __all__ = ["apply_change"]
 
@@ -33,7 +34,7 @@ def apply_change(
     initial = record.before_first_request
     addition = change.via == "addition"
     if addition and not run.capabilities.tool_additions:
-        names = [t.name for t in change.add] + list(change.reveal)
+        names = [as_tool(t).name for t in change.add] + list(change.reveal)
         raise StrategyError(
             f"strategy {change.strategy!r} delivered {names} via='addition', but the model "
             "takes no mid-conversation tool additions (capabilities.tool_additions is "
