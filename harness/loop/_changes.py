@@ -51,7 +51,14 @@ def apply_change(
     added = [tool.name for tool in tools]
     revealed: tuple[str, ...] = ()
     if addition:
-        revealed = tuple(n for n in change.reveal if n in run.toolset)
+        unknown = [n for n in change.reveal if n not in run.toolset]
+        if unknown:  # an addition carries definitions: a bare name has none
+            raise StrategyError(
+                f"strategy {change.strategy!r} adds {unknown} by addition, but the toolset "
+                "has no tool of that name to take the definition from; give the Tool in "
+                "add=(...) (reveal= names deferred tools already in the toolset)"
+            )
+        revealed = change.reveal
         # before the first request there is no prefix to keep: the tools are declared
         run.writes.add(run.toolset, () if initial else tools, revealed)
         added.extend(n for n in revealed if n not in added)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from harness import StrategyError, run
+from harness import StrategyError, UsageError, run
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.loop._writes import HistoryWrites
 from harness.messages import (
@@ -226,3 +226,20 @@ def test_written_messages_that_would_break_the_history_are_refused(
     with pytest.raises(StrategyError, match=problem) as info:
         _run([After("lookup", change)], [call("lookup", {"order": "A"}), reply("done")])
     assert [c.name for c in info.value.trace.calls] == ["lookup"]  # the trace survives
+
+
+def test_an_addition_naming_a_tool_with_no_definition_is_refused() -> None:
+    addition = ToolsetChange(reveal=("undefined_tool",), via="addition", strategy="adds")
+    with pytest.raises(
+        StrategyError, match=r"'adds' adds \['undefined_tool'\] by addition"
+    ) as info:
+        _run([After("lookup", addition)], [call("lookup", {"order": "A"}), reply("done")])
+    assert "give the Tool in add=" in str(info.value)
+    assert [c.name for c in info.value.trace.calls] == ["lookup"]
+
+
+def test_recorded_additions_need_a_definition() -> None:
+    from harness.cassettes import RecordedTools
+
+    with pytest.raises(UsageError, match=r"no definition for offered or added tool\(s\) \['x'\]"):
+        RecordedTools([["a"], ["a"]], [{"name": "a"}], added=[[], ["x"]])
