@@ -3,7 +3,9 @@
 ``RecordedSession`` gives what is needed to replay one conversation
 (harness/cassettes/_conversations.py) through the loop: its starting messages, stub
 tools (with the recorded schemas, answering the recorded results in order) and a
-strategy that changes the offered tools as the recording did. ``scenario_data``
+strategy that changes the offered tools as the recording did: edits of ``tools``, the
+tools the client added mid-conversation (by addition, as it did) and the messages it
+wrote between requests. ``scenario_data``
 (harness/cassettes/_to_scenario.py) writes the same as an editable scenario file.
 """
 

@@ -1,14 +1,18 @@
 """A cassette as one scenario file that replays every recorded request, in order.
 
 Each conversation of the cassette (harness/cassettes/_conversations.py) becomes a
-session: its user turns (a user message after a text answer starts the next turn), the
+session: its user turns (a user message after a text answer starts the next turn; a text
+answer the client follows with no user message is continued, ``continue_after``), the
 scripted steps of each turn (the answers as the client kept them in its history), the
 tool choice of each request (a schedule, checked by ``expect_tool_choice`` steps), the
-user messages a client adds after tool results (``continuation: {nudge_after_results:
-...}``) and the expected timeline of each turn. A conversation that ran inside another
-one is placed there: ``during`` a tool call (an MCP sampling request made while the tool
-ran) or ``after`` a turn; the file's ``expect.requests`` names the session of every
-recorded request in order, so ``harness run`` checks the order too.
+user messages a client adds after every tool result (``continuation:
+{nudge_after_results: ...}``), and what else it sent between requests (``Gap``): the
+tools it added mid-conversation, delivered by addition, and the messages it wrote (a new
+system prompt at a handoff, an assistant message of its own, a search it ran), written
+again by ``RecordedTools``; and the expected timeline of each turn. A conversation that
+ran inside another one is placed there: ``during`` a tool call (an MCP sampling request
+made while the tool ran) or ``after`` a turn; the file's ``expect.requests`` names the
+session of every recorded request in order, so ``harness run`` checks the order too.
 
 The recorded tools become stubs that answer the recorded results, and ``RecordedTools``
 offers tools request by request as recorded; with ``tools=`` (and ``strategies=``) the

@@ -228,3 +228,22 @@ def test_native_always_refuses_where_the_model_has_no_additions(kind: str) -> No
         go(Delivery("addition", native="always"), without)
     fallback = go("addition", without)  # native="auto": an edit
     assert all(c.via == "edit" for c in fallback.trace.changes)
+
+
+def test_a_model_with_static_tools_takes_no_additions_so_sections_restart() -> None:
+    from harness.models import StaticToolsModel
+
+    model = StaticToolsModel(
+        ScriptedModel(
+            [
+                call("read_section", {"key": "orders"}),
+                call("lookup_order", {"order_id": "A1"}),
+                reply("Order A1 is looked up."),
+            ]
+        )
+    )
+    assert model.capabilities.tool_additions is False
+    sections = SectionDisclosure(support_template(), via="addition")
+    result = run_with_sections(model, "Look A1 up", sections=sections)
+    assert result.output == "Order A1 is looked up." and result.trace.restarts == 1
+    assert all(c.via == "edit" for c in result.trace.changes)
