@@ -59,6 +59,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         record_requests as record_requests,
     )
     from harness.injection import (
+        AddTools as AddTools,
         AllowedTools as AllowedTools,
         ChainedType as ChainedType,
         EntityDiscovery as EntityDiscovery,

@@ -75,6 +75,7 @@ def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapab
             streaming=streaming,
             tool_search=("regex", "bm25", "hosted", "client"),
             allowed_tools=True,
+            tool_additions=True,
         )
     declared = [format_capabilities(name) for name in dict.fromkeys(known)]
     searches = [kind for caps in declared for kind in caps.tool_search]
@@ -82,6 +83,7 @@ def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapab
         streaming=streaming,
         tool_search=tuple(dict.fromkeys(searches)),
         allowed_tools=all(caps.allowed_tools for caps in declared),
+        tool_additions=all(caps.tool_additions for caps in declared),
     )
 
 

@@ -101,7 +101,9 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             )
         changes = " ".join(
             [
-                *(f"[green]+{_shown(n)}[/green]" for n in row.injected),
+                *(f"[green]+{_shown(n)}[/green]" for n in row.injected if n not in row.added),
+                *(f"[green]+{_shown(n)}[/green]" for n in row.added),
+                *(["[cyan](by addition)[/cyan]"] if row.added else []),
                 *(f"[red]-{_shown(n)}[/red]" for n in row.removed),
             ]
         )

@@ -90,7 +90,7 @@ def to_scenario_command(
     trace recorded, in order (as ``harness cassette to-scenario`` does for a recording);
     the trace must hold the content (histories, tool definitions, answers)."""
     from harness.cli._cassette import write_scenario
-    from harness.traces._to_scenario import otel_scenario_data
+    from harness.traces._to_scenario import otel_cassette_conversations, otel_scenario_data
 
     write_scenario(
         otel_scenario_data,
@@ -100,4 +100,5 @@ def to_scenario_command(
         conversation=conversation,
         tools=tools,
         strategies=strategies,
+        conversations=otel_cassette_conversations,
     )

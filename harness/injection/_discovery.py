@@ -9,6 +9,7 @@ from typing import Any, Literal, NamedTuple
 from harness._errors import InjectionLimitExceeded, InvalidToolProvider, UsageError
 from harness._secrets import hidden_values, secret_finder
 from harness._validation import choice_problem, int_problem
+from harness.injection._delivery import Delivery, Via
 from harness.injection._providers import (
     _SCALARS,
     WALK_LIMIT,
@@ -50,6 +51,9 @@ class EntityDiscovery(InjectionStrategy):
         max_walk: most objects visited when searching one result for providers; a
             larger result is searched only that far (``LimitReached`` with
             ``limit="max_walk"``, or ``InjectionLimitExceeded`` under ``on_limit="raise"``).
+        via: how the found tools reach the model: ``edit`` (declared in ``tools``) or
+            ``addition`` (the provider's mid-conversation addition, ``tools`` kept; an
+            edit where the model has none), or a ``Delivery``.
     """
 
     @property
@@ -66,7 +70,9 @@ class EntityDiscovery(InjectionStrategy):
         on_limit: LimitPolicy = "event",
         hint: bool = False,
         max_walk: int = WALK_LIMIT,
+        via: Via | Delivery = "edit",
     ) -> None:
+        self.delivery = Delivery.of(via, name="EntityDiscovery via")
         problems = []
         walk_problem = int_problem(max_walk, name="max_walk", minimum=1)
         if walk_problem:
@@ -248,7 +254,7 @@ class EntityDiscovery(InjectionStrategy):
         if self.hint and found.add:
             note = "[New tools available: " + ", ".join(t.name for t in found.add) + "]"
         source = found.source
-        return ToolsetChange(
+        change = ToolsetChange(
             add=tuple(found.add),
             remove=tuple(found.remove),
             reason=(
@@ -259,6 +265,7 @@ class EntityDiscovery(InjectionStrategy):
             events=tuple(events),
             result_note=note,
         )
+        return self.delivery.deliver(change, found.context)
 
 
 class _Provider(NamedTuple):

@@ -94,7 +94,10 @@ class StaticToolsModel(_Wrapper):
 
     def __init__(self, inner: Model) -> None:
         super().__init__(inner)
-        self.capabilities = dataclasses.replace(inner.capabilities, supports_dynamic_tools=False)
+        # tools set once per session: no mid-conversation additions either
+        self.capabilities = dataclasses.replace(
+            inner.capabilities, supports_dynamic_tools=False, tool_additions=False
+        )
         self._tools: tuple[str, ...] | None = None
         self._history: list[Message] = []
         self.sessions = 0

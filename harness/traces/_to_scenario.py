@@ -24,7 +24,7 @@ from harness.traces._assemble import response_of
 from harness.traces._conversations import OtelConversation, otel_conversations
 from harness.traces._facts import RequestFacts
 
-__all__ = ["otel_scenario_data"]
+__all__ = ["otel_cassette_conversations", "otel_scenario_data"]
 
 _HOW = (
     "record the trace with content capture on (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_"
@@ -84,6 +84,18 @@ def _conversation(found: OtelConversation, start: int, label: str) -> Conversati
     )
 
 
+def otel_cassette_conversations(source: Any) -> list[Conversation]:
+    """The conversations of a trace source as the cassette converter's ``Conversation``
+    records (each request numbered in the order the file holds it)."""
+    label = str(source) if isinstance(source, (str, Path)) else "<spans>"
+    converted = []
+    start = 0
+    for item in otel_conversations(source):
+        converted.append(_conversation(item, start, label))
+        start += len(item.requests)
+    return converted
+
+
 def otel_scenario_data(
     source: Any,
     *,
@@ -96,13 +108,7 @@ def otel_scenario_data(
     request, in order; ``conversation``: only that one, 0-based). ``tools``
     (``"module:factory()"``) and ``strategies`` bind your own tools instead of stubs, as
     ``harness cassette to-scenario`` does."""
-    label = str(source) if isinstance(source, (str, Path)) else "<spans>"
-    found = otel_conversations(source)
-    converted = []
-    start = 0
-    for item in found:
-        converted.append(_conversation(item, start, label))
-        start += len(item.requests)
+    converted = otel_cassette_conversations(source)
     named = Cassette(
         path=Path(source) if isinstance(source, (str, Path)) else None,
         interactions=(),

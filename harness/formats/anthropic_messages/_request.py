@@ -15,7 +15,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
-from harness.formats._native_rules import NativeRules, native_problem
+from harness.formats._native_rules import NativeRules, added_names, native_problem, offered_names
 from harness.formats._server import Strictness, WireRequest
 from harness.formats.anthropic_messages._native import (
     added_tools,
@@ -443,7 +443,7 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     return ModelRequest(
         messages=messages,
         tools=tools,
-        tool_names=tuple(t.name for t in tools),
+        tool_names=offered_names(tools, added_names(messages)),  # inline additions too
         settings=_settings(body),
         iteration=1 + sum(1 for m in messages if isinstance(m, AssistantMessage)),
     )
