@@ -31,7 +31,14 @@ class RequestReader(Protocol):
 
 
 class WireFormat(Protocol):
-    """One wire format, both sides (a module of ``harness.formats``)."""
+    """One wire format, both sides (a module of ``harness.formats``).
+
+    A format whose path carries the model and the operation (Gemini's
+    ``/models/{model}:streamGenerateContent?alt=sse``) also has ``route_of(path)`` (what
+    the path says: ``model``, ``stream``, or ``None`` for another path), and
+    ``stream_frames(events, route)`` when it frames a stream its own way (its
+    ``content-type`` and chunks); the fake reads both when a format has them.
+    """
 
     NAME: str
     """The format's name (cassette codec name, ``provider_extra`` key)."""
@@ -130,13 +137,14 @@ class WireFormat(Protocol):
 
 
 def wire_formats() -> tuple[WireFormat, ...]:
-    """The built-in formats: Chat Completions, Responses, Anthropic Messages."""
-    from harness.formats import anthropic_messages, openai_chat, openai_responses
+    """The built-in formats: Chat Completions, Responses, Anthropic Messages, Gemini."""
+    from harness.formats import anthropic_messages, gemini_generate, openai_chat, openai_responses
 
     chat: WireFormat = openai_chat
     responses: WireFormat = openai_responses
     messages: WireFormat = anthropic_messages
-    return (chat, responses, messages)
+    gemini: WireFormat = gemini_generate
+    return (chat, responses, messages, gemini)
 
 
 def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
