@@ -18,6 +18,7 @@ import httpx2
 import openai
 import pytest
 import yaml
+from gemini_replay import is_gemini, replay_adapter, replay_sdk
 from corpus import (
     COST,
     REAL,
@@ -107,9 +108,10 @@ def test_loads_through_the_public_path(path: Path) -> None:
             assert interaction.response.body == response["content"].encode()
             continue
         assert interaction.status == response["status"]["code"]
-        expected_variant = "parsed_body" if "parsed_body" in item["request"] else "vcrpy"
-        assert cassette.variant == expected_variant
-        if interaction.request.body:
+        parsed = any("parsed_body" in part for part in (item["request"], response))
+        if parsed or cassette.variant != "parsed_body":  # one file, one variant
+            assert cassette.variant == ("parsed_body" if parsed else "vcrpy")
+        if interaction.request.body and codec_for(interaction.method, interaction.path):
             assert interaction.request.json() is not None, "request bodies are JSON"
 
 
@@ -150,7 +152,14 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                         interaction.method, interaction.uri, content=interaction.request.body
                     )
                 assert reply.status_code == interaction.status
-                assert reply.content == interaction.response.body
+                if b"[hidden]" in reply.content:  # a token answer, scrubbed on the way back
+                    recorded = json.loads(interaction.response.body)
+                    assert json.loads(reply.content).keys() == recorded.keys()
+                else:
+                    assert reply.content == interaction.response.body
+                continue
+            if is_gemini(interaction.uri):
+                replay_sdk(interaction, codec)
                 continue
             client = _sdk(interaction, codec.name)
             body = interaction.request.json()
@@ -199,6 +208,9 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 settings=ModelSettings(),
                 iteration=1,
             )
+            if is_gemini(interaction.uri):
+                replayed += replay_adapter(interaction, codec, request)
+                continue
             client = _sdk(interaction, codec.name)
             adapter_cls = {
                 "openai-chat": OpenAIChatModel,
@@ -211,9 +223,14 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 interaction.status, interaction.response.headers, interaction.response.body
             )
             replayed += 1
-    assert replayed or all(i.status >= 400 for i, _ in llm_turns(cassette)), (
-        f"{path.name}: no LLM request a codec reads"
-    )
+    sdk_cannot = {  # google-genai streams only with alt=sse and never asks for int enums
+        i.index
+        for i, _ in llm_turns(cassette)
+        if ":streamGenerateContent" in i.uri or "enum-encoding" in i.uri
+    }
+    assert replayed or all(
+        i.status >= 400 or i.index in sdk_cannot for i, _ in llm_turns(cassette)
+    ), f"{path.name}: no LLM request a codec reads"
 
 
 def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
@@ -230,16 +247,17 @@ def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
 
 
 def _rewritten(conversation: Conversation) -> bool:
-    """The client kept other calls than the model made, or added user messages after tool
-    results (crewAI): a plain ``run`` cannot make the same requests."""
+    """The client kept other calls than the model made, or added user messages after an
+    answer (crewAI after tool results, a session's next turn): a plain ``run`` cannot make
+    the same requests."""
     for k in range(len(conversation.requests) - 1):
         response = conversation.responses[k]
         kept = conversation.kept_answer(k)
         if response is not None and kept is not None and kept != response.message:
             return True
         added = conversation.requests[k + 1].messages[len(conversation.requests[k].messages) :]
-        if kept is not None and kept.tool_calls and isinstance(added[-1], UserMessage):
-            return True
+        if kept is not None and isinstance(added[-1], UserMessage):
+            return True  # crewAI's nudge after a tool result, or a session's next user turn
     return False
 
 

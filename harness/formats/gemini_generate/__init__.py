@@ -16,7 +16,7 @@ The names are the same in every format module of ``harness.formats``.
 
 from __future__ import annotations
 
-from harness.formats.gemini_generate._codec import CODEC, ROUTE, GeminiCodec
+from harness.formats.gemini_generate._codec import CODEC, ROUTE
 from harness.formats.gemini_generate._contents import (
     SYNTHETIC_ID_PREFIX,
     call_id,
@@ -37,7 +37,6 @@ from harness.formats.gemini_generate._request import (
     read_request,
     request_body,
     request_from_body,
-    with_model,
 )
 from harness.formats.gemini_generate._response import (
     FINISH_REASONS_MAP,
@@ -45,7 +44,6 @@ from harness.formats.gemini_generate._response import (
     error_details,
     error_for,
     model_parts,
-    provider_error,
     response_body,
     response_events,
     response_from_body,
@@ -71,7 +69,6 @@ from harness.formats.gemini_generate._wire import (
     GeminiRoute,
     route_of,
     same_signature,
-    signature_bytes,
 )
 
 __all__ = [
@@ -84,7 +81,6 @@ __all__ = [
     "STATUS_NAMES",
     "SYNTHETIC_ID_PREFIX",
     "SYSTEM_FIRST",
-    "GeminiCodec",
     "GeminiRoute",
     "GeminiWireError",
     "RequestReader",
@@ -99,7 +95,6 @@ __all__ = [
     "prompt_message",
     "prompt_pieces",
     "prompt_tools",
-    "provider_error",
     "read_request",
     "request_body",
     "request_from_body",
@@ -111,7 +106,6 @@ __all__ = [
     "response_headers",
     "route_of",
     "same_signature",
-    "signature_bytes",
     "signature_for",
     "stream_frames",
     "tool_choice_from_param",
@@ -119,5 +113,4 @@ __all__ = [
     "tool_from_param",
     "tool_param",
     "validate_body",
-    "with_model",
 ]

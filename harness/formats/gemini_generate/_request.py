@@ -9,7 +9,6 @@ streams is the operation too (``:streamGenerateContent``), not a field.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -157,8 +156,3 @@ class RequestReader:
     def read(self, body: Any) -> WireRequest:
         """The request of ``body``; ``GeminiWireError`` if the API would refuse it."""
         return request_from_body(body, profile=self.profile)
-
-
-def with_model(wire: WireRequest, model: str, *, stream: bool) -> WireRequest:
-    """``wire`` with what its path said: the model and whether it streams."""
-    return dataclasses.replace(wire, model=model, stream=stream)
