@@ -10,6 +10,14 @@ before it.
 OpenAI (platform.openai.com, "Prompt caching"; cookbook "Prompt Caching 201"): caching
 is automatic for prompts of at least 1,024 tokens; a request reuses the longest prefix
 it shares with a recent request, counted in increments of 128 tokens.
+
+Gemini (ai.google.dev, "Context caching"): implicit caching is automatic for Gemini 2.5
+and newer models: a request reuses the longest token prefix it shares with a recent one,
+once the prefix reaches the model's minimum (the docs' table has changed over time;
+the figures below are the ones the API enforces where it was observed: 1,024 tokens for
+2.5 Flash, 2,048 for 2.5 Flash-Lite and 2.5 Pro, 4,096 for Gemini 3 and later).
+Explicit caching (``cachedContent``) keeps the cached prefix out of the request body:
+the model prices the body, and the recorded ``cachedContentTokenCount`` shows the rest.
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ from harness._validation import did_you_mean
 
 __all__ = ["FORMATS", "CacheRules", "FormatName", "Vendor", "cache_rules"]
 
-FormatName = Literal["openai-chat", "openai-responses", "anthropic-messages"]
+FormatName = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate"]
 """The wire formats the cost model reads (``harness.formats`` module names)."""
-Vendor = Literal["openai", "anthropic"]
+Vendor = Literal["openai", "anthropic", "google"]
 
 FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 
@@ -45,6 +53,16 @@ _ANTHROPIC_MINIMUMS: tuple[tuple[str, int], ...] = (
 )
 """Minimum cacheable prompt lengths by model (the docs' table; the other listed models,
 Sonnet 4.6, 4.5, 4 and 3.7 and Opus 4.1 and 4, take 1,024)."""
+_GEMINI_MINIMUMS: tuple[tuple[str, int], ...] = (
+    ("gemini-2.5-flash-lite", 2048),
+    ("gemini-2.5-flash", 1024),
+    ("gemini-2.5-pro", 2048),
+    ("gemini-2.", 1024),
+    ("gemini-1.", 1024),
+)
+"""Minimum implicitly cached prefix by model (Gemini 3 and later, and names not listed:
+4,096)."""
+_GEMINI_MINIMUM = 4096
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,7 +70,7 @@ class CacheRules:
     """How one provider caches prompts, for one model."""
 
     vendor: Vendor
-    """``openai`` or ``anthropic``."""
+    """``openai``, ``anthropic`` or ``google``."""
     format: FormatName
     """The wire format whose requests are read."""
     minimum_tokens: int
@@ -98,6 +116,16 @@ def cache_rules(format: str, model: str | None = None, *, automatic: bool = True
         raise UsageError(
             f"unknown format {format!r}; the cost model reads {', '.join(FORMATS)}"
             + did_you_mean(format, FORMATS)
+        )
+    if format == "gemini-generate":
+        name = (model or "").lower()
+        return CacheRules(
+            vendor="google",
+            format="gemini-generate",
+            minimum_tokens=next(
+                (m for marker, m in _GEMINI_MINIMUMS if marker in name), _GEMINI_MINIMUM
+            ),
+            partial=True,
         )
     if format == "anthropic-messages":
         return CacheRules(

@@ -24,10 +24,12 @@ from harness.formats.gemini_generate._contents import (
 )
 from harness.formats.gemini_generate._prompt import (
     SYSTEM_FIRST,
+    cache_entry,
     prompt_choice,
     prompt_message,
     prompt_pieces,
     prompt_tools,
+    with_cached_content,
 )
 from harness.formats.gemini_generate._request import (
     HISTORY_KEY,
@@ -85,6 +87,7 @@ __all__ = [
     "GeminiWireError",
     "RequestReader",
     "accumulate",
+    "cache_entry",
     "call_id",
     "error_details",
     "error_for",
@@ -113,4 +116,5 @@ __all__ = [
     "tool_from_param",
     "tool_param",
     "validate_body",
+    "with_cached_content",
 ]

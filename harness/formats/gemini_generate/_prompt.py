@@ -27,13 +27,29 @@ from harness.loop import ModelSettings
 from harness.messages import Message
 from harness.tools._definitions import ToolDefinition
 
-__all__ = ["SYSTEM_FIRST", "prompt_choice", "prompt_message", "prompt_pieces", "prompt_tools"]
+__all__ = [
+    "SYSTEM_FIRST",
+    "cache_entry",
+    "prompt_choice",
+    "prompt_message",
+    "prompt_pieces",
+    "prompt_tools",
+    "with_cached_content",
+]
 
 SYSTEM_FIRST = True
 """System messages are rendered before the conversation (``systemInstruction``)."""
 
 
+_UNCOUNTED = frozenset({"thoughtSignature", "thought_signature"})
+"""Part fields that are not prompt text: a thought signature is the model's own state,
+which the API does not count as input (pydantic-ai's Gemini 3 recordings count 80 input
+tokens for a history whose signatures alone are 500 characters)."""
+
+
 def _piece(section: PromptSection, data: Any, role: str | None = None) -> PromptPiece:
+    if isinstance(data, Mapping) and _UNCOUNTED & data.keys():
+        data = {k: v for k, v in data.items() if k not in _UNCOUNTED}
     return PromptPiece(section=section, text=piece_text(data if role is None else [role, data]))
 
 
@@ -79,3 +95,36 @@ def prompt_pieces(body: Mapping[str, Any]) -> list[PromptPiece]:
                 if isinstance(p, Mapping)
             )
     return pieces
+
+
+def cache_entry(
+    method: str, path: str, request: Any, response: Any
+) -> tuple[str, Mapping[str, Any]] | None:
+    """``(name, body)`` of an explicit cache the client created (``POST .../cachedContents``:
+    its ``systemInstruction``, ``tools``, ``toolConfig`` and ``contents``), else ``None``."""
+    if method.upper() != "POST" or not path.split("?", 1)[0].rstrip("/").endswith(
+        "/cachedContents"
+    ):
+        return None
+    name = get(response, "name") if isinstance(response, Mapping) else None
+    if not isinstance(name, str) or not isinstance(request, Mapping):
+        return None
+    return name, request
+
+
+def with_cached_content(
+    body: Mapping[str, Any], caches: Mapping[str, Mapping[str, Any]]
+) -> Mapping[str, Any]:
+    """A body as the model reads it: a ``cachedContent`` it names is put back in front
+    (the cache's system instruction, tools and tool config, its contents before the
+    body's); a body naming no known cache is returned as is."""
+    cached = caches.get(str(get(body, "cachedContent")))
+    if cached is None:
+        return body
+    merged = {k: v for k, v in body.items() if k not in ("cachedContent", "cached_content")}
+    for field in ("systemInstruction", "toolConfig"):
+        if get(cached, field) is not None and get(body, field) is None:
+            merged[field] = get(cached, field)
+    merged["tools"] = [*(get(cached, "tools") or ()), *(get(body, "tools") or ())]
+    merged["contents"] = [*(get(cached, "contents") or ()), *(get(body, "contents") or ())]
+    return merged
