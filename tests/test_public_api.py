@@ -29,6 +29,7 @@ PACKAGES = [
     "harness.formats.openai_chat",
     "harness.formats.openai_responses",
     "harness.formats.anthropic_messages",
+    "harness.formats.gemini_generate",
 ]
 
 
@@ -134,7 +135,8 @@ def test_every_lazy_name_is_its_modules_object(name: str) -> None:
 
 
 WIRE_FORMATS = {
-    f"harness.formats.{m}" for m in ("openai_chat", "openai_responses", "anthropic_messages")
+    f"harness.formats.{m}"
+    for m in ("openai_chat", "openai_responses", "anthropic_messages", "gemini_generate")
 }
 WIRE_FORMAT_NAMES = set.intersection(
     *(set(importlib.import_module(m).__all__) for m in WIRE_FORMATS)

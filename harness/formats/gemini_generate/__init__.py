@@ -36,13 +36,11 @@ from harness.formats.gemini_generate._request import (
     NAME,
     RequestReader,
     http_body,
-    read_request,
     request_body,
     request_from_body,
 )
 from harness.formats.gemini_generate._response import (
     FINISH_REASONS_MAP,
-    accumulate,
     error_details,
     error_for,
     model_parts,
@@ -65,7 +63,6 @@ from harness.formats.gemini_generate._validation import (
     STATUS_NAMES,
     GeminiWireError,
     signature_for,
-    validate_body,
 )
 from harness.formats.gemini_generate._wire import (
     GeminiRoute,
@@ -86,7 +83,6 @@ __all__ = [
     "GeminiRoute",
     "GeminiWireError",
     "RequestReader",
-    "accumulate",
     "cache_entry",
     "call_id",
     "error_details",
@@ -98,7 +94,6 @@ __all__ = [
     "prompt_message",
     "prompt_pieces",
     "prompt_tools",
-    "read_request",
     "request_body",
     "request_from_body",
     "response_body",
@@ -115,6 +110,5 @@ __all__ = [
     "tool_choice_param",
     "tool_from_param",
     "tool_param",
-    "validate_body",
     "with_cached_content",
 ]

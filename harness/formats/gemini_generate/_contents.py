@@ -225,7 +225,7 @@ def model_message(parts: Sequence[Any]) -> AssistantMessage:
             given = call.get("id")
             ident = given if isinstance(given, str) and given else call_id(name, args, len(calls))
             calls.append(
-                ToolCall(id=ident, name=name, arguments=json.dumps(args, ensure_ascii=False))
+                ToolCall(id=ident, name=name, arguments=json.dumps(args))
             )
         elif isinstance(part.get("text"), str) and part.get("thought") is not True:
             texts.append(part["text"])
