@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pydantic
+import pytest
 from google import genai
 from google.genai import errors, types
 
@@ -75,12 +76,10 @@ def replay_sdk(interaction: Any, codec: Codec) -> None:
     client = client_for(interaction.uri)  # kept: a client closes its connections when freed
     models = client.models
     if interaction.status >= 400:
-        try:
+        with pytest.raises(errors.APIError) as info:
             models.generate_content(**arguments)
-        except errors.APIError as exc:
-            assert exc.code == interaction.status
-            return
-        raise AssertionError("the recorded error was not raised")
+        assert info.value.code == interaction.status
+        return
     if route.stream:
         assert codec.decode_events(list(models.generate_content_stream(**arguments))) == (
             _expected(interaction, codec)

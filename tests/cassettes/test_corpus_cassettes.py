@@ -18,7 +18,6 @@ import httpx2
 import openai
 import pytest
 import yaml
-from gemini_replay import is_gemini, replay_adapter, replay_sdk
 from corpus import (
     COST,
     REAL,
@@ -28,6 +27,7 @@ from corpus import (
     raw_interactions,
     replayed,
 )
+from gemini_replay import is_gemini, replay_adapter, replay_sdk
 
 from harness._errors import UsageError
 from harness.cassettes import (

@@ -224,9 +224,7 @@ def model_message(parts: Sequence[Any]) -> AssistantMessage:
             args = args if isinstance(args, Mapping) else {}
             given = call.get("id")
             ident = given if isinstance(given, str) and given else call_id(name, args, len(calls))
-            calls.append(
-                ToolCall(id=ident, name=name, arguments=json.dumps(args))
-            )
+            calls.append(ToolCall(id=ident, name=name, arguments=json.dumps(args)))
         elif isinstance(part.get("text"), str) and part.get("thought") is not True:
             texts.append(part["text"])
     text = "".join(texts)
