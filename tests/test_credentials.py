@@ -224,3 +224,13 @@ def test_placeholders(value: str) -> None:
 def test_real_looking_values_are_no_placeholders() -> None:
     for value in ("sk-proj-abcdefghijklmnopqrstuvwx", "b320df16-c763-4455-b901", "hunter2!"):
         assert not is_placeholder(value), value
+
+
+def test_gemini_keys_are_credentials_and_thought_signatures_are_not() -> None:
+    """``x-goog-api-key`` and ``?key=`` are scrubbed; Gemini's ``thoughtSignature`` (the
+    model's own state, sent back unchanged) is not, in either case."""
+    assert is_credential_header("x-goog-api-key") and is_credential_header("X-Goog-Api-Key")
+    assert is_credential_param("key")
+    assert not is_credential_field("thoughtSignature")
+    assert not is_credential_field("thought_signature")
+    assert is_credential_field("signature") and is_credential_field("apiKey")
