@@ -137,7 +137,7 @@ def test_parts_in_snake_case_without_roles_or_ids_pair_by_name_in_order() -> Non
         ],
         "system_instruction": {"parts": [{"text": "be brief"}]},
     }
-    request = gemini.read_request(body)
+    request = read_request(body)
     system, user, model, *results = request.messages
     assert system == SystemMessage(content="be brief") and user.content == "weather?"
     assert isinstance(model, AssistantMessage) and model.content is None  # the thought is not text
@@ -182,7 +182,7 @@ def test_hosted_tools_travel_beside_the_declarations() -> None:
         "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
         "tools": [{"googleSearch": {}}, {"functionDeclarations": [{"name": "f"}]}],
     }
-    request = gemini.read_request(body)
+    request = read_request(body)
     assert request.tool_names == ("f",)
     assert request.settings.extra == {"tools": [{"googleSearch": {}}]}
     again = gemini.request_body(request, model="m")
