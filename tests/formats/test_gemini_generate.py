@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness._errors import MalformedResponse, UsageError
 from harness.formats import IdSource, WireError, codec_for, gemini_generate as gemini
+from harness.formats.gemini_generate._request import read_request
 from harness.loop import Model, ModelRequest, ModelResponse, ModelSettings, Usage
 from harness.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolMessage
 from harness.tools import ToolChoice, ToolDefinition
