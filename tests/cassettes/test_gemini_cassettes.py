@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -35,7 +37,7 @@ ANSWER = {
 }
 
 
-def _write(path: Path, uri: str, body: bytes, headers: dict[str, object]) -> Path:
+def _write(path: Path, uri: str, body: bytes, headers: Mapping[Any, object]) -> Path:
     request = {
         "contents": [{"parts": [{"text": "hi"}]}],
         "tools": [{"functionDeclarations": [{"name": "f"}]}],
