@@ -12,7 +12,7 @@ from harness.messages import Message
 
 __all__ = ["CapabilitiesOverride", "StaticToolsModel", "format_capabilities", "with_capabilities"]
 
-FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages")
+FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages", "gemini-generate")
 """The wire formats whose adapters declare capabilities (``harness.formats`` names)."""
 
 
@@ -33,6 +33,10 @@ def format_capabilities(format_name: str) -> ModelCapabilities:
         from harness.models._anthropic._model import ANTHROPIC_CAPABILITIES
 
         return ANTHROPIC_CAPABILITIES
+    if format_name == "gemini-generate":
+        from harness.models._gemini._model import GEMINI_CAPABILITIES
+
+        return GEMINI_CAPABILITIES
     raise UsageError(
         f"no adapter capabilities for the format {format_name!r}; known: "
         + ", ".join(repr(n) for n in FORMAT_NAMES)

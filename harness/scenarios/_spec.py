@@ -151,7 +151,9 @@ class ModelSpec(BaseModel):
     """Let the script call tools that are not offered (to test unknown-tool handling)."""
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
-    capabilities: Literal["openai-chat", "openai-responses", "anthropic-messages"] | None = None
+    capabilities: (
+        Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate"] | None
+    ) = None
     """The provider the model stands for: it declares the native tools that format's
     adapter declares (its tool searches, allowed subsets), so ``native: always``
     strategies run in process. Default: the model's own (a scripted model's are Chat

@@ -334,3 +334,14 @@ def test_only_a_google_genai_client_is_taken() -> None:
 
     with pytest.raises(UsageError, match=r"google\.genai\.Client or google\.genai\.client"):
         GeminiModel(object())  # type: ignore[arg-type]
+
+
+def test_a_model_playing_gemini_declares_the_adapters_capabilities() -> None:
+    """A cassette model replaying a Gemini recording, or a scripted model standing for
+    Gemini in a scenario, takes the allowed subset the adapter declares."""
+    from harness.models import GEMINI_CAPABILITIES
+    from harness.models._capabilities import format_capabilities
+
+    assert format_capabilities("gemini-generate") is GEMINI_CAPABILITIES
+    assert GEMINI_CAPABILITIES.allowed_tools and GEMINI_CAPABILITIES.tool_search == ()
+    assert GEMINI_CAPABILITIES.tool_history == "tools_declared"

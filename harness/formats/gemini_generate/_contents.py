@@ -25,6 +25,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
+from harness.formats._json import arguments_object
 from harness.formats.gemini_generate._wire import get
 from harness.messages import (
     AssistantMessage,
@@ -72,18 +73,9 @@ def is_synthetic(call_id_: str) -> bool:
     return call_id_.startswith(SYNTHETIC_ID_PREFIX)
 
 
-def _arguments(arguments: str) -> dict[str, Any]:
-    """``args`` (an object) from the neutral JSON string; malformed text is kept."""
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return {"_raw_arguments": arguments}
-    return value if isinstance(value, dict) else {"_raw_arguments": arguments}
-
-
 def call_part(call: ToolCall) -> dict[str, Any]:
     """The ``functionCall`` part of a call (its id when the API gave it one)."""
-    inner: dict[str, Any] = {"name": call.name, "args": _arguments(call.arguments)}
+    inner: dict[str, Any] = {"name": call.name, "args": arguments_object(call.arguments)}
     if not is_synthetic(call.id):
         inner["id"] = call.id
     return {"functionCall": inner}

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness._errors import MalformedResponse, ProviderError, ProviderTimeout, RateLimited
-from harness.formats._json import SSEEvent, sse_data
+from harness.formats._json import SSEEvent, arguments_object, sse_data
 from harness.formats._read import is_object, malformed, optional_int
 from harness.formats._server import (
     DEFAULT_CHUNK_CHARS,
@@ -247,10 +247,7 @@ def _parts_out(response: Any) -> list[dict[str, Any]]:
     text = text or message.content or message.refusal
     parts: list[dict[str, Any]] = [{"text": text}] if text else []
     for index, call in enumerate(message.tool_calls):
-        try:
-            args = json.loads(call.arguments) if call.arguments.strip() else {}
-        except ValueError:
-            args = {"_raw_arguments": call.arguments}
+        args = arguments_object(call.arguments)
         part: dict[str, Any] = {"functionCall": {"name": call.name, "args": args, "id": call.id}}
         if index == 0:  # as Gemini does: the first call of a turn carries the signature
             part["thoughtSignature"] = signature_for(call.name, args)
