@@ -492,3 +492,11 @@ def test_the_apis_400s(body: dict[str, Any], message: str) -> None:
         gemini.request_from_body(body)
     assert info.value.status == 400
     assert json.loads(info.value.body())["error"]["status"] == "INVALID_ARGUMENT"
+
+
+def test_another_providers_tool_choice_is_not_a_calling_config() -> None:
+    """A dict without ``mode`` or ``allowedFunctionNames`` is not Gemini's: ``None``, so a
+    scenario file's provider dict is read by the format that spells it that way."""
+    assert gemini.tool_choice_from_param({"type": "sometimes"}) is None
+    assert gemini.tool_choice_from_param({"functionCallingConfig": {}}) is None
+    assert gemini.tool_choice_from_param({"mode": "NONE"}) == ToolChoice.none()

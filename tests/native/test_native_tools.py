@@ -239,7 +239,12 @@ def test_show_json_has_the_documented_shape(path: Path) -> None:
     assert set(data) >= {"cassette", "format", "conversations"}
     for conversation in data["conversations"]:
         for request in conversation["requests"]:
-            assert request["provider"] in ("openai-chat", "openai-responses", "anthropic-messages")
+            assert request["provider"] in (
+                "openai-chat",
+                "openai-responses",
+                "anthropic-messages",
+                "gemini-generate",
+            )
             assert isinstance(request["interaction"], int) and isinstance(request["stream"], bool)
             assert set(request["tools"]) == {"visible", "deferred", "search", "namespaces"}
             assert not set(request["tools"]["visible"]) & set(request["tools"]["deferred"])

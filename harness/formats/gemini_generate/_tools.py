@@ -141,6 +141,8 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
         return None
     config = get(value, "functionCallingConfig")
     config = config if isinstance(config, Mapping) else value
+    if get(config, "mode") is None and get(config, "allowedFunctionNames") is None:
+        return None  # not a calling config (another provider's tool_choice)
     mode = enum_name(get(config, "mode"), MODES) or "MODE_UNSPECIFIED"
     names = _names(get(config, "allowedFunctionNames"))
     if mode in ("AUTO", "MODE_UNSPECIFIED") and names is None:
