@@ -19,6 +19,8 @@ __all__ = ["EXTRAS", "require"]
 
 EXTRAS: dict[str, str] = {
     "anthropic": "anthropic",
+    "boto3": "bedrock",
+    "botocore": "bedrock",
     "faker": "personas",
     "google": "gemini",
     "hypothesis": "fuzz",
@@ -26,6 +28,7 @@ EXTRAS: dict[str, str] = {
     "httpx2": "openai",
     "mcp": "mcp",
     "openai": "openai",
+    "opentelemetry": "otel",
     "ray": "ray",
     "syrupy": "snapshots",
 }

@@ -11,8 +11,10 @@ from harness.cassettes._conversations import conversations_of
 from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns, recorded_request
+from harness.loop import IterationRecord
+from harness.tools import ToolChoice
 
-__all__ = ["check_cassette", "printable", "show_cassette", "show_data"]
+__all__ = ["check_cassette", "printable", "request_data", "show_cassette", "show_data"]
 
 
 _UNPRINTABLE = re.compile(
@@ -118,29 +120,61 @@ def show_data(source: str | Path | Cassette) -> dict[str, Any]:
             strict=True,
         ):
             states = it.tools
-            choice = states.tool_choice if states is not None else request.tool_choice
-            response: dict[str, Any] = {
-                "status": interaction.status,
-                "calls": [c.name for c in it.calls],
-                "discovered": list(it.discovered),
-                "searches": it.searches,
-                "text": it.answer,
-            }
-            if interaction.status >= 400:
-                response["error"] = _short(interaction.response.text, 300)
             requests.append(
-                {
-                    "interaction": interaction.index + 1,
-                    "provider": provider,
-                    "model": request.model or "",
-                    "stream": bool(request.stream or interaction.is_stream),
-                    "tools": (states.to_data() if states is not None else _plain_tools(it.offered)),
-                    "tool_choice": choice.to_data() if choice is not None else None,
-                    "response": response,
-                }
+                request_data(
+                    it,
+                    interaction=interaction.index + 1,
+                    provider=provider,
+                    model=request.model or "",
+                    stream=bool(request.stream or interaction.is_stream),
+                    status=interaction.status,
+                    tool_choice=states.tool_choice if states is not None else request.tool_choice,
+                    error=_short(interaction.response.text, 300)
+                    if interaction.status >= 400
+                    else None,
+                )
             )
         out.append({"requests": requests})
     return {"cassette": cassette.name, "format": cassette.variant, "conversations": out}
+
+
+def request_data(
+    it: IterationRecord,
+    *,
+    interaction: int,
+    provider: str,
+    model: str,
+    stream: bool,
+    status: int,
+    tool_choice: ToolChoice | None,
+    error: str | None = None,
+    tools_known: bool = True,
+) -> dict[str, Any]:
+    """One request of the ``--json`` shape (see ``show_data``), from its trace record: the
+    one builder ``harness cassette show`` and ``harness trace show`` share. ``tools_known``
+    false (a trace that did not record the definitions) gives ``"tools": null``."""
+    states = it.tools
+    response: dict[str, Any] = {
+        "status": status,
+        "calls": [c.name for c in it.calls],
+        "discovered": list(it.discovered),
+        "searches": it.searches,
+        "text": it.answer,
+    }
+    if error is not None:
+        response["error"] = error
+    tools: dict[str, Any] | None = None
+    if tools_known:
+        tools = states.to_data() if states is not None else _plain_tools(it.offered)
+    return {
+        "interaction": interaction,
+        "provider": provider,
+        "model": model,
+        "stream": stream,
+        "tools": tools,
+        "tool_choice": tool_choice.to_data() if tool_choice is not None else None,
+        "response": response,
+    }
 
 
 def _plain_tools(names: tuple[str, ...]) -> dict[str, Any]:

@@ -35,10 +35,10 @@ from harness.loop import (
     StrategyWarning,
     ToolsetChange,
 )
-from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from harness.models._scripted._expect_choice import tool_choice_data
 
-__all__ = ["RecordedResults", "scenario_data"]
+__all__ = ["RecordedResults", "scenario_data", "scenario_of_conversations"]
 
 DIFFERENCES = "harness.recorded_result_differences"
 """The blackboard key where ``RecordedResults`` lists the results that differ (the scenario
@@ -135,10 +135,17 @@ class _Turns:
         self.bare_results = 0
         self.continued: set[int] = set()
         self.react_nudge: str | None = None
+        self.system_notes = 0
+        """System messages the client added between requests (not replayed: the loop does
+        not write them)."""
         requests = conversation.requests
         for k in range(1, len(requests)):
             before, after = requests[k - 1], requests[k]
             kept, rest = kept_answer(after.messages[len(before.messages) :])
+            notes = [m for m in rest if isinstance(m, SystemMessage) and not m.tools]
+            if notes:  # the client's own notes (pydantic-ai: "tools are now available")
+                self.system_notes += len(notes)
+                rest = [m for m in rest if not any(m is n for n in notes)]
             results = [m for m in rest if isinstance(m, ToolMessage)]
             users = [m for m in rest if isinstance(m, UserMessage)]
             if len(results) + len(users) != len(rest) or rest[: len(results)] != results:
@@ -232,6 +239,11 @@ def _session(
     extra = last is not None and bool(last.message.tool_calls)
     if extra:  # the recording stops on a tool call (an output tool): the loop asks again
         note = " The recording ends on a tool call (an output tool); a final reply was added."
+    if turns.system_notes:
+        note += (
+            f" The client's {turns.system_notes} system note(s) between requests are not "
+            "replayed (the loop does not write them)."
+        )
     session: dict[str, Any] = {"name": name}
     recorded = RecordedSession.of(conversation)
     if tools is None:
@@ -363,21 +375,43 @@ def scenario_data(
     result that differs from the recorded one is reported.
     """
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    found = conversations_of(cassette)
+    return scenario_of_conversations(
+        cassette,
+        conversations_of(cassette),
+        name=name,
+        conversation=conversation,
+        tools=tools,
+        strategies=strategies,
+    )
+
+
+def scenario_of_conversations(
+    cassette: Cassette,
+    found: list[Conversation],
+    *,
+    name: str | None = None,
+    conversation: int | None = None,
+    tools: str | None = None,
+    strategies: Sequence[str] = (),
+    origin: str = "cassette",
+) -> dict[str, Any]:
+    """``scenario_data`` of conversations already found (an OpenTelemetry trace's, read
+    into the same ``Conversation`` records); ``origin`` names the source in the file's
+    description and errors."""
     path = "" if cassette.path is None else str(cassette.path)
     if not found:
         raise CassetteError(
-            f"cassette {cassette.name!r} holds no LLM request to convert", path=path
+            f"{origin} {cassette.name!r} holds no LLM request to convert", path=path
         )
     if conversation is not None:
         if not 0 <= conversation < len(found):
             raise CassetteError(
-                f"cassette {cassette.name!r} holds {len(found)} conversation(s); "
+                f"{origin} {cassette.name!r} holds {len(found)} conversation(s); "
                 f"conversation {conversation + 1} does not exist",
                 path=path,
             )
         found = [found[conversation]]
-    stem = Path(cassette.name).stem if cassette.path else "cassette"
+    stem = Path(cassette.name).stem if cassette.path else origin.split()[-1]
     title = name or stem
     names = [title] if len(found) == 1 else [f"conversation_{n}" for n in range(1, len(found) + 1)]
     sessions, notes = [], []
@@ -392,7 +426,7 @@ def scenario_data(
     )
     numbers = ", ".join(str(n) for n in sorted(n for c in found for n in c.numbers))
     description = (
-        f"Converted from cassette {Path(cassette.name).name} (interactions {numbers}; "
+        f"Converted from {origin} {Path(cassette.name).name} (interactions {numbers}; "
         f"{len(found)} conversation(s)): {kind}; every recorded request is replayed in "
         "order. Edit freely." + "".join(dict.fromkeys(notes))
     )

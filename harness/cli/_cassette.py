@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +21,7 @@ from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 from harness.tools import ToolChoice
 
-__all__ = ["cassette_app", "record_command"]
+__all__ = ["cassette_app", "record_command", "write_scenario"]
 
 cassette_app = typer.Typer(
     name="cassette",
@@ -103,9 +104,32 @@ def to_scenario_command(
     order: every conversation of the cassette (interleaved ones placed where they ran), its
     user turns, tool choices and timelines; the recorded tools become stubs that return the
     recorded results, or your own with --tools."""
-    import yaml
-
     from harness.cassettes import scenario_data
+
+    write_scenario(
+        scenario_data,
+        file,
+        output,
+        name=name,
+        conversation=conversation,
+        tools=tools,
+        strategies=strategies,
+    )
+
+
+def write_scenario(
+    convert: Callable[..., dict[str, Any]],
+    file: Path,
+    output: Path,
+    *,
+    name: str | None,
+    conversation: int | None,
+    tools: str | None,
+    strategies: list[str] | None,
+) -> None:
+    """Convert ``file`` with ``convert`` (a cassette's or a trace file's converter) and write
+    the scenario to ``output``; exit 2 with the reason when it cannot."""
+    import yaml
 
     console = _console()
     if output.is_dir():
@@ -121,7 +145,7 @@ def to_scenario_command(
     if strategies and not tools:
         raise _fail(console, "--strategies goes with --tools (the stubs replay the recording)")
     try:
-        data = scenario_data(
+        data = convert(
             file,
             name=name or output.stem,
             conversation=None if conversation is None else conversation - 1,

@@ -101,6 +101,10 @@ def serve_command(
     )
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
     console.print(f"ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}", soft_wrap=True)
+    # boto3 reads a service's endpoint from this variable (botocore >= 1.31)
+    console.print(
+        f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={server.url.removesuffix('/v1')}", soft_wrap=True
+    )
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness import _check_sink as _sink
 from harness._errors import UsageError
-from harness._plugin import _sink
 from harness.cassettes import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
 from harness.cost._analysis import Interner, Prompt, analyse_prompts
@@ -122,6 +122,8 @@ def analyse_cassette(
         raise UsageError(f"cassette {cassette.name!r}: no cache model for format {format_name!r}")
     first, codec = turns[0]
     model = model or body_model(first.request.json()) or codec.model_of(first.path)
+    # a Bedrock recording's cachePoint blocks are all its checkpoints (no automatic caching)
+    automatic = automatic and format_name != "bedrock-converse"
     chosen = rules or cache_rules(format_name, model, automatic=automatic)
     counter = (
         checked_tokenizer(tokenizer)

@@ -12,7 +12,13 @@ from harness.messages import Message
 
 __all__ = ["CapabilitiesOverride", "StaticToolsModel", "format_capabilities", "with_capabilities"]
 
-FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages", "gemini-generate")
+FORMAT_NAMES = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "bedrock-converse",
+    "gemini-generate",
+)
 """The wire formats whose adapters declare capabilities (``harness.formats`` names)."""
 
 
@@ -33,6 +39,10 @@ def format_capabilities(format_name: str) -> ModelCapabilities:
         from harness.models._anthropic._model import ANTHROPIC_CAPABILITIES
 
         return ANTHROPIC_CAPABILITIES
+    if format_name == "bedrock-converse":
+        from harness.models._bedrock._model import BEDROCK_CAPABILITIES
+
+        return BEDROCK_CAPABILITIES
     if format_name == "gemini-generate":
         from harness.models._gemini._model import GEMINI_CAPABILITIES
 

@@ -14,6 +14,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import anthropic
+import boto3
+import botocore.config
+import botocore.exceptions
 import httpx2
 import openai
 import pytest
@@ -43,9 +46,15 @@ from harness.cassettes import (
 )
 from harness.cassettes._model import llm_turns
 from harness.cassettes._show import show_cassette
+from harness.formats.bedrock_converse import route_of
 from harness.loop import ModelRequest, ModelSettings, run
 from harness.messages import AssistantMessage, UserMessage
-from harness.models import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
+from harness.models import (
+    AnthropicModel,
+    BedrockConverseModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
 from harness.scenarios import load_scenario, run_scenario
 from harness.testing import open_cassette
 
@@ -128,6 +137,49 @@ def _base_url(uri: str, path: str, codec_name: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
+def _bedrock(interaction):  # type: ignore[no-untyped-def]
+    """boto3's bedrock-runtime client, pointed at the recorded host (vcrpy answers), with
+    dummy credentials and the region set: nothing is looked up on the network."""
+    parts = urlsplit(interaction.uri)
+    return boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        endpoint_url=f"{parts.scheme}://{parts.netloc}",
+        aws_access_key_id="AKIAHARNESSREPLAY000",
+        aws_secret_access_key="harness-replay-secret",
+        config=botocore.config.Config(retries={"total_max_attempts": 1}),
+    )
+
+
+def _bedrock_replay(interaction, codec) -> None:  # type: ignore[no-untyped-def]
+    """One recorded Bedrock call made again through boto3 (vcrpy answers it)."""
+    route = route_of(interaction.path)
+    assert route is not None
+    client = _bedrock(interaction)
+    body = interaction.request.json()
+    if interaction.status >= 400:
+        with pytest.raises(botocore.exceptions.ClientError):
+            client.converse(modelId=route.model, **body)
+        return
+    expected = codec.decode_response(
+        interaction.status, interaction.response.headers, interaction.response.body
+    )
+    if route.converse and route.stream:
+        events = list(client.converse_stream(modelId=route.model, **body)["stream"])
+        assert codec.decode_events(events) == expected
+    elif route.converse:
+        assert codec.decode_json(client.converse(modelId=route.model, **body)) == expected
+    else:  # InvokeModel: the body is Anthropic's, the answer too
+        raw = json.dumps(body).encode()
+        if route.stream:
+            answer = client.invoke_model_with_response_stream(modelId=route.model, body=raw)
+            events = [json.loads(e["chunk"]["bytes"]) for e in answer["body"]]
+            assert codec.decode_events(events) == expected
+        else:
+            answer = client.invoke_model(modelId=route.model, body=raw)
+            assert codec.decode_json(json.loads(answer["body"].read())) == expected
+
+
 def _client(base_url: str) -> openai.OpenAI:
     return openai.OpenAI(base_url=base_url, api_key="sk-replay", max_retries=0)
 
@@ -160,6 +212,9 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                 continue
             if is_gemini(interaction.uri):
                 replay_sdk(interaction, codec)
+                continue
+            if route_of(interaction.path) is not None:
+                _bedrock_replay(interaction, codec)
                 continue
             client = _sdk(interaction, codec.name)
             body = interaction.request.json()
@@ -211,6 +266,19 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
             if is_gemini(interaction.uri):
                 replayed += replay_adapter(interaction, codec, request)
                 continue
+            route = route_of(interaction.path)
+            if route is not None and not route.converse:
+                continue  # InvokeModel: the harness has no adapter over it
+            if route is not None:
+                model = BedrockConverseModel(
+                    _bedrock(interaction), route.model, stream=interaction.is_stream
+                )
+                got = model.request(request)
+                assert got == codec.decode_response(
+                    interaction.status, interaction.response.headers, interaction.response.body
+                )
+                replayed += 1
+                continue
             client = _sdk(interaction, codec.name)
             adapter_cls = {
                 "openai-chat": OpenAIChatModel,
@@ -223,10 +291,12 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 interaction.status, interaction.response.headers, interaction.response.body
             )
             replayed += 1
-    sdk_cannot = {  # google-genai streams only with alt=sse and never asks for int enums
-        i.index
+    sdk_cannot = {  # InvokeModel: no adapter; google-genai streams only with alt=sse and
+        i.index  # never asks for int enums
         for i, _ in llm_turns(cassette)
-        if ":streamGenerateContent" in i.uri or "enum-encoding" in i.uri
+        if not getattr(route_of(i.path), "converse", 1)
+        or ":streamGenerateContent" in i.uri
+        or "enum-encoding" in i.uri
     }
     assert replayed or all(
         i.status >= 400 or i.index in sdk_cannot for i, _ in llm_turns(cassette)

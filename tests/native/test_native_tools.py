@@ -16,7 +16,7 @@ import openai
 import pytest
 
 from harness.cassettes._show import show_data
-from harness.formats import anthropic_messages, openai_responses
+from harness.formats import anthropic_messages, openai_responses, wire_formats
 from harness.injection import ToolSearch
 from harness.loop import run
 from harness.models import (
@@ -239,12 +239,7 @@ def test_show_json_has_the_documented_shape(path: Path) -> None:
     assert set(data) >= {"cassette", "format", "conversations"}
     for conversation in data["conversations"]:
         for request in conversation["requests"]:
-            assert request["provider"] in (
-                "openai-chat",
-                "openai-responses",
-                "anthropic-messages",
-                "gemini-generate",
-            )
+            assert request["provider"] in {f.NAME for f in wire_formats()}
             assert isinstance(request["interaction"], int) and isinstance(request["stream"], bool)
             assert set(request["tools"]) == {"visible", "deferred", "search", "namespaces"}
             assert not set(request["tools"]["visible"]) & set(request["tools"]["deferred"])

@@ -118,6 +118,10 @@ class GeminiRoute:
     vertex: bool = False
     """A Vertex AI path (``.../publishers/google/models/...``)."""
 
+    def operation_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The operation's input of an HTTP body: the body and the path's ``model``."""
+        return {**body, "model": self.model}
+
 
 _PATH = re.compile(
     r"/(?P<prefix>(?:v1|v1beta|v1beta1|v1alpha)(?:/projects/[^/]+/locations/[^/]+)?"

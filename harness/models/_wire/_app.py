@@ -116,7 +116,7 @@ class WireApp:
             return fmt, None
         for candidate in self._path_formats:
             said = candidate.route_of(path)
-            if said is not None:
+            if said is not None and getattr(said, "converse", True):
                 return candidate, said
         return None, None
 
@@ -163,10 +163,13 @@ class WireApp:
                     "deeply. Send a JSON object with fewer nested arrays or objects.",
                     code="invalid_json",
                 )
+            if said is None:
+                return index, self._readers[fmt.NAME].read(decoded)
+            # the operation's input: the body and what the path says (model, operation)
+            if isinstance(decoded, Mapping):
+                decoded = said.operation_input(decoded)
             wire = self._readers[fmt.NAME].read(decoded)
-            if said is not None:  # the model and the operation are the path's
-                wire = dataclasses.replace(wire, model=said.model, stream=said.stream)
-            return index, wire
+            return index, dataclasses.replace(wire, model=said.model, stream=said.stream)
         except WireError as exc:
             return index, self._error(exc, fmt)
         except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
