@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import anthropic
@@ -137,7 +138,7 @@ def _base_url(uri: str, path: str, codec_name: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{prefix}"
 
 
-def _bedrock(interaction):  # type: ignore[no-untyped-def]
+def _bedrock(interaction: Any) -> Any:
     """boto3's bedrock-runtime client, pointed at the recorded host (vcrpy answers), with
     dummy credentials and the region set: nothing is looked up on the network."""
     parts = urlsplit(interaction.uri)
