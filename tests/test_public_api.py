@@ -30,6 +30,7 @@ PACKAGES = [
     "harness.formats.openai_responses",
     "harness.formats.anthropic_messages",
     "harness.formats.bedrock_converse",
+    "harness.formats.gemini_generate",
 ]
 
 
@@ -137,7 +138,13 @@ def test_every_lazy_name_is_its_modules_object(name: str) -> None:
 
 WIRE_FORMATS = {
     f"harness.formats.{m}"
-    for m in ("openai_chat", "openai_responses", "anthropic_messages", "bedrock_converse")
+    for m in (
+        "openai_chat",
+        "openai_responses",
+        "anthropic_messages",
+        "bedrock_converse",
+        "gemini_generate",
+    )
 }
 WIRE_FORMAT_NAMES = set.intersection(
     *(set(importlib.import_module(m).__all__) for m in WIRE_FORMATS)

@@ -162,13 +162,18 @@ class Interaction:
     def is_stream(self) -> bool:
         """True when the response is streamed: server-sent events, or Bedrock's event-stream
         frames (by its ``content-type``, or by its content when the recording kept no
-        headers)."""
-        # imported here: the Bedrock format package is not needed to load a cassette
+        headers), or a call whose path says it streams (Gemini's ``:streamGenerateContent``
+        answers one JSON array without ``alt=sse``)."""
+        # imported here: the Bedrock and Gemini format packages are not needed to load one
         from harness.formats.bedrock_converse._eventstream import is_event_stream
+        from harness.formats.gemini_generate import route_of
 
-        return is_sse(self.response.headers, self.response.body) or is_event_stream(
+        if is_sse(self.response.headers, self.response.body) or is_event_stream(
             self.response.headers, self.response.body
-        )
+        ):
+            return True
+        route = route_of(self.uri) if ":stream" in self.uri else None
+        return bool(route and route.stream)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

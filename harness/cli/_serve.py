@@ -1,4 +1,5 @@
-"""``harness serve``: serve a scenario's model over HTTP, OpenAI and Anthropic wire formats."""
+"""``harness serve``: serve a scenario's model over HTTP, OpenAI, Anthropic and Gemini wire
+formats."""
 
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ def serve_command(
         "has no assistant turn), so one server records several tests.",
     ),
 ) -> None:
-    """Serve a scenario's model on 127.0.0.1 for OpenAI and Anthropic clients (or, with
-    --mcp, its tools for MCP clients); stop with Ctrl-C."""
+    """Serve a scenario's model on 127.0.0.1 for OpenAI, Anthropic and Gemini clients (or,
+    with --mcp, its tools for MCP clients); stop with Ctrl-C."""
     if mcp or mcp_server is not None:
         _serve_mcp(scenario, port, mcp_server)
         return

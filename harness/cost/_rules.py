@@ -24,6 +24,14 @@ Amazon Nova adds one of about the same size (the real Nova Micro recordings coun
 426 input tokens for a request the estimate puts at 80 with one tool, 471 for 147 with
 two), so the same figure is used; other models are counted without one (Moonshot's
 Kimi adds none: its recording counts 92 input tokens with one tool).
+
+Gemini (ai.google.dev, "Context caching"): implicit caching is automatic for Gemini 2.5
+and newer models: a request reuses the longest token prefix it shares with a recent one,
+once the prefix reaches the model's minimum (the docs' table has changed over time;
+the figures below are the ones the API enforces where it was observed: 1,024 tokens for
+2.5 Flash, 2,048 for 2.5 Flash-Lite and 2.5 Pro, 4,096 for Gemini 3 and later).
+Explicit caching (``cachedContent``) keeps the cached prefix out of the request body:
+the model prices the body, and the recorded ``cachedContentTokenCount`` shows the rest.
 """
 
 from __future__ import annotations
@@ -36,9 +44,11 @@ from harness._validation import did_you_mean
 
 __all__ = ["FORMATS", "CacheRules", "FormatName", "Vendor", "cache_rules"]
 
-FormatName = Literal["openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse"]
+FormatName = Literal[
+    "openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse", "gemini-generate"
+]
 """The wire formats the cost model reads (``harness.formats`` module names)."""
-Vendor = Literal["openai", "anthropic", "bedrock"]
+Vendor = Literal["openai", "anthropic", "bedrock", "google"]
 
 FORMATS: tuple[FormatName, ...] = get_args(FormatName)
 
@@ -62,6 +72,16 @@ _ANTHROPIC_MINIMUMS: tuple[tuple[str, int], ...] = (
 )
 """Minimum cacheable prompt lengths by model (the docs' table; the other listed models,
 Sonnet 4.6, 4.5, 4 and 3.7 and Opus 4.1 and 4, take 1,024)."""
+_GEMINI_MINIMUMS: tuple[tuple[str, int], ...] = (
+    ("gemini-2.5-flash-lite", 2048),
+    ("gemini-2.5-flash", 1024),
+    ("gemini-2.5-pro", 2048),
+    ("gemini-2.", 1024),
+    ("gemini-1.", 1024),
+)
+"""Minimum implicitly cached prefix by model (Gemini 3 and later, and names not listed:
+4,096)."""
+_GEMINI_MINIMUM = 4096
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,7 +89,7 @@ class CacheRules:
     """How one provider caches prompts, for one model."""
 
     vendor: Vendor
-    """``openai``, ``anthropic`` or ``bedrock``."""
+    """``openai``, ``anthropic``, ``bedrock`` or ``google``."""
     format: FormatName
     """The wire format whose requests are read."""
     minimum_tokens: int
@@ -126,6 +146,16 @@ def cache_rules(format: str, model: str | None = None, *, automatic: bool = True
             lookback=20,
             automatic=automatic,  # the client puts a cachePoint after the last block
             tool_prompt_tokens=_ANTHROPIC_TOOL_PROMPT if claude or "nova" in name else 0,
+        )
+    if format == "gemini-generate":
+        name = (model or "").lower()
+        return CacheRules(
+            vendor="google",
+            format="gemini-generate",
+            minimum_tokens=next(
+                (m for marker, m in _GEMINI_MINIMUMS if marker in name), _GEMINI_MINIMUM
+            ),
+            partial=True,
         )
     if format == "anthropic-messages":
         return CacheRules(

@@ -217,10 +217,11 @@ def _builtin() -> list[Codec]:
     """The built-in formats' codecs, imported on first use."""
     from harness.formats.anthropic_messages import CODEC as ANTHROPIC
     from harness.formats.bedrock_converse import CODEC as CONVERSE, INVOKE_CODEC as INVOKE
+    from harness.formats.gemini_generate import CODEC as GEMINI
     from harness.formats.openai_chat import CODEC as CHAT
     from harness.formats.openai_responses import CODEC as RESPONSES
 
-    return [CHAT, RESPONSES, ANTHROPIC, CONVERSE, INVOKE]
+    return [CHAT, RESPONSES, ANTHROPIC, CONVERSE, INVOKE, GEMINI]
 
 
 _BUILTIN: list[Codec] = []

@@ -40,10 +40,12 @@ class WireFormat(Protocol):
     """One wire format, both sides (a module of ``harness.formats``).
 
     A format whose path carries the model and the operation (Bedrock's
-    ``/model/{modelId}/converse-stream``) also has ``route_of(path)`` (what the path says:
-    ``model``, ``stream``, or ``None`` for another path), and a format that does not stream
-    server-sent events has ``stream_frames(events)`` (its ``content-type`` and frames);
-    the fake reads both when a format has them.
+    ``/model/{modelId}/converse-stream``, Gemini's
+    ``/models/{model}:streamGenerateContent?alt=sse``) also has ``route_of(path)`` (what
+    the path says: ``model``, ``stream``, or ``None`` for another path), and a format that
+    frames a stream its own way has ``stream_frames(events, route)`` (its ``content-type``
+    and chunks: Bedrock's event-stream frames, Gemini's SSE or one JSON array); the fake
+    reads both when a format has them.
     """
 
     NAME: str
@@ -144,14 +146,21 @@ class WireFormat(Protocol):
 
 def wire_formats() -> tuple[WireFormat, ...]:
     """The built-in formats: Chat Completions, Responses, Anthropic Messages, Bedrock
-    Converse."""
-    from harness.formats import anthropic_messages, bedrock_converse, openai_chat, openai_responses
+    Converse, Gemini."""
+    from harness.formats import (
+        anthropic_messages,
+        bedrock_converse,
+        gemini_generate,
+        openai_chat,
+        openai_responses,
+    )
 
     chat: WireFormat = openai_chat
     responses: WireFormat = openai_responses
     messages: WireFormat = anthropic_messages
     converse: WireFormat = bedrock_converse
-    return (chat, responses, messages, converse)
+    gemini: WireFormat = gemini_generate
+    return (chat, responses, messages, converse, gemini)
 
 
 def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:

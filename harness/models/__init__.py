@@ -44,6 +44,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         StaticToolsModel as StaticToolsModel,
         with_capabilities as with_capabilities,
     )
+    from harness.models._gemini._model import (
+        GEMINI_CAPABILITIES as GEMINI_CAPABILITIES,
+        GeminiModel as GeminiModel,
+        map_gemini_error as map_gemini_error,
+    )
     from harness.models._openai._chat import (
         OPENAI_CHAT_CAPABILITIES as OPENAI_CHAT_CAPABILITIES,
         OpenAIChatModel as OpenAIChatModel,
@@ -130,6 +135,10 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         FAKE_BEDROCK_ENDPOINT as FAKE_BEDROCK_ENDPOINT,
         BedrockWireHook as BedrockWireHook,
         fake_bedrock_client as fake_bedrock_client,
+    )
+    from harness.models._wire._gemini_client import (
+        FAKE_GEMINI_BASE_URL as FAKE_GEMINI_BASE_URL,
+        fake_gemini_client as fake_gemini_client,
     )
     from harness.models._wire._server import (
         WireServer as WireServer,

@@ -12,7 +12,13 @@ from harness.messages import Message
 
 __all__ = ["CapabilitiesOverride", "StaticToolsModel", "format_capabilities", "with_capabilities"]
 
-FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse")
+FORMAT_NAMES = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "bedrock-converse",
+    "gemini-generate",
+)
 """The wire formats whose adapters declare capabilities (``harness.formats`` names)."""
 
 
@@ -37,6 +43,10 @@ def format_capabilities(format_name: str) -> ModelCapabilities:
         from harness.models._bedrock._model import BEDROCK_CAPABILITIES
 
         return BEDROCK_CAPABILITIES
+    if format_name == "gemini-generate":
+        from harness.models._gemini._model import GEMINI_CAPABILITIES
+
+        return GEMINI_CAPABILITIES
     raise UsageError(
         f"no adapter capabilities for the format {format_name!r}; known: "
         + ", ".join(repr(n) for n in FORMAT_NAMES)

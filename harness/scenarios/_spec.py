@@ -156,7 +156,14 @@ class ModelSpec(BaseModel):
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
     capabilities: (
-        Literal["openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse"] | None
+        Literal[
+            "openai-chat",
+            "openai-responses",
+            "anthropic-messages",
+            "bedrock-converse",
+            "gemini-generate",
+        ]
+        | None
     ) = None
     """The provider the model stands for: it declares the native tools that format's
     adapter declares (its tool searches, allowed subsets), so ``native: always``

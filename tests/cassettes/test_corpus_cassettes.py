@@ -30,6 +30,7 @@ from corpus import (
     project_cassettes,
     raw_interactions,
 )
+from gemini_replay import is_gemini, replay_adapter, replay_sdk
 
 from harness.cassettes import (
     Cassette,
@@ -121,7 +122,7 @@ def test_loads_through_the_public_path(path: Path) -> None:
             parsed = any("parsed_body" in part for part in (item["request"], response))
             if parsed or cassette.variant != "parsed_body":  # one file, one variant
                 assert cassette.variant == ("parsed_body" if parsed else "vcrpy")
-        if interaction.request.body:
+        if interaction.request.body and codec_for(interaction.method, interaction.path):
             assert interaction.request.json() is not None, "request bodies are JSON"
 
 
@@ -205,7 +206,14 @@ def test_replays_through_the_sdk_under_the_semantic_matcher(path: Path, tmp_path
                         interaction.method, interaction.uri, content=interaction.request.body
                     )
                 assert reply.status_code == interaction.status
-                assert reply.content == interaction.response.body
+                if b"[hidden]" in reply.content:  # a token answer, scrubbed on the way back
+                    recorded = json.loads(interaction.response.body)
+                    assert json.loads(reply.content).keys() == recorded.keys()
+                else:
+                    assert reply.content == interaction.response.body
+                continue
+            if is_gemini(interaction.uri):
+                replay_sdk(interaction, codec)
                 continue
             if route_of(interaction.path) is not None:
                 _bedrock_replay(interaction, codec)
@@ -257,6 +265,9 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 settings=ModelSettings(),
                 iteration=1,
             )
+            if is_gemini(interaction.uri):
+                replayed += replay_adapter(interaction, codec, request)
+                continue
             route = route_of(interaction.path)
             if route is not None and not route.converse:
                 continue  # InvokeModel: the harness has no adapter over it
@@ -282,12 +293,16 @@ def test_replays_through_the_adapters_under_the_semantic_matcher(path: Path) -> 
                 interaction.status, interaction.response.headers, interaction.response.body
             )
             replayed += 1
-    invoked = {
-        i.index for i, _ in llm_turns(cassette) if not getattr(route_of(i.path), "converse", 1)
+    sdk_cannot = {  # InvokeModel: no adapter; google-genai streams only with alt=sse and
+        i.index  # never asks for int enums
+        for i, _ in llm_turns(cassette)
+        if not getattr(route_of(i.path), "converse", 1)
+        or ":streamGenerateContent" in i.uri
+        or "enum-encoding" in i.uri
     }
-    assert replayed or all(i.status >= 400 or i.index in invoked for i, _ in llm_turns(cassette)), (
-        f"{path.name}: no LLM request a codec reads"
-    )
+    assert replayed or all(
+        i.status >= 400 or i.index in sdk_cannot for i, _ in llm_turns(cassette)
+    ), f"{path.name}: no LLM request a codec reads"
 
 
 def _shape(trace) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]

@@ -241,3 +241,16 @@ def test_comparisons_are_not_scenarios() -> None:
     assert found and not any(p.parent.name == "compare" for p in found)
     with pytest.raises(ScenarioError, match="harness compare"):
         load_scenario(COMPARE / "file_tools.yaml")
+
+
+def test_gemini_declared_tools_keep_the_implicit_cache_that_unfolding_breaks() -> None:
+    """On Gemini an allowed subset is ``allowedFunctionNames``: the declarations stay, so
+    the implicitly cached prefix does; unfolding a facade changes them and breaks it."""
+    file = COMPARE / "file_tools_gemini.yaml"
+    result = runner.invoke(app, ["compare", str(file), "--json", "--prices", str(PRICES)])
+    assert result.exit_code == 0, result.output
+    variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
+    assert load_comparison(file).spec.format == "gemini-generate"
+    assert variants["allowed"]["cache_breaks"] == variants["eager"]["cache_breaks"] == []
+    assert [b["cause"] for b in variants["facade"]["cache_breaks"]] == ["tools-changed"] * 2
+    assert variants["allowed"]["cached_input_tokens"] > 0

@@ -27,6 +27,7 @@ from harness.models import (
     ScriptedModel,
     fake_anthropic_client,
     fake_openai_client,
+    with_capabilities,
 )
 from harness.models._scripted._steps import call, reply
 from harness.tools import Tool
@@ -103,7 +104,11 @@ def _run(plan: dict[str, Any], way: str | None) -> tuple[Any, OpenAIWireTranspor
     steps = [call(f"get_{w}") for w in plan["calls"]] + [reply("done")]
     script = ScriptedModel(steps)
     transport = OpenAIWireTransport(script) if way is not None else None
-    model: Model = script if transport is None or way is None else WAYS[way](transport)
+    model: Model = (
+        with_capabilities(script, tool_additions=True)  # the in-process run adds natively too
+        if transport is None or way is None
+        else WAYS[way](transport)
+    )
     strategy = AddTools(Schedule(plan["schedule"]), native="always")
     tools = [_tool(w) for w in plan["start"]]
     return run(model, "go", tools=tools, strategies=[strategy]), transport

@@ -74,6 +74,10 @@ class BedrockRoute:
         """A Converse operation (else InvokeModel, whose body is the model's own)."""
         return self.operation.startswith("converse")
 
+    def operation_input(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The operation's input of an HTTP body: the body and the path's ``modelId``."""
+        return {**body, "modelId": self.model}
+
 
 def route_of(path: str) -> BedrockRoute | None:
     """The Bedrock Runtime operation of a request path (``None`` for any other path)."""
@@ -83,8 +87,11 @@ def route_of(path: str) -> BedrockRoute | None:
     return BedrockRoute(model=unquote(match["model"]), operation=match["operation"])
 
 
-def stream_frames(events: Iterable[SSEEvent]) -> tuple[str, list[bytes]]:
-    """The ``content-type`` and the frames of a streamed answer (one chunk per event)."""
+def stream_frames(
+    events: Iterable[SSEEvent], route: BedrockRoute | None = None
+) -> tuple[str, list[bytes]]:
+    """The ``content-type`` and the frames of a streamed answer (one chunk per event; every
+    streamed operation frames alike, whatever its ``route``)."""
     return CONTENT_TYPE, event_frames(events)
 
 

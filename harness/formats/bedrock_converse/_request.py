@@ -20,13 +20,13 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
+from harness.formats._sent_tools import sent_tools
 from harness.formats._server import IncrementalReader, Strictness, WireRequest
 from harness.formats.bedrock_converse._validation import (
     Checked,
     ConverseWireError,
     validate_from,
 )
-from harness.formats.openai_chat._request import _sent_tools as sent_tools
 from harness.loop import ModelRequest, ModelSettings
 from harness.messages import (
     AssistantMessage,

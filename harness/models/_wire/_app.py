@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ProviderError, UsageError
+from harness._secrets import scrub_url
 from harness._validation import check_choice, check_int
 from harness.formats import IdSource, Strictness, WireError, WireFormat, WireRequest, wire_formats
 from harness.formats._format import RequestReader
@@ -60,8 +61,11 @@ class WireApp:
     """Serves a harness ``Model`` in every wire format of ``harness.formats``.
 
     Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, the Anthropic
-    Messages API on ``POST /v1/messages`` (each with its format's validation, JSON, SSE
-    and error shape), and ``GET /v1/models`` (the ``/v1`` prefix is optional). ``profile="strict"``
+    Messages API on ``POST /v1/messages``, Gemini on ``POST
+    /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent`` (and the
+    Vertex AI paths; each with its format's validation, JSON, stream and error shape),
+    and ``GET /v1/models`` (the ``/v1`` prefix is optional). A path's query is not
+    recorded where it holds a credential (``?key=``). ``profile="strict"``
     adds provider rules stricter than the real APIs' (a history calling a tool no
     longer declared is rejected).
     """
@@ -137,7 +141,7 @@ class WireApp:
             self.requests.append(
                 RecordedRequest(
                     method=method,
-                    path=path,
+                    path=scrub_url(path)[0],  # a key in the query (?key=) is never kept
                     body=decoded,
                     retry_count=int(retry) if retry and retry.isdigit() else None,
                 )
@@ -163,7 +167,7 @@ class WireApp:
                 return index, self._readers[fmt.NAME].read(decoded)
             # the operation's input: the body and what the path says (model, operation)
             if isinstance(decoded, Mapping):
-                decoded = {**decoded, "modelId": said.model}
+                decoded = said.operation_input(decoded)
             wire = self._readers[fmt.NAME].read(decoded)
             return index, dataclasses.replace(wire, model=said.model, stream=said.stream)
         except WireError as exc:
@@ -188,7 +192,7 @@ class WireApp:
             )
         with self._lock:
             self.responses[index] = response
-        fmt = self._format("POST", path)[0]
+        fmt, said = self._format("POST", path)
         assert fmt is not None  # _prepare found it
         broken = choice_violation(wire.request.settings.tool_choice, response.message)
         if broken is not None:  # honour tool_choice as a provider does: it cannot be broken
@@ -209,9 +213,9 @@ class WireApp:
                 chunk_chars=self.chunk_chars,
                 max_chunks=self.max_chunks,
             )
-            frames = getattr(fmt, "stream_frames", None)  # a format that is not SSE
+            frames = getattr(fmt, "stream_frames", None)  # a format that frames its own stream
             if frames is not None:
-                content_type, chunks = frames(events)
+                content_type, chunks = frames(events, said)
             else:
                 content_type, chunks = "text/event-stream; charset=utf-8", sse_frames(events)
             headers = {**fmt.response_headers(self._ids), "content-type": content_type}
