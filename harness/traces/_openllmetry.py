@@ -40,10 +40,16 @@ __all__ = ["is_request", "request_facts"]
 _PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.")
 
 
+REQUEST_TYPE = "llm.request.type"
+
+
+def has_flat_keys(span: Span) -> bool:
+    """Whether ``span`` has a flat prompt, completion or function attribute."""
+    return any(key.startswith(_PREFIXES) for key in span.attributes)
+
+
 def is_request(span: Span) -> bool:
-    return span.get("llm.request.type") in ("chat", "completion") or any(
-        key.startswith(_PREFIXES) for key in span.attributes
-    )
+    return span.get(REQUEST_TYPE) in ("chat", "completion") or has_flat_keys(span)
 
 
 def _calls(span: Span, fields: Mapping[str, Any], where: str) -> tuple[ToolCall, ...]:

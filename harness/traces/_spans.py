@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import TraceFileError
+from harness._extras import require
 
 __all__ = [
     "MAX_ATTRIBUTE_CHARS",
@@ -217,24 +218,46 @@ def _pair(pair: Any) -> tuple[str, Any]:
     return pair["key"], pair.get("value")
 
 
+class _Wrong:
+    """An attribute value that is not an AnyValue object, kept to be refused when read."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 class _Attributes(Mapping[str, Any]):
-    """An OTLP attribute list, keyed by name; each value decoded on first use."""
+    """An OTLP attribute list, keyed by name; each value decoded on first use.
+
+    A raw value is an AnyValue object (a dict, decoded when read and kept), ``None`` (no
+    value), a ``_Wrong`` value (refused when read), or a string, number or boolean already
+    decoded (the fast reader decodes the scalar values that decode without error as it
+    reads them: a dict of plain values is one the garbage collector does not track).
+    """
 
     __slots__ = ("_decoded", "_raw")
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self._raw = raw
-        self._decoded: dict[str, Any] = {}
+        self._decoded: dict[str, Any] | None = None
 
-    def __getitem__(self, key: str) -> Any:
-        try:
+    def _decode(self, key: str, raw: Any) -> Any:
+        if type(raw) is _Wrong:
+            raw = raw.value
+        if self._decoded is None:
+            self._decoded = {}
+        elif key in self._decoded:
             return self._decoded[key]
-        except KeyError:
-            pass
-        raw = self._raw[key]
-        value = _any_value(raw, 1) if raw is not None else None
+        value = _any_value(raw, 1)
         self._decoded[key] = value
         return value
+
+    def __getitem__(self, key: str) -> Any:
+        raw = self._raw[key]
+        if type(raw) is dict or type(raw) is _Wrong:
+            return self._decode(key, raw)
+        return raw
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._raw)
@@ -246,15 +269,10 @@ class _Attributes(Mapping[str, Any]):
         return key in self._raw
 
     def get(self, key: str, default: Any = None) -> Any:
-        decoded = self._decoded.get(key, _UNSET)
-        if decoded is not _UNSET:
-            return decoded
         raw = self._raw.get(key, _UNSET)
-        if raw is _UNSET:
-            return default
-        value = _any_value(raw, 1) if raw is not None else None
-        self._decoded[key] = value
-        return value
+        if type(raw) is dict or type(raw) is _Wrong:
+            return self._decode(key, raw)
+        return default if raw is _UNSET else raw
 
 
 def _attribute_map(items: Any) -> _Attributes:
@@ -265,6 +283,9 @@ def _attribute_map(items: Any) -> _Attributes:
     try:
         raw = {a["key"]: a.get("value") for a in items}
         if all(type(k) is str for k in raw):
+            for key, value in raw.items():
+                if value is not None and type(value) is not dict:
+                    raw[key] = _Wrong(value)
             return _Attributes(raw)
     except (TypeError, KeyError, AttributeError):
         pass
@@ -515,7 +536,12 @@ def read_spans(source: Any) -> list[Span]:
     """Every span of ``source`` (see the module docstring for what a source is)."""
     if isinstance(source, (str, Path)):
         name = str(source)
-        return _from_documents(_documents(_read_file(Path(source)), name), name)
+        text = _read_file(Path(source))
+        require("msgspec", "reading OTLP JSON files", extra="otel")
+        from harness.traces._decode import spans_of_text
+
+        fast = spans_of_text(text, name)
+        return fast if fast is not None else _from_documents(_documents(text, name), name)
     if isinstance(source, dict):
         return spans_of_document(source, "")
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
