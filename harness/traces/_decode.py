@@ -75,7 +75,6 @@ class _Document(msgspec.Struct, gc=False):
     resourceSpans: list[_Resource] = []
 
 
-_SCALARS = frozenset({"stringValue", "intValue", "boolValue", "doubleValue"})
 _DECODER = msgspec.json.Decoder(_Document)
 
 
@@ -88,7 +87,7 @@ def _attributes(items: list[_KeyValue] | None) -> _Attributes:
             text = value.get("stringValue")
             if type(text) is str and len(text) <= MAX_ATTRIBUTE_CHARS:
                 value = text
-            elif not _SCALARS.isdisjoint(value):
+            elif "kvlistValue" not in value:  # a decoded kvlist would read as raw
                 try:
                     value = _any_value(value, 1)
                 except _Bad:

@@ -231,9 +231,9 @@ class _Attributes(Mapping[str, Any]):
     """An OTLP attribute list, keyed by name; each value decoded on first use.
 
     A raw value is an AnyValue object (a dict, decoded when read and kept), ``None`` (no
-    value), a ``_Wrong`` value (refused when read), or a string, number or boolean already
-    decoded (the fast reader decodes the scalar values that decode without error as it
-    reads them: a dict of plain values is one the garbage collector does not track).
+    value), a ``_Wrong`` value (refused when read), or a value already decoded that is not
+    a dict (the fast reader decodes every value but a kvlist as it reads it when that
+    succeeds: fewer objects for the garbage collector to track, and no cache).
     """
 
     __slots__ = ("_decoded", "_raw")
