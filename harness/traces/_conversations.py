@@ -70,7 +70,8 @@ class OtelConversation:
         from harness.traces._assemble import conversation_trace
 
         if self._trace is None:  # built once: show reads it for the timeline and for gaps
-            self._trace = conversation_trace(self)
+            with _collector_paused():  # as long-lived as the spans it is read from
+                self._trace = conversation_trace(self)
         return self._trace
 
     def missing(self) -> list[list[str]]:
@@ -82,7 +83,7 @@ class OtelConversation:
 
 def _outermost(tree: SpanTree, requests: dict[Key, Span]) -> dict[Key, Key]:
     """Each request span -> the outermost request span around it (itself when none)."""
-    nearest = tree.nearest_all(lambda s: _key(s) in requests)
+    nearest = tree.nearest_all(lambda s: _key(s) in requests, requests.values())
     out: dict[Key, Key] = {}
     for key in requests:
         path = [key]
@@ -139,7 +140,7 @@ def conversations_of_spans(spans: Sequence[Span]) -> list[OtelConversation]:
     roles = {_key(s): role for s in tree.spans if (role := role_of(s)) is not None}
     by_key = {_key(s): s for s in tree.spans}
     requests = {k: by_key[k] for k, role in roles.items() if role == "request"}
-    agents = tree.nearest_all(lambda s: roles.get(_key(s)) == "agent")
+    agents = tree.nearest_all(lambda s: roles.get(_key(s)) == "agent", [by_key[k] for k in roles])
     tops = _outermost(tree, requests)
     stacks: dict[Key, list[Key]] = {}
     for key in sorted(requests, key=lambda k: _order(by_key[k])):
@@ -188,7 +189,8 @@ def _link(
     by_key: dict[Key, Span],
 ) -> None:
     """Link each nested conversation to the one whose tool call ran it."""
-    tools = tree.nearest_all(lambda s: roles.get(_key(s)) == "tool")
+    roots = [c.root for c in found.values() if c.root is not None]
+    tools = tree.nearest_all(lambda s: roles.get(_key(s)) == "tool", roots)
     for key, conversation in found.items():
         if conversation.root is None:
             continue

@@ -53,7 +53,7 @@ def request_facts(span: Span) -> RequestFacts:
     """The request a request span recorded, read by its flavour's module."""
     if span.get(_openinference.KIND) == "LLM":
         return _openinference.request_facts(span)
-    if _openllmetry.is_request(span) and "gen_ai.input.messages" not in span.attributes:
+    if "gen_ai.input.messages" not in span.attributes and _openllmetry.is_request(span):
         return _openllmetry.request_facts(span)
     if span.get(ITERATION) is not None:
         return _genai.request_facts(span, flavour="harness")
