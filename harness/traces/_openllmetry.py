@@ -13,6 +13,7 @@ by the Messages format. The model is ``gen_ai.request.model``, the provider
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +39,7 @@ from harness.traces._spans import Span
 __all__ = ["is_request", "request_facts"]
 
 _PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.")
+_is_flat = operator.methodcaller("startswith", _PREFIXES)
 
 
 REQUEST_TYPE = "llm.request.type"
@@ -45,7 +47,7 @@ REQUEST_TYPE = "llm.request.type"
 
 def has_flat_keys(span: Span) -> bool:
     """Whether ``span`` has a flat prompt, completion or function attribute."""
-    return any(key.startswith(_PREFIXES) for key in span.attributes)
+    return any(map(_is_flat, span.attributes))
 
 
 def is_request(span: Span) -> bool:
