@@ -18,9 +18,9 @@ from typing import Any
 
 import msgspec
 
+from harness.traces import _spans
 from harness.traces._spans import (
     _STATUS,
-    MAX_ATTRIBUTE_CHARS,
     Span,
     SpanEvent,
     _any_value,
@@ -81,11 +81,12 @@ _DECODER = msgspec.json.Decoder(_Document)
 def _attributes(items: list[_KeyValue] | None) -> _Attributes:
     """The attributes, plain string values decoded now (see ``_Attributes``)."""
     raw: dict[str, Any] = {}
+    limit = _spans.MAX_ATTRIBUTE_CHARS  # looked up on each read, as the stdlib reader does
     for item in items or ():
         value = item.value
         if value is not None and len(value) == 1:
             text = value.get("stringValue")
-            if type(text) is str and len(text) <= MAX_ATTRIBUTE_CHARS:
+            if type(text) is str and len(text) <= limit:
                 value = text
             elif "kvlistValue" not in value:  # a decoded kvlist would read as raw
                 try:
@@ -136,7 +137,7 @@ def _scope_name(scoped: _Scoped) -> str:
     return str(scope.get("name", "") if isinstance(scope, dict) else "")
 
 
-def _spans(documents: list[_Document], source: str) -> list[Span]:
+def _all_spans(documents: list[_Document], source: str) -> list[Span]:
     out: list[Span] = []
     for document in documents:
         for resource in document.resourceSpans:
@@ -164,6 +165,6 @@ def spans_of_text(text: str, source: str) -> list[Span] | None:
     """The spans of a trace file's text, or ``None`` when the structs do not read it (the
     stdlib reader then reads it, or says what is wrong with it)."""
     try:
-        return _spans(_documents(text), source)
+        return _all_spans(_documents(text), source)
     except (msgspec.MsgspecError, RecursionError, _Bad):
         return None
