@@ -14,6 +14,7 @@ give the same spans for every file the structs accept, and only that reader's er
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import msgspec
@@ -89,10 +90,8 @@ def _attributes(items: list[_KeyValue] | None) -> _Attributes:
             if type(text) is str and len(text) <= limit:
                 value = text
             elif "kvlistValue" not in value:  # a decoded kvlist would read as raw
-                try:
+                with contextlib.suppress(_Bad):  # else refused when read, as the stdlib does
                     value = _any_value(value, 1)
-                except _Bad:
-                    pass  # refused when read, as the stdlib reader refuses it
         raw[item.key] = value
     return _Attributes(raw)
 
@@ -150,7 +149,7 @@ def _all_spans(documents: list[_Document], source: str) -> list[Span]:
 
 def _documents(text: str) -> list[_Document]:
     """One document, or one per non-blank line (JSON Lines), split as the stdlib reader
-    splits them."""
+    splits them: at line feeds only (a JSON string may hold U+2028 or U+0085 as they are)."""
     try:
         return [_DECODER.decode(text)]
     except msgspec.ValidationError:
@@ -158,7 +157,7 @@ def _documents(text: str) -> list[_Document]:
     except msgspec.DecodeError as exc:
         if "trailing characters" not in str(exc):  # not JSON Lines: the stdlib reader says why
             raise
-    return [_DECODER.decode(line) for line in text.splitlines() if line.strip()]
+    return [_DECODER.decode(line) for line in text.split("\n") if line.strip()]
 
 
 def spans_of_text(text: str, source: str) -> list[Span] | None:

@@ -453,7 +453,7 @@ def _documents(text: str, source: str) -> list[Any]:
         if exc.msg != "Extra data":
             raise _file_error(source, f"it is not JSON ({exc})") from None
     documents = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # JSON strings may hold U+2028
         if not line.strip():
             continue
         try:

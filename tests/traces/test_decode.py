@@ -190,6 +190,27 @@ def test_the_structs_decline_what_they_would_read_otherwise(text: str) -> None:
         assert _facts(fast) == _outcome(_stdlib, text)
 
 
+def test_line_separators_inside_strings_are_not_line_ends(tmp_path: Path) -> None:
+    from harness import ScriptedModel, call, llm_tool, reply, run
+    from harness.traces import write_otel
+
+    @llm_tool
+    def note() -> str:
+        """A note."""
+        return "one\u2028two\x85three\x1cfour"
+
+    path = write_otel(
+        run(ScriptedModel([call("note"), reply("ok")]), "go", tools=[note]), tmp_path / "r"
+    )
+    path = write_otel(run(ScriptedModel([reply("ok")]), "again"), path, append=True)
+    text = path.read_text("utf-8")
+    assert "\u2028" in text  # written as it is (ensure_ascii=False)
+    found = otel_conversations(path)
+    assert found[0].trace().calls[0].content == "one\u2028two\x85three\x1cfour"
+    assert len(found) == 2
+    assert _facts(_decode.spans_of_text(text, "f") or []) == _facts(_stdlib(text))
+
+
 def test_a_value_refused_when_read_is_refused_the_same_way(tmp_path: Path) -> None:
     bad = span(3, "chat m", {"gen_ai.operation.name": "chat"})
     bad["attributes"] += [
@@ -221,7 +242,7 @@ def test_reading_a_file_without_msgspec_names_the_extra(
     path = tmp_path / "one.otlp.jsonl"
     path.write_text(json.dumps(document(span(1, "chat m", {}))), encoding="utf-8")
     monkeypatch.setitem(sys.modules, "msgspec", None)
-    monkeypatch.delitem(sys.modules, "harness.traces._decode")
+    monkeypatch.delitem(sys.modules, "harness.traces._decode", raising=False)
     with pytest.raises(ImportError, match=r"'msgspec'.*'otel' extra"):
         otel_conversations(path)
 
