@@ -14,7 +14,6 @@ give the same spans for every file the structs accept, and only that reader's er
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import msgspec
@@ -80,18 +79,23 @@ _DECODER = msgspec.json.Decoder(_Document)
 
 
 def _attributes(items: list[_KeyValue] | None) -> _Attributes:
-    """The attributes, plain string values decoded now (see ``_Attributes``)."""
+    """The attributes, every value that decodes without error to something other than a
+    dict decoded now (see ``_Attributes``)."""
     raw: dict[str, Any] = {}
     limit = _spans.MAX_ATTRIBUTE_CHARS  # looked up on each read, as the stdlib reader does
     for item in items or ():
-        value = item.value
-        if value is not None and len(value) == 1:
-            text = value.get("stringValue")
+        value: Any = item.value
+        if value is not None:
+            text = value.get("stringValue")  # the first kind the stdlib reader looks for
             if type(text) is str and len(text) <= limit:
                 value = text
-            elif "kvlistValue" not in value:  # a decoded kvlist would read as raw
-                with contextlib.suppress(_Bad):  # else refused when read, as the stdlib does
-                    value = _any_value(value, 1)
+            else:
+                try:
+                    decoded = _any_value(value, 1)
+                except _Bad:  # refused when read, as the stdlib reader refuses it
+                    decoded = value
+                if type(decoded) is not dict:  # a decoded kvlist would read as raw
+                    value = decoded
         raw[item.key] = value
     return _Attributes(raw)
 
@@ -113,12 +117,35 @@ def _status(data: _Status | None) -> str:
     return name
 
 
-def _span(data: _Span, scope: str, order: int, source: str) -> Span:
+class _Ids:
+    """Ids as lower-case hex, each text checked once (a trace id is on every span of its
+    trace, a parent id is another span's id)."""
+
+    __slots__ = ("spans", "traces")
+
+    def __init__(self) -> None:
+        self.traces: dict[str, str] = {}
+        self.spans: dict[str, str] = {}
+
+    def trace(self, value: str) -> str:
+        known = self.traces.get(value)
+        if known is None:
+            known = self.traces[value] = _id(value, 16, "traceId")
+        return known
+
+    def span(self, value: str, field: str) -> str:
+        known = self.spans.get(value)
+        if known is None:
+            known = self.spans[value] = _id(value, 8, field)
+        return known
+
+
+def _span(data: _Span, scope: str, order: int, source: str, ids: _Ids) -> Span:
     parent = data.parentSpanId
     return Span(
-        trace_id=_id(data.traceId, 16, "traceId"),
-        span_id=_id(data.spanId, 8, "spanId"),
-        parent_id=_id(parent, 8, "parentSpanId") if parent else None,
+        trace_id=ids.trace(data.traceId),
+        span_id=ids.span(data.spanId, "spanId"),
+        parent_id=ids.span(parent, "parentSpanId") if parent else None,
         name=data.name,
         start=_time(data.startTimeUnixNano, "startTimeUnixNano"),
         end=_time(data.endTimeUnixNano, "endTimeUnixNano"),
@@ -138,12 +165,13 @@ def _scope_name(scoped: _Scoped) -> str:
 
 def _all_spans(documents: list[_Document], source: str) -> list[Span]:
     out: list[Span] = []
+    ids = _Ids()
     for document in documents:
         for resource in document.resourceSpans:
             for scoped in resource.scopeSpans or resource.instrumentationLibrarySpans:
                 scope = _scope_name(scoped)
                 for data in scoped.spans:
-                    out.append(_span(data, scope, len(out), source))
+                    out.append(_span(data, scope, len(out), source, ids))
     return out
 
 

@@ -150,9 +150,14 @@ def _event_classes() -> dict[str, type[Event]]:
     return found
 
 
-@functools.cache
+_FIELD_NAMES: dict[type[Event], frozenset[str]] = {}
+
+
 def _field_names(cls: type[Event]) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _events(spans: list[Span], skipped: list[str]) -> list[Event]:

@@ -107,8 +107,13 @@ class Span:
     def get(self, key: str, default: Any = None) -> Any:
         """The attribute ``key`` decoded (``default`` when absent); a value of the wrong
         shape is a ``TraceFileError`` naming this span and the attribute."""
+        attributes = self.attributes
+        if type(attributes) is _Attributes:  # the common case without a call (a hot path)
+            raw = attributes._raw.get(key, _UNSET)
+            if type(raw) is not dict and type(raw) is not _Wrong:
+                return default if raw is _UNSET else raw
         try:
-            return self.attributes.get(key, default)
+            return attributes.get(key, default)
         except _Bad as exc:
             raise self.error(f"attribute {key!r}: {exc}") from None
 
