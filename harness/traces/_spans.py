@@ -13,6 +13,9 @@ A trace file may come from anywhere, so reading one is bounded: the file size
 one attribute value may be (``MAX_ATTRIBUTE_CHARS``). Attribute values are decoded when a
 reader asks for them, so a file costs what its model requests and tool calls cost. Any
 problem is a ``TraceFileError`` that names the file and the span at fault.
+
+A file is first decoded by msgspec (``_decode``: the ``otel`` extra), which gives the same
+spans; the reader here reads what msgspec's structs decline and says what is wrong with it.
 """
 
 from __future__ import annotations
