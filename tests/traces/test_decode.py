@@ -211,6 +211,34 @@ def test_line_separators_inside_strings_are_not_line_ends(tmp_path: Path) -> Non
     assert _facts(_decode.spans_of_text(text, "f") or []) == _facts(_stdlib(text))
 
 
+_json_value = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+_json_text = st.one_of(
+    _json_value.map(json.dumps),
+    _json_value.map(lambda v: json.dumps(v, ensure_ascii=False)),
+    st.text(alphabet='[]{}",:0123456789.eE-+ \\ud800tfnaNIy', max_size=20),
+    st.just("[" * 5000 + "]" * 5000),
+)
+
+
+@settings(max_examples=300)
+@given(_json_text)
+def test_json_text_in_attributes_parses_as_json_parses_it(text: str) -> None:
+    (one,) = _stdlib(json.dumps(document(span(1, "chat m", {}))))
+    try:
+        expected: Any = ("value", json.loads(text))
+    except (ValueError, RecursionError):
+        expected = "refused"
+    try:
+        got: Any = ("value", one.parse_json(text, what="it"))
+    except TraceFileError:
+        got = "refused"
+    assert repr(got) == repr(expected)  # repr: NaN is not equal to itself
+
+
 def test_a_value_refused_when_read_is_refused_the_same_way(tmp_path: Path) -> None:
     bad = span(3, "chat m", {"gen_ai.operation.name": "chat"})
     bad["attributes"] += [
