@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from harness._frozen import maker
 from harness.traces import _spans
 from harness.traces._spans import (
     _STATUS,
@@ -76,6 +77,8 @@ class _Document(msgspec.Struct, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_Document)
+_new_span = maker(Span)  # the same instances, built without keyword packing (harness/_frozen)
+_new_event = maker(SpanEvent)
 
 
 def _attributes(items: list[_KeyValue] | None) -> _Attributes:
@@ -101,7 +104,7 @@ def _attributes(items: list[_KeyValue] | None) -> _Attributes:
 
 
 def _event(data: _Event) -> SpanEvent:
-    return SpanEvent(
+    return _new_event(
         name=data.name,
         time=_time(data.timeUnixNano, "event timeUnixNano"),
         attributes=_attributes(data.attributes),
@@ -142,7 +145,7 @@ class _Ids:
 
 def _span(data: _Span, scope: str, order: int, source: str, ids: _Ids) -> Span:
     parent = data.parentSpanId
-    return Span(
+    return _new_span(
         trace_id=ids.trace(data.traceId),
         span_id=ids.span(data.spanId, "spanId"),
         parent_id=ids.span(parent, "parentSpanId") if parent else None,

@@ -66,6 +66,8 @@ def test_every_recorded_file_reads_the_same_through_the_structs(path: Path) -> N
     fast = _decode.spans_of_text(text, "f")
     assert fast is not None, "the structs declined a well-formed file"
     assert _facts(fast) == _facts(_stdlib(text))
+    assert {type(s) for s in fast} == {Span}
+    assert {type(e) for s in fast for e in s.events} <= {_spans.SpanEvent}
 
 
 # -- generated documents -------------------------------------------------------------------
