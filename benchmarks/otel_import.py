@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.traces import OtelConversation, otel_json  # noqa: E402
 from harness.traces._conversations import _collector_paused, conversations_of_spans  # noqa: E402
-from harness.traces._spans import read_spans  # noqa: E402
+from harness.traces._source import read_source  # noqa: E402
 
 TARGET_SECONDS = 2.0
 
@@ -137,7 +137,7 @@ def import_file(path: Path) -> tuple[list[OtelConversation], int, dict[str, floa
     CPU seconds of each part (reading the spans, grouping them, building the traces)."""
     started = time.process_time()
     with _collector_paused():  # otel_conversations(path), timed in its two parts
-        spans = read_spans(path)
+        spans = read_source(path)
         read = time.process_time()
         conversations = conversations_of_spans(spans)
     grouped = time.process_time()

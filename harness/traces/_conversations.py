@@ -23,7 +23,8 @@ from typing import Any
 from harness.loop import Trace
 from harness.traces._facts import RequestFacts, ToolFacts, merge_facts
 from harness.traces._flavours import request_facts, role_of, tool_facts
-from harness.traces._spans import Span, read_spans
+from harness.traces._source import read_source
+from harness.traces._spans import Span
 from harness.traces._tree import SpanTree
 
 __all__ = ["OtelConversation", "otel_conversations"]
@@ -231,4 +232,4 @@ def otel_conversations(source: Any) -> list[OtelConversation]:
     JSON Lines), its decoded documents, or SDK spans. ``TraceFileError`` when it cannot be
     read (naming the file and the span at fault)."""
     with _collector_paused():
-        return conversations_of_spans(read_spans(source))
+        return conversations_of_spans(read_source(source))

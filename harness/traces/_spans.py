@@ -14,8 +14,9 @@ one attribute value may be (``MAX_ATTRIBUTE_CHARS``). Attribute values are decod
 reader asks for them, so a file costs what its model requests and tool calls cost. Any
 problem is a ``TraceFileError`` that names the file and the span at fault.
 
-A file is first decoded by msgspec (``_decode``: the ``otel`` extra), which gives the same
-spans; the reader here reads what msgspec's structs decline and says what is wrong with it.
+``_source`` reads a file with msgspec first (``_decode``: the ``otel`` extra), which gives
+the same spans; this reader reads what msgspec's structs decline and says what is wrong
+with it (and is the reference the tests hold the other to).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import TraceFileError
-from harness._extras import require
 
 __all__ = [
     "MAX_ATTRIBUTE_CHARS",
@@ -39,6 +39,8 @@ __all__ = [
     "Span",
     "SpanEvent",
     "read_spans",
+    "read_trace_file",
+    "spans_of_text",
 ]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -452,7 +454,9 @@ def spans_of_document(document: Any, source: str, start: int = 0) -> list[Span]:
 # -- reading a source ----------------------------------------------------------------------
 
 
-def _read_file(path: Path) -> str:
+def read_trace_file(path: Path) -> str:
+    """A trace file's text, within ``MAX_FILE_BYTES``; ``TraceFileError`` when it cannot be
+    read or is not UTF-8."""
     name = str(path)
     try:
         with path.open("rb") as file:
@@ -564,12 +568,7 @@ def read_spans(source: Any) -> list[Span]:
     """Every span of ``source`` (see the module docstring for what a source is)."""
     if isinstance(source, (str, Path)):
         name = str(source)
-        text = _read_file(Path(source))
-        require("msgspec", "reading OTLP JSON files", extra="otel")
-        from harness.traces._decode import spans_of_text
-
-        fast = spans_of_text(text, name)
-        return fast if fast is not None else _from_documents(_documents(text, name), name)
+        return spans_of_text(read_trace_file(Path(source)), name)
     if isinstance(source, dict):
         return spans_of_document(source, "")
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
@@ -583,6 +582,11 @@ def read_spans(source: Any) -> list[Span]:
         "({'resourceSpans': [...]}) or SDK spans (InMemorySpanExporter.get_finished_spans()); "
         f"got {type(source).__name__}"
     )
+
+
+def spans_of_text(text: str, source: str) -> list[Span]:
+    """The spans of a trace file's text (one document, or JSON Lines)."""
+    return _from_documents(_documents(text, source), source)
 
 
 def _from_documents(documents: list[Any], source: str) -> list[Span]:
