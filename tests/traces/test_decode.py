@@ -77,7 +77,10 @@ _scalar = st.one_of(
     st.builds(lambda v: {"stringValue": v}, _text),
     st.builds(lambda v: {"intValue": v}, st.integers(-(2**62), 2**62) | st.just("12")),
     st.builds(lambda v: {"boolValue": v}, st.booleans()),
-    st.builds(lambda v: {"doubleValue": v}, st.floats(allow_nan=False) | st.just("1.5")),
+    st.builds(
+        lambda v: {"doubleValue": v},
+        st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(["1.5", "Infinity"]),
+    ),
     st.builds(lambda v: {"bytesValue": v}, _text),
     st.just({}),
     # refused when read (a value of the wrong type inside an AnyValue)
@@ -148,6 +151,7 @@ _DAMAGE: list[tuple[str, Any]] = [
     ("events", {}),
     ("events", [{"name": 5}]),
     ("parentSpanId", 0),
+    ("attributes", [{"key": "k", "value": {"doubleValue": float("inf")}}]),  # bare Infinity
 ]
 
 
