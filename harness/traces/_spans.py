@@ -440,9 +440,10 @@ def spans_of_document(document: Any, source: str, start: int = 0) -> list[Span]:
             scopes = _list(resource, "instrumentationLibrarySpans", where_r, source)
         for s, scoped in enumerate(scopes):
             where_s = f"{where_r}.scopeSpans[{s}]"
+            spans = _list(scoped, "spans", where_s, source)  # first: says when not an object
             scope = scoped.get("scope") or scoped.get("instrumentationLibrary") or {}
             scope_name = scope.get("name", "") if isinstance(scope, dict) else ""
-            for k, data in enumerate(_list(scoped, "spans", where_s, source)):
+            for k, data in enumerate(spans):
                 try:
                     out.append(_span(data, str(scope_name), start + len(out), source))
                 except _Bad as exc:

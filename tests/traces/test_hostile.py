@@ -137,3 +137,6 @@ def test_not_otlp_json(tmp_path: Path, read: Callable[[Any], Any]) -> None:
     with pytest.raises(TraceFileError, match="twice"):
         read(document(span(1, "a", CHAT), span(1, "a", CHAT)))
     assert value(True) == {"boolValue": True}
+    not_an_object = {"resourceSpans": [{"scopeSpans": [["x"]]}]}
+    with pytest.raises(TraceFileError, match=r"scopeSpans\[0\] should be an object, got list"):
+        read(not_an_object)
