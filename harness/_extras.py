@@ -27,6 +27,7 @@ EXTRAS: dict[str, str] = {
     "hypothesis_jsonschema": "fuzz",
     "httpx2": "openai",
     "mcp": "mcp",
+    "msgspec": "otel",
     "openai": "openai",
     "opentelemetry": "otel",
     "ray": "ray",

@@ -55,7 +55,7 @@ def show_command(
             print(json.dumps(otel_show_data(file), indent=2, ensure_ascii=False))
             return
         lines = show_otel(file)
-    except HarnessError as exc:
+    except (HarnessError, ImportError) as exc:  # ImportError: the extra that reads files
         raise _fail(console, str(exc)) from None
     for line in lines:  # already printable
         console.print(line, markup=False)
@@ -92,13 +92,16 @@ def to_scenario_command(
     from harness.cli._cassette import write_scenario
     from harness.traces._to_scenario import otel_cassette_conversations, otel_scenario_data
 
-    write_scenario(
-        otel_scenario_data,
-        file,
-        output,
-        name=name,
-        conversation=conversation,
-        tools=tools,
-        strategies=strategies,
-        conversations=otel_cassette_conversations,
-    )
+    try:
+        write_scenario(
+            otel_scenario_data,
+            file,
+            output,
+            name=name,
+            conversation=conversation,
+            tools=tools,
+            strategies=strategies,
+            conversations=otel_cassette_conversations,
+        )
+    except ImportError as exc:  # the extra that reads files
+        raise _fail(_console(), str(exc)) from None

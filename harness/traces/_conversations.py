@@ -14,14 +14,17 @@ model request counts once.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.loop import Trace
 from harness.traces._facts import RequestFacts, ToolFacts, merge_facts
 from harness.traces._flavours import request_facts, role_of, tool_facts
-from harness.traces._spans import Span, read_spans
+from harness.traces._source import read_source
+from harness.traces._spans import Span
 from harness.traces._tree import SpanTree
 
 __all__ = ["OtelConversation", "otel_conversations"]
@@ -68,7 +71,8 @@ class OtelConversation:
         from harness.traces._assemble import conversation_trace
 
         if self._trace is None:  # built once: show reads it for the timeline and for gaps
-            self._trace = conversation_trace(self)
+            with _collector_paused():  # as long-lived as the spans it is read from
+                self._trace = conversation_trace(self)
         return self._trace
 
     def missing(self) -> list[list[str]]:
@@ -80,7 +84,7 @@ class OtelConversation:
 
 def _outermost(tree: SpanTree, requests: dict[Key, Span]) -> dict[Key, Key]:
     """Each request span -> the outermost request span around it (itself when none)."""
-    nearest = tree.nearest_all(lambda s: _key(s) in requests)
+    nearest = tree.nearest_all(lambda s: _key(s) in requests, requests.values())
     out: dict[Key, Key] = {}
     for key in requests:
         path = [key]
@@ -137,7 +141,7 @@ def conversations_of_spans(spans: Sequence[Span]) -> list[OtelConversation]:
     roles = {_key(s): role for s in tree.spans if (role := role_of(s)) is not None}
     by_key = {_key(s): s for s in tree.spans}
     requests = {k: by_key[k] for k, role in roles.items() if role == "request"}
-    agents = tree.nearest_all(lambda s: roles.get(_key(s)) == "agent")
+    agents = tree.nearest_all(lambda s: roles.get(_key(s)) == "agent", [by_key[k] for k in roles])
     tops = _outermost(tree, requests)
     stacks: dict[Key, list[Key]] = {}
     for key in sorted(requests, key=lambda k: _order(by_key[k])):
@@ -186,7 +190,8 @@ def _link(
     by_key: dict[Key, Span],
 ) -> None:
     """Link each nested conversation to the one whose tool call ran it."""
-    tools = tree.nearest_all(lambda s: roles.get(_key(s)) == "tool")
+    roots = [c.root for c in found.values() if c.root is not None]
+    tools = tree.nearest_all(lambda s: roles.get(_key(s)) == "tool", roots)
     for key, conversation in found.items():
         if conversation.root is None:
             continue
@@ -201,8 +206,30 @@ def _link(
             conversation.parent_call = tool_facts(call).call_id
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a bulk read (as it was after).
+
+    Reading builds hundreds of thousands of small objects that form no garbage cycles and
+    live as long as the conversations: each collection the allocations trigger would walk
+    all of them again for nothing. After the read they go straight to the oldest
+    generation (``gc.freeze`` then ``gc.unfreeze``: a list splice), which a full collection
+    still walks when the program's own allocations call for one; the young collections the
+    next allocations trigger do not."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
 def otel_conversations(source: Any) -> list[OtelConversation]:
     """The conversations of an OpenTelemetry source: an OTLP JSON file (one document or
     JSON Lines), its decoded documents, or SDK spans. ``TraceFileError`` when it cannot be
     read (naming the file and the span at fault)."""
-    return conversations_of_spans(read_spans(source))
+    with _collector_paused():
+        return conversations_of_spans(read_source(source))

@@ -21,8 +21,16 @@ __all__ = ["Role", "request_facts", "role_of", "tool_facts"]
 Role = Literal["request", "tool", "agent"]
 
 
+_MARKERS = frozenset(
+    {_openinference.KIND, RUN, _genai.OPERATION, _openllmetry.REQUEST_TYPE, *_genai.CONTENT_KEYS}
+)
+"""The attributes one of which every span with a role has (or a flat OpenLLMetry key)."""
+
+
 def role_of(span: Span) -> Role | None:
     """What ``span`` is in a conversation, whichever flavour it is written in."""
+    if _MARKERS.isdisjoint(span.attributes) and not _openllmetry.has_flat_keys(span):
+        return None  # most spans of a production trace (HTTP, database): read nothing
     kind = span.get(_openinference.KIND)
     if kind is not None:
         if kind == "LLM":
@@ -45,7 +53,7 @@ def request_facts(span: Span) -> RequestFacts:
     """The request a request span recorded, read by its flavour's module."""
     if span.get(_openinference.KIND) == "LLM":
         return _openinference.request_facts(span)
-    if _openllmetry.is_request(span) and "gen_ai.input.messages" not in span.attributes:
+    if "gen_ai.input.messages" not in span.attributes and _openllmetry.is_request(span):
         return _openllmetry.request_facts(span)
     if span.get(ITERATION) is not None:
         return _genai.request_facts(span, flavour="harness")

@@ -47,14 +47,16 @@ __all__ = [
 
 INFERENCE = frozenset({"chat", "text_completion", "generate_content", "responses"})
 """``gen_ai.operation.name`` values of a model request."""
-_CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions")
+OPERATION = "gen_ai.operation.name"
+CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions")
+"""The attributes that make a span without an operation name a model request."""
 
 
 def is_request(span: Span) -> bool:
     operation = span.get("gen_ai.operation.name")
     if isinstance(operation, str) and operation in INFERENCE:
         return True
-    return operation is None and any(k in span.attributes for k in _CONTENT_KEYS)
+    return operation is None and any(k in span.attributes for k in CONTENT_KEYS)
 
 
 def is_tool(span: Span) -> bool:

@@ -150,6 +150,16 @@ def _event_classes() -> dict[str, type[Event]]:
     return found
 
 
+_FIELD_NAMES: dict[type[Event], frozenset[str]] = {}
+
+
+def _field_names(cls: type[Event]) -> frozenset[str]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def _events(spans: list[Span], skipped: list[str]) -> list[Event]:
     classes = _event_classes()
     ordered: list[tuple[int, Event]] = []
@@ -164,7 +174,7 @@ def _events(spans: list[Span], skipped: list[str]) -> list[Event]:
             if cls is None or not isinstance(fields, dict):
                 skipped.append(item.name)
                 continue
-            known = {f.name for f in dataclasses.fields(cls)}
+            known = _field_names(cls)
             given: dict[str, Any] = {
                 k: tuple(v) if isinstance(v, list) else v for k, v in fields.items() if k in known
             }

@@ -13,6 +13,7 @@ by the Messages format. The model is ``gen_ai.request.model``, the provider
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,12 +39,19 @@ from harness.traces._spans import Span
 __all__ = ["is_request", "request_facts"]
 
 _PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.")
+_is_flat = operator.methodcaller("startswith", _PREFIXES)
+
+
+REQUEST_TYPE = "llm.request.type"
+
+
+def has_flat_keys(span: Span) -> bool:
+    """Whether ``span`` has a flat prompt, completion or function attribute."""
+    return any(map(_is_flat, span.attributes))
 
 
 def is_request(span: Span) -> bool:
-    return span.get("llm.request.type") in ("chat", "completion") or any(
-        key.startswith(_PREFIXES) for key in span.attributes
-    )
+    return span.get(REQUEST_TYPE) in ("chat", "completion") or has_flat_keys(span)
 
 
 def _calls(span: Span, fields: Mapping[str, Any], where: str) -> tuple[ToolCall, ...]:

@@ -9,7 +9,7 @@ bounded number of times, so a hostile file costs time linear in its spans.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from harness.traces._spans import Span
 
@@ -70,11 +70,14 @@ class SpanTree:
                 current = self.parent(current)
             done.update(path)
 
-    def nearest_all(self, matches: Callable[[Span], bool]) -> dict[Key, Span | None]:
-        """For every span, its closest proper ancestor that ``matches`` (``None``: none),
-        computed for all spans at once in time linear in the spans."""
+    def nearest_all(
+        self, matches: Callable[[Span], bool], among: Iterable[Span] | None = None
+    ) -> dict[Key, Span | None]:
+        """For every span (of ``among``, and the ancestors on their way up, when given), its
+        closest proper ancestor that ``matches`` (``None``: none), computed for all at once
+        in time linear in the spans."""
         found: dict[Key, Span | None] = {}
-        for span in self.spans:
+        for span in self.spans if among is None else among:
             path: list[Span] = []
             current: Span | None = span
             answer: Span | None = None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli._app import app
@@ -25,6 +27,23 @@ def test_a_broken_file_is_exit_two_naming_the_problem(tmp_path: Path) -> None:
     assert result.exit_code == 2
     result = runner.invoke(app, ["trace", "to-scenario", str(broken), "-o", str(tmp_path)])
     assert "is a folder" in result.output
+
+
+def test_without_the_otel_extra_reading_a_file_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "runs.otlp.jsonl"
+    out.write_text('{"resourceSpans": []}\n', encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "msgspec", None)
+    monkeypatch.delitem(sys.modules, "harness.traces._decode", raising=False)
+    for command in (
+        ["trace", "show", str(out)],
+        ["trace", "show", "--json", str(out)],
+        ["trace", "to-scenario", str(out), "-o", str(tmp_path / "s.yaml")],
+    ):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 2, result.output
+        assert "install the 'otel' extra" in result.output
 
 
 def test_run_writes_every_scenario_as_otlp_json(tmp_path: Path) -> None:

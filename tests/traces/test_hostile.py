@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,19 @@ from harness import TraceFileError
 from harness.traces import _spans, otel_conversations
 
 CHAT = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+
+
+@pytest.fixture(params=["documents", "file"])
+def read(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[Any], Any]:
+    """Read a document given decoded (the stdlib reader) or as a file (msgspec's structs,
+    the stdlib reader when they refuse it): both must say the same."""
+
+    def reading(data: Any) -> Any:
+        if request.param == "documents":
+            return otel_conversations(data)
+        return _read(tmp_path, json.dumps(data, ensure_ascii=False))
+
+    return reading
 
 
 def _read(tmp_path: Path, text: str) -> Any:
@@ -31,29 +45,33 @@ def test_nesting_past_the_json_reader_names_the_span(tmp_path: Path) -> None:
         _read(tmp_path, text)
 
 
-def test_nesting_in_a_structured_value_names_the_span_and_attribute() -> None:
+def test_nesting_in_a_structured_value_names_the_span_and_attribute(
+    read: Callable[[Any], Any],
+) -> None:
     deep: Any = "x"
     for _ in range(100):
         deep = [deep]
     hostile = span(3, "chat m", {**CHAT, "gen_ai.input.messages": deep})
     with pytest.raises(TraceFileError, match=r"span 0000000000000003 \('chat m'\).*'gen_ai\.input"):
-        otel_conversations(document(hostile))
+        read(document(hostile))
 
 
-def test_nesting_in_json_text_names_the_span() -> None:
+def test_nesting_in_json_text_names_the_span(read: Callable[[Any], Any]) -> None:
     text = "[" * 5000 + "]" * 5000
     hostile = span(4, "chat m", {**CHAT, "gen_ai.input.messages": text})
     with pytest.raises(
         TraceFileError, match=r"span 0000000000000004.*nests deeper than the JSON reader allows"
     ):
-        otel_conversations(document(hostile))
+        read(document(hostile))
 
 
-def test_a_huge_attribute_names_the_span(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_attribute_names_the_span(
+    monkeypatch: pytest.MonkeyPatch, read: Callable[[Any], Any]
+) -> None:
     monkeypatch.setattr(_spans, "MAX_ATTRIBUTE_CHARS", 1000)
     hostile = span(5, "chat m", {**CHAT, "gen_ai.output.messages": "x" * 5000})
     with pytest.raises(TraceFileError, match=r"span 0000000000000005.*longer than 1000"):
-        otel_conversations(document(hostile))
+        read(document(hostile))
 
 
 def test_a_file_too_large_is_refused_before_it_is_read(
@@ -64,20 +82,20 @@ def test_a_file_too_large_is_refused_before_it_is_read(
         _read(tmp_path, json.dumps(document(span(1, "chat m", CHAT))))
 
 
-def test_parent_ids_in_a_cycle_name_the_span() -> None:
+def test_parent_ids_in_a_cycle_name_the_span(read: Callable[[Any], Any]) -> None:
     one, two = span(1, "a", CHAT, parent=2), span(2, "b", CHAT, parent=1)
     with pytest.raises(TraceFileError, match="parent ids form a cycle"):
-        otel_conversations(document(one, two))
+        read(document(one, two))
     myself = span(3, "c", CHAT, parent=3)
     with pytest.raises(TraceFileError, match=r"span 0000000000000003 \('c'\).*cycle"):
-        otel_conversations(document(myself))
+        read(document(myself))
 
 
-def test_a_long_parent_chain_is_linear() -> None:
+def test_a_long_parent_chain_is_linear(read: Callable[[Any], Any]) -> None:
     chain = [span(1, "root", {})]
     chain += [span(k, f"s{k}", {}, parent=k - 1) for k in range(2, 5_000)]
     chain.append(span(5_000, "chat m", {**CHAT, "gen_ai.output.messages": "[]"}, parent=4_999))
-    (found,) = otel_conversations(document(*chain))
+    (found,) = read(document(*chain))
     assert len(found.requests) == 1
 
 
@@ -93,29 +111,32 @@ def test_a_long_parent_chain_is_linear() -> None:
         (lambda s: s["attributes"].append({"key": 1}), "expected a {key, value} object"),
     ],
 )
-def test_wrong_types_name_the_span(change: Any, problem: str) -> None:
+def test_wrong_types_name_the_span(change: Any, problem: str, read: Callable[[Any], Any]) -> None:
     hostile = span(9, "chat m", CHAT)
     change(hostile)
     with pytest.raises(TraceFileError, match=problem) as raised:
-        otel_conversations(document(hostile))
+        read(document(hostile))
     assert "0000000000000009" in str(raised.value) or "spans[0]" in str(raised.value)
 
 
-def test_a_value_of_the_wrong_type_names_the_attribute() -> None:
+def test_a_value_of_the_wrong_type_names_the_attribute(read: Callable[[Any], Any]) -> None:
     hostile = span(6, "chat m", CHAT)
     hostile["attributes"].append({"key": "gen_ai.input.messages", "value": {"intValue": "x"}})
     with pytest.raises(TraceFileError, match=r"span 0000000000000006.*'gen_ai.input.messages'"):
-        otel_conversations(document(hostile))
+        read(document(hostile))
     wrong = span(8, "chat m", {**CHAT, "gen_ai.input.messages": json.dumps({"role": "user"})})
     with pytest.raises(TraceFileError, match="should be a list of messages"):
-        otel_conversations(document(wrong))
+        read(document(wrong))
 
 
-def test_not_otlp_json(tmp_path: Path) -> None:
+def test_not_otlp_json(tmp_path: Path, read: Callable[[Any], Any]) -> None:
     with pytest.raises(TraceFileError, match="is not JSON"):
         _read(tmp_path, "resourceSpans: []")
     with pytest.raises(TraceFileError, match="resourceSpans should be a list"):
         _read(tmp_path, json.dumps({"resourceSpans": {}}))
     with pytest.raises(TraceFileError, match="twice"):
-        otel_conversations(document(span(1, "a", CHAT), span(1, "a", CHAT)))
+        read(document(span(1, "a", CHAT), span(1, "a", CHAT)))
     assert value(True) == {"boolValue": True}
+    not_an_object = {"resourceSpans": [{"scopeSpans": [["x"]]}]}
+    with pytest.raises(TraceFileError, match=r"scopeSpans\[0\] should be an object, got list"):
+        read(not_an_object)
