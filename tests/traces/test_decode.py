@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from otlp_doc import document, span
 
 from harness import TraceFileError
-from harness.traces import _decode, _spans, otel_conversations
+from harness.traces import _decode, _source, _spans, otel_conversations
 from harness.traces._spans import Span
 
 OTLP = Path(__file__).parent / "otlp"
@@ -270,15 +270,22 @@ def test_a_file_the_structs_refuse_is_read_by_the_stdlib_reader(tmp_path: Path) 
     assert found.requests[0].span.span_id == "0000000000000004"
 
 
-def test_reading_a_file_without_msgspec_names_the_extra(
+def test_a_file_is_read_without_msgspec_by_the_stdlib_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "one.otlp.jsonl"
     path.write_text(json.dumps(document(span(1, "chat m", {}))), encoding="utf-8")
+    with_msgspec = otel_conversations(path)
     monkeypatch.setitem(sys.modules, "msgspec", None)
     monkeypatch.delitem(sys.modules, "harness.traces._decode", raising=False)
-    with pytest.raises(ImportError, match=r"'msgspec'.*'otel' extra"):
-        otel_conversations(path)
+    read = []
+    real = _source.spans_of_text
+    monkeypatch.setattr(_source, "spans_of_text", lambda *a: read.append(a) or real(*a))
+    without = otel_conversations(path)
+    assert read, "the stdlib reader read the file"
+    assert [c.requests[0].span.span_id for c in without] == [
+        c.requests[0].span.span_id for c in with_msgspec
+    ]
 
 
 @pytest.mark.parametrize("enabled", [True, False])
