@@ -132,6 +132,8 @@ class Turn:
     """The final answer: a text, or a structured value when the run asks for one."""
     status: int = 500
     """The HTTP status of a provider error."""
+    retry_after: float | None = None
+    """The ``retry_after`` of a provider error (on the wire: so the SDK retries at once)."""
     step: dict[str, Any] | None = None
     """For a ``replayed`` turn: the scripted step it replayed (a corpus prefix)."""
 
@@ -153,7 +155,10 @@ class Turn:
                 return self.calls[0].to_data()
             return {"calls": [c.to_data() for c in self.calls]}
         if self.kind == "error":
-            return {"raise": {"status": self.status}}
+            error: dict[str, Any] = {"status": self.status}
+            if self.retry_after is not None:
+                error["retry_after"] = self.retry_after
+            return {"raise": error}
         if isinstance(self.answer, str):
             return {"reply": self.answer}
         return {"output": self.answer}
@@ -178,8 +183,10 @@ class FuzzPlayer(Model):
         swarm: Swarm,
         max_turns: int,
         prefix: Sequence[dict[str, Any]] = (),
+        retry_after: float | None = None,
     ) -> None:
         self.draw = draw
+        self.retry_after = retry_after
         self.swarm = swarm
         self.max_turns = max_turns
         self.name = "fuzz"
@@ -219,7 +226,7 @@ class FuzzPlayer(Model):
         turn = self.draw(self._turns(request, names, fresh))
         self.turns.append(turn)
         if turn.kind == "error":
-            raise raise_error(status=turn.status).error()
+            raise raise_error(status=turn.status, retry_after=turn.retry_after).error()
         if turn.kind == "answer":
             text = turn.answer if isinstance(turn.answer, str) else json.dumps(turn.answer)
             return ModelResponse(message=AssistantMessage(content=text), model_name=self.name)
@@ -264,7 +271,8 @@ class FuzzPlayer(Model):
         if roll < swarm.answer_percent and not must_call:
             return self._answer(request)
         if roll < swarm.answer_percent + swarm.error_percent:
-            return Turn(kind="error", status=(500, 429, 503)[pick(self.draw, (3, 1, 1))])
+            status = (500, 429, 503)[pick(self.draw, (3, 1, 1))]
+            return Turn(kind="error", status=status, retry_after=self.retry_after)
         count = 1
         parallel_until = swarm.answer_percent + swarm.error_percent + swarm.parallel_percent
         if roll < parallel_until and settings.parallel_tool_calls is not False:

@@ -11,23 +11,23 @@ changes while hypothesis works on it).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hypothesis import reject, strategies as st, target
-from hypothesis.errors import HypothesisException
+from hypothesis import reject, strategies as st, target as target_score
 
-from harness._errors import ScriptError
+from harness._errors import ScriptError, UsageError
 from harness.fuzz._loop_options import FUZZ_DEFAULTS
-from harness.fuzz._watchdog import WATCHDOG_SECONDS, watchdog as guard
+from harness.fuzz._watchdog import WATCHDOG_SECONDS
 from harness.fuzz.agent._args import chance, pick
 from harness.fuzz.agent._player import FuzzPlayer, Swarm, Turn, swarms
+from harness.fuzz.agent._target import FuzzAgent, LoopTarget, Target, WireTarget
 from harness.loop import Trace
-from harness.scenarios._agent import Agent, AgentFactory, build_agent, run_agent
+from harness.scenarios._agent import AgentFactory, describe_factory
 from harness.scenarios._coverage import name_pattern
 from harness.scenarios._properties import AgentRun
+from harness.scenarios._wire_agent import WireFactory
 
 __all__ = [
     "WATCHDOG_SECONDS",
@@ -35,6 +35,7 @@ __all__ = [
     "FuzzedRun",
     "agent_runs",
     "run_features",
+    "target_runs",
 ]
 
 _MAX_DEPTH = 12
@@ -57,8 +58,9 @@ class FuzzedRun:
     """The run as properties see it (``error`` set when it raised)."""
     turns: tuple[Turn, ...]
     """The model turns, in order."""
-    agent: Agent
-    """The fresh agent it ran (its options, with the fuzzer's defaults applied)."""
+    agent: FuzzAgent
+    """The fresh agent it ran: an ``Agent`` (its options, with the fuzzer's defaults
+    applied), or a ``WireAgent`` on the wire."""
     swarm: Swarm
     definitions: tuple[Any, ...] = ()
     """Every distinct tool definition the model was sent (for the secrets invariant)."""
@@ -130,9 +132,10 @@ class _Collecting(FuzzPlayer):
 
 
 def agent_runs(
-    factory: AgentFactory,
+    factory: AgentFactory | WireFactory,
     *,
     name: str | None = None,
+    wire: str | None = None,
     max_turns: int = 12,
     swarm: bool = True,
     defaults: Mapping[str, Any] = FUZZ_DEFAULTS,
@@ -145,6 +148,10 @@ def agent_runs(
 ) -> st.SearchStrategy[FuzzedRun]:
     """Whole runs of the agent ``factory`` makes, with the fuzzer playing the model.
 
+    ``factory`` makes an agent for the harness's loop (no arguments), or, with ``wire``
+    (``openai-chat``, ``openai-responses``, ``anthropic``), an agent on any framework:
+    ``factory(base_url, api_key)`` returns ``{"run": ..., "prompt": ..., "state": ...}``
+    and the fuzzer answers on a loopback endpoint in that wire format.
     ``swarm`` draws per-example settings (some tools left out, more or fewer parallel
     calls, provider errors); ``baseline`` is the behaviour already seen, and each run
     reports its new features with ``target()`` (``None``: no guidance). ``stop()``
@@ -156,6 +163,38 @@ def agent_runs(
     the search starts again from where earlier runs got to. A factory that raises or
     returns the wrong shape ends the campaign (``AgentAbort``).
     """
+    target: Target
+    label = name or describe_factory(factory)
+    if wire is not None:
+        target = WireTarget(factory, label, wire)  # type: ignore[arg-type]
+    else:
+        target = LoopTarget(factory, label, defaults)  # type: ignore[arg-type]
+    return target_runs(
+        target,
+        max_turns=max_turns,
+        swarm=swarm,
+        baseline=baseline,
+        stop=stop,
+        watchdog=watchdog,
+        corpus=corpus,
+        weights=weights,
+        corpus_percent=corpus_percent,
+    )
+
+
+def target_runs(
+    target: Target,
+    *,
+    max_turns: int = 12,
+    swarm: bool = True,
+    baseline: frozenset[str] | None = frozenset(),
+    stop: Callable[[], bool] | None = None,
+    watchdog: float | None = None,
+    corpus: Sequence[Sequence[dict[str, Any]]] = (),
+    weights: Sequence[int] | None = None,
+    corpus_percent: int = 70,
+) -> st.SearchStrategy[FuzzedRun]:
+    """``agent_runs`` of a built ``Target`` (the search's own entry)."""
     entries = [list(e) for e in corpus]
     chosen_weights = list(weights) if weights is not None else [1] * len(entries)
 
@@ -164,7 +203,7 @@ def agent_runs(
         if stop is not None and stop():
             reject()
         try:
-            agent = build_agent(factory, name=name).with_defaults(**defaults)
+            agent = target.build()
         except Exception as exc:
             raise AgentAbort(exc) from exc
         chosen = draw(swarms()) if swarm else Swarm()
@@ -175,24 +214,27 @@ def agent_runs(
             whole = chance(draw, 60)
             prefix = entry if whole else entry[: draw(st.integers(0, len(entry)))]
         turns = max_turns + len(prefix)
-        if not chosen.to_the_limit:  # answer before the agent's limit, as a model would
-            turns = min(turns, agent.options.max_iterations - 1)
-        player = _Collecting(draw, swarm=chosen, max_turns=max(turns, 0), prefix=prefix)
+        limit = target.limit(agent)
+        if limit is not None and not chosen.to_the_limit:
+            turns = min(turns, limit)
+        player = _Collecting(
+            draw,
+            swarm=chosen,
+            max_turns=max(turns, 0),
+            prefix=prefix,
+            retry_after=target.retry_after,
+        )
         try:
-            with guard(watchdog) if watchdog is not None else contextlib.nullcontext():
-                result = run_agent(player, agent)
-            run = AgentRun.from_result(result)
-        except HypothesisException:
-            raise
-        except ScriptError:
+            run = target.play(agent, player, watchdog=watchdog)
+        except UsageError as exc:
+            raise AgentAbort(exc) from exc
+        if isinstance(run.error, ScriptError):
             if not prefix:
-                raise
+                raise run.error
             reject()  # the corpus prefix no longer fits this agent
-        except Exception as exc:  # the run's ending is judged like any other
-            run = AgentRun.from_error(exc)
         features = run_features(run.trace, run.error)
         if baseline is not None:
-            target(float(len(features - baseline)), label="new behaviour")
+            target_score(float(len(features - baseline)), label="new behaviour")
         return FuzzedRun(
             run=run,
             turns=tuple(player.turns),

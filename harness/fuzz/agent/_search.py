@@ -35,15 +35,17 @@ from harness.fuzz._watchdog import (
 )
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
-from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
+from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay, replay_differs
 from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
-from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, agent_runs, run_features
+from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, run_features, target_runs
 from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
+from harness.fuzz.agent._target import LoopTarget, Target, WireTarget
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._coverage import InjectionCoverage
 from harness.scenarios._properties import AgentRun, Property
+from harness.scenarios._wire_agent import WireFactory
 
 __all__ = [
     "SHARED_STATE",
@@ -51,6 +53,7 @@ __all__ = [
     "SearchConfig",
     "load_agent_factory",
     "load_property",
+    "make_target",
     "search",
     "search_entry",
 ]
@@ -87,8 +90,8 @@ SHARED_STATE = (
 
 
 def load_agent_factory(
-    spec: str | AgentFactory, *, command: str = "harness fuzz"
-) -> tuple[AgentFactory, str]:
+    spec: str | AgentFactory | WireFactory, *, command: str = "harness fuzz"
+) -> tuple[Any, str]:
     """The factory for ``module:function`` (or a callable) and its name."""
     if isinstance(spec, str):
         if ":" not in spec:
@@ -143,6 +146,9 @@ class SearchConfig:
     """``steps``: shrink the failing script by replaying smaller ones (``_shrink``);
     ``hypothesis``: hypothesis's own shrinker on the choice sequence."""
     shrink_seconds: float = 20.0
+    wire: str | None = None
+    """The wire format the agent's framework calls (``None``: an agent on the harness's
+    loop)."""
     hang_seconds: float = WATCHDOG_SECONDS
     """The watchdog: a call still running after this long is a hang (when the agent
     sets no ``tool_timeout``)."""
@@ -157,31 +163,36 @@ class _Search:
     def __init__(
         self,
         config: SearchConfig,
-        factory: AgentFactory,
-        name: str,
+        target: Target,
         properties: Sequence[Property],
         *,
         property_names: Sequence[str] = (),
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.config = config
-        self.factory = factory
-        self.name = name
+        self.target = target
+        self.name = target.name
         self.properties = list(properties)
         self.property_names = list(property_names)
         self.progress = progress
-        probe = build_agent(factory, name=name)
-        self.defaults = {k: v for k, v in FUZZ_DEFAULTS.items() if k not in probe.explicit_options}
         # a hang is a finding only when the agent has no timeout of its own
         self.watchdog: float | None = None
         self.signal_watchdog = False
-        if "tool_timeout" not in probe.explicit_options:
+        if isinstance(target, LoopTarget):
+            probe = build_agent(target.factory, name=target.name)
+            explicit = probe.explicit_options
+            target.defaults = {k: v for k, v in FUZZ_DEFAULTS.items() if k not in explicit}
+            if "tool_timeout" not in explicit:
+                self.watchdog = config.hang_seconds
+                self.signal_watchdog = signal_watchdog_available()
+                if not self.signal_watchdog:  # a thread per call instead
+                    target.defaults = {**target.defaults, "tool_timeout": config.hang_seconds}
+        elif signal_watchdog_available():  # on the wire the run is the agent's code
             self.watchdog = config.hang_seconds
-            self.signal_watchdog = signal_watchdog_available()
-            if not self.signal_watchdog:  # a thread per call instead
-                self.defaults["tool_timeout"] = config.hang_seconds
+            self.signal_watchdog = True
+        self.defaults = dict(target.defaults)
         self.coverage = InjectionCoverage()
-        self.coverage.declare(probe.tools, probe.strategies)
+        target.declare(self.coverage)
         self.features: set[str] = set()
         self.corpus = Corpus(CORPUS_SIZE)
         self.examples = 0
@@ -240,12 +251,8 @@ class _Search:
 
         def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
             try:
-                run, _agent, _definitions, _played = replay_steps(
-                    self.factory,
-                    [*candidate, {"reply": ANSWER}],
-                    name=self.name,
-                    defaults=self.defaults,
-                    watchdog=self._signal_seconds(),
+                run, _agent, _definitions, _played = replay(
+                    self.target, [*candidate, {"reply": ANSWER}], watchdog=self._signal_seconds()
                 )
             except UsageError as exc:  # out of hypothesis, which would call it flaky
                 raise AgentAbort(exc) from exc
@@ -272,13 +279,7 @@ class _Search:
 
     def _check_replay(self, fuzzed: FuzzedRun) -> None:
         try:
-            detail = replay_differs(
-                self.factory,
-                fuzzed,
-                name=self.name,
-                defaults=self.defaults,
-                watchdog=self._signal_seconds(),
-            )
+            detail = replay_differs(self.target, fuzzed, watchdog=self._signal_seconds())
         except UsageError as exc:
             raise AgentAbort(exc) from exc
         if detail is not None:
@@ -314,12 +315,10 @@ class _Search:
         )
         @hypothesis_seed(self.config.seed + index)
         @given(
-            agent_runs(
-                self.factory,
-                name=self.name,
+            target_runs(
+                self.target,
                 max_turns=self.config.max_turns,
                 swarm=self.config.swarm,
-                defaults=self.defaults,
                 baseline=baseline,
                 stop=self._stop,
                 watchdog=self._signal_seconds(),
@@ -370,12 +369,8 @@ class _Search:
         return self.watchdog if self.signal_watchdog else None
 
     def _replay(self, steps: list[dict[str, Any]]) -> tuple[AgentRun, Finding | None]:
-        run, agent, definitions, played = replay_steps(
-            self.factory,
-            steps,
-            name=self.name,
-            defaults=self.defaults,
-            watchdog=self._signal_seconds(),
+        run, agent, definitions, played = replay(
+            self.target, steps, watchdog=self._signal_seconds()
         )
         found = judge(
             run,
@@ -437,7 +432,10 @@ class _Search:
                     agent=self.name,
                     properties=self.property_names,
                     options=options,
-                    note=f"harness fuzz --agent {self.name} --seed {self.config.seed}",
+                    wire=self.target.wire,
+                    note=f"harness fuzz --agent {self.name}"
+                    + (f" --wire {self.target.wire}" if self.target.wire else "")
+                    + f" --seed {self.config.seed}",
                 )
                 report.counterexample = str(path)
         report.seconds = report.busy = time.perf_counter() - self.started
@@ -465,21 +463,28 @@ def _up_to_first_hang(steps: list[dict[str, Any]], run: AgentRun) -> list[dict[s
     return [s for s in steps if step_calls(s)]
 
 
+def make_target(factory: Any, name: str, wire: str | None, hang_seconds: float) -> Target:
+    """The target of a search: the factory (bounded by ``hang_seconds``: it is the
+    agent's own code) on the harness's loop, or on ``wire``."""
+    bounded = watched(factory, hang_seconds)
+    if wire is not None:
+        return WireTarget(bounded, name, wire)
+    return LoopTarget(bounded, name)
+
+
 def search(
     config: SearchConfig,
-    factory: AgentFactory,
-    name: str,
+    target: Target,
     properties: Sequence[Property],
     *,
     property_names: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
-    """Run one search in this process (see the module docstring). The factory and the
-    properties are the agent's own code: each call is bounded by ``hang_seconds``."""
-    factory = watched(factory, config.hang_seconds)
+    """Run one search in this process (see the module docstring). The properties are
+    the agent's own code: each call is bounded by ``hang_seconds``."""
     properties = [watched(p, config.hang_seconds) for p in properties]
     return _Search(
-        config, factory, name, properties, property_names=property_names, progress=progress
+        config, target, properties, property_names=property_names, progress=progress
     ).run()
 
 
@@ -492,7 +497,11 @@ def search_entry(config: SearchConfig) -> AgentFuzzReport:
     factory, name = load_agent_factory(config.factory_spec)
     specs = config.properties_spec or ()
     props = [load_property(p) for p in specs]
+    target = make_target(factory, name, config.wire, config.hang_seconds)
     # a worker's stdout may be the JSON report's (`harness fuzz --json`): the agent's
     # print() goes to stderr
-    with contextlib.redirect_stdout(sys.stderr):
-        return search(config, factory, name, props, property_names=list(specs))
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return search(config, target, props, property_names=list(specs))
+    finally:
+        target.close()

@@ -1,0 +1,402 @@
+"""Agents on another framework (pydantic-ai, the OpenAI Agents SDK, a hand-written SDK
+loop), run against a harness model served on the wire.
+
+A wire factory takes ``(base_url, api_key)`` and returns ``{"run": ..., "prompt": ...,
+"state": ...}``: ``run`` takes the prompt and runs the user's agent against that
+endpoint (sync or async, returning anything), ``state`` is any object properties read
+(optional), ``prompt`` the prompt to run. ``WireEndpoint`` serves a model on a loopback
+``WireServer`` in one wire format, one run at a time: the factory's SDK clients connect
+to it as to the provider (the contract gives the agent only a URL and a key, so a real
+socket is the one seam every SDK and framework accepts). The run is seen as the
+requests the endpoint answered: the wire trace (``harness.cassettes``), the run's
+output, its state and the exception it raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any, Literal
+
+from harness._errors import HarnessError, ProviderError, UsageError
+from harness._secrets import scrub_message
+from harness._validation import check_choice, did_you_mean, format_names
+from harness.loop import Model, ModelRequest, ModelResponse, Usage
+from harness.messages import Message
+from harness.scenarios._properties import WireRun
+
+__all__ = [
+    "API_KEY",
+    "WIRES",
+    "WIRE_KEYS",
+    "Wire",
+    "WireAgent",
+    "WireEndpoint",
+    "WireFactory",
+    "WireOutcome",
+    "build_wire_agent",
+    "check_wire_factory",
+    "wire_route",
+]
+
+Wire = Literal["openai-chat", "openai-responses", "anthropic"]
+"""The wire formats an agent can be run on."""
+WIRES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic")
+_FORMAT_NAMES = {
+    "openai-chat": "openai-chat",
+    "openai-responses": "openai-responses",
+    "anthropic": "anthropic-messages",
+}
+"""Each wire's format (``harness.formats``: its ``NAME``)."""
+_SDK_PREFIX = {"openai-chat": "/v1", "openai-responses": "/v1", "anthropic": ""}
+"""What the base URL an SDK is given ends with: the OpenAI SDKs take ``.../v1`` and add
+the route, the Anthropic SDK takes the host and adds ``/v1/messages`` itself."""
+WIRE_KEYS = ("run", "prompt", "state")
+"""The keys a wire factory returns (``state`` optional)."""
+API_KEY = "harness-wire-key"
+"""The API key wire factories are given (the endpoint checks none; it is no secret)."""
+
+WireFactory = Callable[[str, str], Mapping[str, Any]]
+"""``(base_url, api_key) -> {"run": callable, "prompt": str, "state": any}``."""
+
+
+def _formats() -> dict[str, Any]:
+    from harness.formats import wire_formats
+
+    by_name = {f.NAME: f for f in wire_formats()}
+    return {wire: by_name[name] for wire, name in _FORMAT_NAMES.items()}
+
+
+def wire_route(wire: str) -> str:
+    """The route of ``wire`` (``/chat/completions``), after checking the name."""
+    check_choice(wire, WIRES, name="wire")
+    return str(_formats()[wire].ROUTE)
+
+
+def _route_of(path: str) -> str:
+    route = path.split("?", 1)[0].rstrip("/")
+    return route[3:] if route.startswith("/v1/") else route
+
+
+def _wire_of(method: str, path: str) -> str | None:
+    """The wire format a request is for (``None``: no format harness serves)."""
+    if method != "POST":
+        return None
+    route = _route_of(path)
+    return next((w for w, f in _formats().items() if route == f.ROUTE), None)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WireAgent:
+    """One fresh agent from a wire factory, checked."""
+
+    name: str
+    """The factory that made it (``module:qualname``)."""
+    run: Callable[[str], Any]
+    prompt: str
+    state: Any = None
+
+    def secret_values(self) -> list[str]:
+        """None known: the agent's secrets live in its framework, out of the harness's sight."""
+        return []
+
+
+def check_wire_factory(factory: object, name: str) -> None:
+    """A ``UsageError`` unless ``factory`` can be called as ``factory(base_url, api_key)``."""
+    if not callable(factory):
+        raise UsageError(
+            f"a wire agent factory must be a function (base_url, api_key) -> "
+            f"{{'run': ..., 'prompt': ...}}, got {factory!r}"
+        )
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin without a signature: try it as it is
+        return
+    try:
+        signature.bind("http://127.0.0.1:1/v1", API_KEY)
+    except TypeError:
+        raise UsageError(
+            f"the wire agent factory {name} takes {signature}, but a wire factory is called "
+            "as factory(base_url, api_key): define it as def make(base_url: str, api_key: "
+            "str) -> dict and build the SDK client from both"
+        ) from None
+
+
+def _call_factory(factory: WireFactory, base_url: str, api_key: str, name: str) -> Any:
+    try:
+        return factory(base_url, api_key)
+    except HarnessError as exc:
+        raise UsageError(
+            scrub_message(f"wire agent factory {name} raised {type(exc).__name__}: {exc}")
+        ) from exc
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of its own
+        raise UsageError(
+            scrub_message(f"wire agent factory {name} raised {type(exc).__name__}: {exc}")
+        ) from exc
+
+
+def build_wire_agent(
+    factory: WireFactory, base_url: str, api_key: str = API_KEY, *, name: str
+) -> WireAgent:
+    """Call ``factory(base_url, api_key)`` and check what it returned (``UsageError``)."""
+    data = _call_factory(factory, base_url, api_key, name)
+    shape = "{'run': a function taking the prompt, 'prompt': 'the prompt', 'state': ...}"
+    if not isinstance(data, Mapping):
+        raise UsageError(
+            f"wire agent factory {name} returned {type(data).__name__} {data!r:.80}; return "
+            f"a dict {shape}"
+        )
+    unknown = [k for k in data if k not in WIRE_KEYS]
+    if unknown:
+        hints = ", ".join(f"{k!r}{did_you_mean(str(k), WIRE_KEYS)}" for k in unknown)
+        raise UsageError(
+            f"wire agent factory {name} returned unknown key(s) {hints}; valid: "
+            f"{format_names(WIRE_KEYS, quote=False)}"
+        )
+    run = data.get("run")
+    if not callable(run):
+        raise UsageError(
+            f"wire agent factory {name} must return 'run', a function taking the prompt "
+            f"that runs the agent against base_url, got {run!r:.80}"
+        )
+    prompt = data.get("prompt")
+    if not (isinstance(prompt, str) and prompt.strip()):
+        raise UsageError(
+            f"wire agent factory {name} must return a 'prompt' (the text run is called "
+            f"with), got {prompt!r:.80}"
+        )
+    return WireAgent(name=name, run=run, prompt=prompt, state=data.get("state"))
+
+
+def _completed(result: Any) -> Any:
+    """``result``, awaited when ``run`` was async (on a loop of its own: in a thread when
+    the caller's thread already runs one, an async test's)."""
+    if not inspect.isawaitable(result):
+        return result
+
+    async def wait(awaitable: Awaitable[Any]) -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait(result))
+    outcome: list[tuple[bool, Any]] = []
+
+    def in_thread() -> None:
+        try:
+            outcome.append((True, asyncio.run(wait(result))))
+        except BaseException as exc:  # handed back to the caller's thread as it is
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=in_thread, name="harness-wire-run", daemon=True)
+    thread.start()
+    thread.join()
+    returned, value = outcome[0]
+    if returned:
+        return value
+    raise value
+
+
+class _Relay(Model):
+    """The model the endpoint serves: the current run's model, requests for ``route``
+    only; between runs, and after the run's model failed, a provider error the SDKs
+    do not retry."""
+
+    __test__ = False
+
+    def __init__(self, wire: str) -> None:
+        self.wire = wire
+        self.route = wire_route(wire)
+        self.name = "harness-wire"
+        self.lock = threading.Lock()
+        self.model: Model | None = None
+        self.path: Callable[[], str] = lambda: ""
+        """The path of the request being answered (the server's latest)."""
+        self.exchanges: list[tuple[ModelRequest, ModelResponse | None]] = []
+        self.failure: BaseException | None = None
+        """What the run's model raised (a script that ran out, hypothesis stopping)."""
+
+    def request(self, request: ModelRequest) -> ModelResponse:
+        with self.lock:
+            model = self.model
+            if model is None:
+                raise ProviderError(
+                    "no run is being served on this endpoint", status=503, retryable=False
+                )
+            if self.failure is not None:
+                raise ProviderError(
+                    "the served model failed earlier in this run", status=500, retryable=False
+                )
+            path = self.path()
+            if _route_of(path) != self.route:  # another format: the agent's SDK is the wrong one
+                raise ProviderError(
+                    f"this endpoint serves {self.wire} (POST {self.route}), not {path}",
+                    status=404,
+                    retryable=False,
+                )
+            self.exchanges.append((request, None))
+            try:
+                response = model.request(request)
+            except ProviderError:
+                raise
+            except BaseException as exc:  # kept for the caller's thread; the SDK sees a 500
+                self.failure = exc
+                raise ProviderError(
+                    f"the served model raised {type(exc).__name__}", status=500, retryable=False
+                ) from None
+            self.exchanges[-1] = (request, response)
+            return response
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WireOutcome:
+    """One run on the endpoint: the run, and what the agent's SDK called."""
+
+    run: WireRun
+    called: tuple[tuple[str, str], ...]
+    """``(method, path)`` of every request the endpoint received, in order."""
+    answered: int
+    """Requests of the endpoint's wire format that reached the model."""
+    failure: BaseException | None = None
+    """What the served model raised (the run then saw a 500)."""
+
+    def problem(self, wire: str) -> str | None:
+        """Why the run says nothing about the agent: it never called the endpoint, or
+        called another wire format (``None`` when it called ``wire``)."""
+        wrong = [(m, p) for m, p in self.called if _wire_of(m, p) not in (wire, None)]
+        if wrong:
+            method, path = wrong[0]
+            other = _wire_of(method, path)
+            return (
+                f"the agent called {other} ({method} {path}), but the wire is {wire}: "
+                f"fuzz it with --wire {other} (wire={other!r}), or point its {wire} client "
+                "at base_url"
+            )
+        if self.answered == 0:
+            seen = ", ".join(f"{m} {p}" for m, p in self.called[:3])
+            error = self.run.error
+            raised = f"; it raised {type(error).__name__}: {error}" if error is not None else ""
+            return scrub_message(
+                f"the agent's run never called the {wire} endpoint it was given (base_url)"
+                + (f": it sent only {seen}" if seen else "")
+                + raised
+                + ". Build the SDK client inside the factory from base_url and api_key "
+                "(e.g. OpenAI(base_url=base_url, api_key=api_key))"
+            )
+        return None
+
+
+def _messages(exchanges: list[tuple[ModelRequest, ModelResponse | None]]) -> list[Message]:
+    if not exchanges:
+        return []
+    request, response = exchanges[-1]
+    history = list(request.messages)
+    if response is not None:
+        history.append(response.message)
+    return history
+
+
+class WireEndpoint:
+    """A loopback endpoint in one wire format, serving one run's model at a time."""
+
+    def __init__(self, wire: str) -> None:
+        from harness.models import WireServer
+
+        self.wire = check_choice(wire, WIRES, name="wire")
+        self._relay = _Relay(wire)
+        self._server = WireServer(self._relay)
+        self._relay.path = self._latest_path
+        self._started = False
+
+    def _latest_path(self) -> str:
+        requests = self._server.app.requests
+        return requests[-1].path if requests else ""
+
+    def start(self) -> WireEndpoint:
+        """Listen (a free port on 127.0.0.1)."""
+        if not self._started:
+            self._server.start()
+            self._started = True
+        return self
+
+    def close(self) -> None:
+        """Stop listening."""
+        if self._started:
+            self._server.stop()
+            self._started = False
+
+    def __enter__(self) -> WireEndpoint:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        """What the agent's SDK client is given (``http://127.0.0.1:PORT/v1`` for the
+        OpenAI formats, without ``/v1`` for Anthropic's)."""
+        self.start()
+        return self._server.url.removesuffix("/v1") + _SDK_PREFIX[self.wire]
+
+    def build(self, factory: WireFactory, *, name: str) -> WireAgent:
+        """A fresh agent from ``factory``, pointed at this endpoint."""
+        return build_wire_agent(factory, self.base_url, API_KEY, name=name)
+
+    def run(self, agent: WireAgent, model: Model) -> WireOutcome:
+        """Run ``agent`` with ``model`` answering its requests."""
+        from harness.cassettes import trace_from_requests
+        from harness.formats import ParsedRequest
+
+        self.start()
+        app, relay = self._server.app, self._relay
+        with relay.lock:
+            app.requests.clear()
+            app.responses.clear()
+            relay.exchanges = []
+            relay.failure = None
+            relay.model = model
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = _completed(agent.run(agent.prompt))
+        except Exception as exc:  # the framework's own failures are the run's ending
+            error = exc
+        finally:
+            with relay.lock:  # no request is being answered once this is held
+                relay.model = None
+                exchanges, failure = relay.exchanges, relay.failure
+                called = tuple((r.method, r.path) for r in app.requests)
+        requests = [
+            ParsedRequest(
+                model=None,
+                messages=tuple(r.messages),
+                tools=tuple(r.tools),
+                tool_choice=r.settings.tool_choice,
+            )
+            for r, _ in exchanges
+        ]
+        trace = trace_from_requests(requests, [response for _, response in exchanges])
+        run = WireRun(
+            output=output,
+            messages=_messages(exchanges),
+            iterations=len(exchanges),
+            tools_injected=list(trace.injected),
+            trace=trace,
+            usage=Usage(),
+            state=agent.state,
+            error=error,
+            wire=self.wire,
+        )
+        return WireOutcome(run=run, called=called, answered=len(exchanges), failure=failure)
