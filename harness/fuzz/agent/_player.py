@@ -15,11 +15,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.fuzz.agent._args import (
     CLOSE,
     ArgumentMaker,
@@ -30,24 +32,44 @@ from harness.fuzz.agent._args import (
     concrete,
     offered_schemas,
     pick,
+    schema_info,
     short_repr,
     to_data,
 )
 from harness.fuzz.agent._seen import SeenValues
-from harness.loop import Model, ModelRequest, ModelResponse
+from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.loop._tool_choice import permitted
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data
-from harness.models._scripted._refs import call_results
-from harness.scenarios._coverage import name_pattern
-from harness.tools import ToolChoice, match_names
+from harness.models._scripted._model import _callable_names
+from harness.models._scripted._refs import words
+from harness.scenarios._coverage import name_pattern, offered_patterns
+from harness.tools import ToolChoice, ToolDefinition, match_names
 
-__all__ = ["ANSWER", "FuzzPlayer", "PlannedCall", "Swarm", "Turn", "swarms"]
+__all__ = [
+    "ANSWER",
+    "FUZZ_CAPABILITIES",
+    "FuzzPlayer",
+    "FuzzReplayModel",
+    "PlannedCall",
+    "Swarm",
+    "Turn",
+    "replay_model",
+    "swarms",
+]
 
 ANSWER = "Done."
 """The fuzzer's final text answer."""
 
 TurnKind = Literal["calls", "answer", "error", "replayed"]
+
+FUZZ_CAPABILITIES: ModelCapabilities = dataclasses.replace(
+    ScriptedModel.capabilities, tool_search=("client",)
+)
+"""What the fuzzer's model claims, and the model its scripts replay with: a scripted
+model's, except that its provider runs no tool search (an agent's ``ToolSearch``
+then offers its local search tool, which the fuzzer calls like any other tool). One
+value for both, so that the fuzzed run and its replay pick the same search."""
 
 _ROLL = st.integers(0, 99)
 
@@ -64,6 +86,9 @@ class Swarm:
     """Chance, per turn, of a provider error (ends the run with ``ProviderError``)."""
     copy_percent: int = 80
     """Chance of copying a value seen rather than drawing one from the schema."""
+    repeat_percent: int = 15
+    """Chance, per call, of repeating an earlier call: the same ids, the largest (or
+    smallest) valid amount, or a step toward a limit the run showed."""
     to_the_limit: bool = False
     """Keep calling up to the agent's ``max_iterations`` (the run then ends with
     ``MaxIterationsExceeded``, which properties judge too) rather than answer before."""
@@ -77,13 +102,14 @@ class Swarm:
 def swarms() -> st.SearchStrategy[Swarm]:
     """Swarm settings; the simplest (0) draws give the default behaviour."""
     return st.builds(
-        lambda a, p, e, c, left, limit: Swarm(
+        lambda a, p, e, c, left, limit, r: Swarm(
             answer_percent=(6, 3, 12)[a],
             parallel_percent=(12, 0, 35)[p],
             error_percent=(0, 4)[e],
             copy_percent=(80, 95, 50)[c],
             left_out=left,
             to_the_limit=limit == 7,
+            repeat_percent=(15, 0, 40)[r],
         ),
         st.integers(0, 2),
         st.integers(0, 2),
@@ -91,7 +117,24 @@ def swarms() -> st.SearchStrategy[Swarm]:
         st.integers(0, 2),
         st.integers(0, 7).map(lambda n: n if n < 4 else 0),
         st.integers(0, 7),
+        st.integers(0, 2),
     )
+
+
+class FuzzReplayModel(ScriptedModel):
+    """A scripted model with the fuzzer's capabilities (``FUZZ_CAPABILITIES``): what a
+    fuzzed script replays with, so that the agent picks the same tool search as it did
+    when fuzzed."""
+
+    __test__ = False
+    capabilities = FUZZ_CAPABILITIES
+
+
+def replay_model(steps: Sequence[Any], lenient: bool = False) -> ScriptedModel:
+    """The model a counterexample replays with (``model: {factory:
+    harness.fuzz:replay_model}`` in the scenario file, written when the agent searches
+    its tools): a ``ScriptedModel`` with the fuzzer's capabilities."""
+    return FuzzReplayModel(steps, lenient=lenient, name="fuzz replay")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -175,6 +218,7 @@ class FuzzPlayer(Model):
     """A model whose every turn is drawn by hypothesis (see the module docstring)."""
 
     __test__ = False
+    capabilities = FUZZ_CAPABILITIES
 
     def __init__(
         self,
@@ -195,6 +239,8 @@ class FuzzPlayer(Model):
         self.args = ArgumentMaker(draw, copy_percent=swarm.copy_percent)
         self.called: dict[str, int] = {}
         self.failed_only: set[str] = set()
+        self.made: list[tuple[PlannedCall, int]] = []
+        """The calls this player drew, with their call numbers (what a repeat repeats)."""
         self._offered_before: frozenset[str] = frozenset()
         self._ids = 0
         self.prefix = list(prefix)
@@ -209,8 +255,8 @@ class FuzzPlayer(Model):
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self.seen.read(request)
-        self._note_outcomes(request)
-        names = request.tool_names
+        self._note_outcomes()
+        names = _callable_names(request)
         fresh = frozenset(names) - self._offered_before
         self._offered_before = frozenset(names)
         replaying = self._replaying
@@ -218,12 +264,14 @@ class FuzzPlayer(Model):
             step = self.prefix[replaying.position]
             response = replaying.request(request)  # a ScriptError: the prefix no longer fits
             self.turns.append(Turn(kind="replayed", step=step))
+            patterns = offered_patterns(names)
             for call in response.message.tool_calls or ():
                 self._ids += 1
-                pattern = name_pattern(call.name)
+                pattern = patterns.get(call.name) or name_pattern(call.name)
                 self.called[pattern] = self.called.get(pattern, 0) + 1
             return response
-        turn = self.draw(self._turns(request, names, fresh))
+        _PENDING.turn = (self, request, names, fresh)
+        turn = self.draw(_TURN)
         self.turns.append(turn)
         if turn.kind == "error":
             raise raise_error(status=turn.status, retry_after=turn.retry_after).error()
@@ -240,19 +288,13 @@ class FuzzPlayer(Model):
                     arguments=json.dumps(concrete(planned.args)),
                 )
             )
+            self.made.append((planned, self._ids))
             self.called[planned.pattern] = self.called.get(planned.pattern, 0) + 1
         return ModelResponse(
             message=AssistantMessage(tool_calls=tuple(calls)),
             finish_reason="tool_calls",
             model_name=self.name,
         )
-
-    def _turns(
-        self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]
-    ) -> st.SearchStrategy[Turn]:
-        """This turn's draws as one strategy: one span that hypothesis can delete whole
-        when it shrinks (taking the later turns along to the states they now meet)."""
-        return _turn_strategy(self, request, names, fresh)
 
     def _turn(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]) -> Turn:
         settings = request.settings
@@ -277,8 +319,8 @@ class FuzzPlayer(Model):
         parallel_until = swarm.answer_percent + swarm.error_percent + swarm.parallel_percent
         if roll < parallel_until and settings.parallel_tool_calls is not False:
             count = 2 if chance(self.draw, 80) else 3
-        schemas = offered_schemas(request)
-        calls = tuple(self._call(callable_names, names, fresh, schemas) for _ in range(count))
+        offer = _Offer(request, names, fresh)
+        calls = tuple(self._call(callable_names, offer) for _ in range(count))
         return Turn(kind="calls", calls=calls)
 
     def _answer(self, request: ModelRequest) -> Turn:
@@ -293,38 +335,91 @@ class FuzzPlayer(Model):
             return False
         return hash_name(name_pattern(name)) % 4 == self.swarm.left_out
 
-    def _call(
-        self,
-        candidates: list[str],
-        offered: tuple[str, ...],
-        fresh: frozenset[str],
-        schemas: Mapping[str, Mapping[str, Any]],
-    ) -> PlannedCall:
+    def _call(self, candidates: list[str], offer: _Offer) -> PlannedCall:
+        if self.made and chance(self.draw, self.swarm.repeat_percent):
+            repeated = self._repeat(candidates, offer)
+            if repeated is not None:
+                return repeated
         weights = []
         keys, latest = self.seen.keys()
+        schemas = offer.schemas
         for name in candidates:
-            pattern = name_pattern(name)
+            pattern = offer.patterns[name]
             weight = 2
             if pattern not in self.called:
                 weight += 4
-            if name in fresh:
+            if name in offer.fresh:
                 weight += 6
             if pattern in self.failed_only:
                 weight += 1
             weight += _inputs_ready(schemas.get(name, {}), keys, latest)
             weights.append(weight)
         name = candidates[pick(self.draw, weights)]
-        pattern = name_pattern(name)
-        rank = match_names(pattern, offered).index(name) + 1  # as the replaying model finds it
-        args = self.args.arguments(schemas.get(name, {}), self.seen)
-        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args)
+        definition = offer.definitions.get(name)
+        if definition is not None and _is_search(definition) and offer.deferred:
+            args: dict[str, Any] = {"query": self._query(offer.deferred)}
+        else:
+            args = self.args.arguments(schemas.get(name, {}), self.seen)
+        return offer.planned(name, args)
 
-    def _note_outcomes(self, request: ModelRequest) -> None:
+    def _query(self, deferred: Sequence[ToolDefinition]) -> str:
+        """A search for deferred tools: a word of one's name or description."""
+        definition = deferred[pick(self.draw, [1] * len(deferred))]
+        found = words(definition.name.replace("_", " ")) + words(definition.description or "")[:8]
+        return found[pick(self.draw, [1] * len(found))] if found else definition.name
+
+    def _repeat(self, candidates: list[str], offer: _Offer) -> PlannedCall | None:
+        """An earlier call again, still callable: the same ids, and each number the
+        largest or smallest valid one, the same, or a step toward a limit seen."""
+        by_pattern = {offer.patterns[n]: n for n in reversed(candidates)}
+        options = [(p, n) for p, n in self.made if p.pattern in by_pattern]
+        if not options:
+            return None
+        answered = self.seen.answered
+        weights = [
+            (1 if answered.get(number, ("", True))[1] else 3) + position // 4
+            for position, (_planned, number) in enumerate(options)
+        ]
+        earlier, _number = options[pick(self.draw, weights)]
+        name = by_pattern[earlier.pattern]
+        properties = offer.schemas.get(name, {}).get("properties")
+        if not isinstance(properties, Mapping):
+            return offer.planned(name, dict(earlier.args))
+        args: dict[str, Any] = {}
+        for key, value in earlier.args.items():
+            prop = properties.get(key)
+            args[key] = value
+            if isinstance(prop, Mapping) and not isinstance(value, (list, dict)):
+                moved = self._extreme(schema_info(prop))
+                if moved is not None:
+                    args[key] = moved
+        return offer.planned(name, args)
+
+    def _extreme(self, info: Any) -> Any:
+        """A number for an argument of ``info``: the largest or smallest valid one, or a
+        step toward a limit the run showed (``None``: keep the earlier value)."""
+        if not info.kinds & {"integer", "number"}:
+            return None
+        move = pick(self.draw, (3, 1, 2, 2))  # largest, smallest, the same, toward a limit
+        if move == 2:
+            return None
+        if move == 3:
+            return self.args.toward_limit(info, self.seen) if self.seen.numbers else None
+        bound = info.high if move == 0 else info.low
+        if bound is None:  # no bound in the schema: the largest (smallest) number seen
+            fitting = [n for n in self.seen.numbers if info.valid(n.value)]
+            if not fitting:
+                return None
+            chosen = (max if move == 0 else min)(fitting, key=lambda n: n.value)
+            return Copied(chosen.value, chosen.ref)
+        value = int(bound) if info.integer else bound
+        return value if info.valid(value) else None
+
+    def _note_outcomes(self) -> None:
         """Remember tools whose calls so far all failed (worth trying again)."""
         outcomes: dict[str, list[bool]] = {}
-        for _number, name, answer in call_results(request.messages):
-            if answer is not None:
-                outcomes.setdefault(name_pattern(name), []).append(answer.is_error)
+        for name, is_error in self.seen.answered.values():
+            outcomes.setdefault(name_pattern(name), []).append(is_error)
         self.failed_only = {p for p, errors in outcomes.items() if all(errors)}
 
     # -- what was played --------------------------------------------------------------
@@ -332,6 +427,32 @@ class FuzzPlayer(Model):
     def steps(self) -> list[dict[str, Any]]:
         """The scripted steps that replay the run (references, patterns and ranks)."""
         return [turn.to_data() for turn in self.turns]
+
+
+class _Offer:
+    """One request's callable tools as the player reads them: schemas, definitions,
+    patterns (ids folded), the ones just offered, the deferred tools a search may find."""
+
+    def __init__(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]):
+        self.names = names
+        self.fresh = fresh
+        self.definitions = {d.name: d for d in request.tools}
+        self.schemas = offered_schemas(request)
+        self.patterns = offered_patterns(names)
+        self.deferred = [d for d in request.tools if d.defer_loading]
+
+    def planned(self, name: str, args: dict[str, Any]) -> PlannedCall:
+        """The call of ``name`` by its pattern and rank, as the replaying model finds it."""
+        pattern = self.patterns[name]
+        rank = match_names(pattern, self.names).index(name) + 1
+        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args)
+
+
+def _is_search(definition: ToolDefinition) -> bool:
+    """A client tool search (its calls reveal deferred tools)."""
+    return definition.search == "client" or (
+        definition.search is None and definition.name == SEARCH_TOOL_NAMES["client"]
+    )
 
 
 def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -> int:
@@ -349,21 +470,26 @@ def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -
     return 8 if fresh else 3
 
 
+_PENDING = threading.local()
+"""The turn a player is about to draw (set right before the draw, in the drawing thread)."""
+
+
 @st.composite
-def _turn_strategy(
-    draw: st.DrawFn,
-    player: FuzzPlayer,
-    request: ModelRequest,
-    names: tuple[str, ...],
-    fresh: frozenset[str],
-) -> Turn:
-    """One turn of ``player`` (defined once: building a composite per turn is slow)."""
+def _turn_strategy(draw: st.DrawFn) -> Turn:
+    """One turn of the pending player: its draws as one strategy, so one span that
+    hypothesis can delete whole when it shrinks (taking the later turns along to the
+    states they now meet). Built once: a strategy built per turn is validated per turn."""
+    player: FuzzPlayer
+    player, request, names, fresh = _PENDING.turn
     outer = player.draw
     player.draw = player.args.draw = draw
     try:
         return player._turn(request, names, fresh)
     finally:
         player.draw = player.args.draw = outer
+
+
+_TURN = _turn_strategy()
 
 
 def hash_name(text: str) -> int:

@@ -304,7 +304,7 @@ class _Search:
 
         @settings(
             max_examples=size,
-            database=self.database,
+            database=None,
             deadline=None,
             derandomize=False,
             phases=phases,
@@ -433,6 +433,10 @@ class _Search:
                     properties=self.property_names,
                     options=options,
                     wire=self.target.wire,
+                    searched=any(
+                        i.tools is not None and bool(i.tools.search or i.tools.deferred)
+                        for i in shrunk.run.trace.iterations
+                    ),
                     note=f"harness fuzz --agent {self.name}"
                     + (f" --wire {self.target.wire}" if self.target.wire else "")
                     + f" --seed {self.config.seed}",
