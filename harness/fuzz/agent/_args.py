@@ -28,7 +28,7 @@ from typing import Any
 import jsonschema
 from hypothesis import strategies as st
 
-from harness.fuzz.agent._seen import Seen, SeenValues
+from harness.fuzz.agent._seen import SeenValues
 from harness.loop import ModelRequest
 from harness.models._scripted._refs import Cast, ValueRef
 
@@ -41,6 +41,7 @@ __all__ = [
     "affinity",
     "chance",
     "concrete",
+    "integer",
     "offered_schemas",
     "pick",
     "schema_info",
@@ -53,28 +54,48 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 _MAX_CANDIDATES = 64
 
-_PERCENT = st.integers(0, 99)
-_BYTE = st.integers(0, 255)
-"""The draw behind every weighted choice. Hypothesis draws integers of a range up to 256
-about uniformly (wider ranges lean hard toward small values, which would make the first
-tool and the first value seen the usual choice); one or two of these draws make a choice
-whatever the number of choices, so that when a value seen differs between two runs of
-an example (a fresh id, a random amount) the choices hypothesis replays keep their shape."""
+_INTEGERS: dict[tuple[int, int], st.SearchStrategy[int]] = {}
+
+
+def integer(draw: Draw, low: int, high: int) -> int:
+    """An integer from ``low`` to ``high``, as ``draw(st.integers(low, high))`` draws it.
+
+    The player makes dozens of such choices per run: inside a strategy the choice goes
+    straight to the example's choice sequence (``ConjectureData.draw_integer``, the
+    call ``st.integers`` ends in), which costs a tenth of a strategy draw; spans stay
+    one per model turn (``_player``), which is what hypothesis's mutations work on.
+    """
+    data = getattr(draw, "__self__", None)
+    direct = getattr(data, "draw_integer", None)
+    if direct is not None:
+        return int(direct(low, high))
+    strategy = _INTEGERS.get((low, high))
+    if strategy is None:
+        strategy = _INTEGERS[(low, high)] = st.integers(low, high)
+    return int(draw(strategy))
 
 
 def chance(draw: Draw, percent: int) -> bool:
-    """True with ``percent`` % probability; shrinks toward True (the value 0)."""
-    return bool(draw(_PERCENT) < percent)
+    """True with ``percent`` % probability; shrinks toward True (the value 0). A chance
+    of 0 draws nothing (an example whose swarm leaves a move out spends no choice on it)."""
+    return percent > 0 and integer(draw, 0, 99) < percent
 
 
 def pick(draw: Draw, weights: Sequence[int]) -> int:
-    """An index drawn with the given integer weights (shrinks toward the first)."""
+    """An index drawn with the given integer weights (shrinks toward the first).
+
+    The draw behind it is one byte (two for totals over 256): hypothesis draws integers
+    of a range up to 256 about uniformly (wider ranges lean hard toward small values,
+    which would make the first tool and the first value seen the usual choice), and a
+    choice takes the same draws whatever the number of choices, so that when a value
+    seen differs between two runs of an example (a fresh id, a random amount) the
+    choices hypothesis replays keep their shape."""
     total = sum(weights)
     if total <= 0:
         return 0
-    point = int(draw(_BYTE))
+    point = integer(draw, 0, 255)
     if total > 256:
-        point = point * 256 + int(draw(_BYTE))
+        point = point * 256 + integer(draw, 0, 255)
     point %= total
     for index, weight in enumerate(weights):
         if point < weight:
@@ -404,17 +425,11 @@ class ArgumentMaker:
     def _copy(self, name: str, info: SchemaInfo, seen: SeenValues) -> Copied | None:
         kinds = info.kinds
         latest = seen.latest_call
-        candidates: list[tuple[Seen, str]] = []
-        weights: list[int] = []
-        for item in reversed(seen.values):  # the most recent first
-            kind = next((k for k in item.fills if k in kinds), None)
-            if kind is None:
-                continue
-            candidates.append((item, kind))
-            weight = affinity(name, item.key)
-            weights.append(weight * 3 if item.ref.source == latest else weight)
-            if len(candidates) >= _MAX_CANDIDATES:
-                break
+        candidates = seen.fitting(kinds, _MAX_CANDIDATES)  # the most recent first
+        weights = [
+            affinity(name, item.key) * (3 if item.ref.source == latest else 1)
+            for item, _kind in candidates
+        ]
         if not candidates:
             return None
         item, kind = candidates[pick(self.draw, weights)]

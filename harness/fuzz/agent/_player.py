@@ -30,6 +30,7 @@ from harness.fuzz.agent._args import (
     affinity,
     chance,
     concrete,
+    integer,
     offered_schemas,
     pick,
     schema_info,
@@ -70,8 +71,6 @@ FUZZ_CAPABILITIES: ModelCapabilities = dataclasses.replace(
 model's, except that its provider runs no tool search (an agent's ``ToolSearch``
 then offers its local search tool, which the fuzzer calls like any other tool). One
 value for both, so that the fuzzed run and its replay pick the same search."""
-
-_ROLL = st.integers(0, 99)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -227,6 +226,7 @@ class FuzzPlayer(Model):
         swarm: Swarm,
         max_turns: int,
         prefix: Sequence[dict[str, Any]] = (),
+        prefix_steps: Sequence[Any] | None = None,
         retry_after: float | None = None,
     ) -> None:
         self.draw = draw
@@ -245,8 +245,9 @@ class FuzzPlayer(Model):
         self._ids = 0
         self.prefix = list(prefix)
         """Scripted steps played first, as they are (a corpus entry of an earlier round)."""
+        built = prefix_steps if prefix_steps is not None else steps_from_data(self.prefix)
         self._replaying = (
-            ScriptedModel(steps_from_data(self.prefix), name="corpus", require_exhausted=False)
+            ScriptedModel(list(built), name="corpus", require_exhausted=False)
             if self.prefix
             else None
         )
@@ -309,7 +310,7 @@ class FuzzPlayer(Model):
         # one roll: answer, provider error, several calls, one call, counted from 40.
         # Hypothesis leans toward the ends of a range (0, 99) at an example's first
         # draws; an ending there would end many runs at once.
-        roll = (int(self.draw(_ROLL)) - 40) % 100
+        roll = (integer(self.draw, 0, 99) - 40) % 100
         if roll < swarm.answer_percent and not must_call:
             return self._answer(request)
         if roll < swarm.answer_percent + swarm.error_percent:

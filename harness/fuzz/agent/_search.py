@@ -38,7 +38,13 @@ from harness.fuzz.agent._counterexample import write_agent_counterexample
 from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay, replay_differs
 from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
-from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, run_features, target_runs
+from harness.fuzz.agent._runs import (
+    AgentAbort,
+    FuzzedRun,
+    new_extremes,
+    run_features,
+    target_runs,
+)
 from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
 from harness.fuzz.agent._target import LoopTarget, Target, WireTarget
 from harness.scenarios import resolve_import
@@ -68,7 +74,7 @@ run's own variety, no memory between rounds), ``none`` (plain random generation)
 ROUND = 25
 """Examples per hypothesis run (a round); guidance renews its corpus and baseline
 between rounds (within a round they stay fixed, so that examples repeat)."""
-TRIM_TRIES = 24
+TRIM_TRIES = 8
 """Replays spent trimming one corpus entry (its turns that make no difference go)."""
 TRIM_SECONDS = 1.0
 CORPUS_SIZE = 48
@@ -194,6 +200,8 @@ class _Search:
         self.coverage = InjectionCoverage()
         target.declare(self.coverage)
         self.features: set[str] = set()
+        self.extremes: dict[str, tuple[float, float]] = {}
+        """The smallest and largest number under each key of each tool's results so far."""
         self.corpus = Corpus(CORPUS_SIZE)
         self.examples = 0
         self.failing: tuple[FuzzedRun, Finding] | None = None
@@ -226,10 +234,11 @@ class _Search:
         new = fuzzed.features - self.features
         self.features |= new
         self.coverage.add_run(fuzzed.run.trace)
+        extremes = self._extremes(fuzzed)
         if self.config.guidance in ("coverage", "corpus"):
             self.corpus.seen(fuzzed.features)
-            if new:
-                self.corpus.add(fuzzed, frozenset(new), trim=self._trim)
+            if new or extremes:
+                self.corpus.add(fuzzed, frozenset(new) | extremes, trim=self._trim)
         if self.failing is None and self._replay_due(fuzzed):
             self.replays += 1
             self._check_replay(fuzzed)
@@ -246,8 +255,24 @@ class _Search:
         self.failing = (fuzzed, finding)
         raise _found_class(finding.name)(str(finding))
 
+    def _extremes(self, fuzzed: FuzzedRun) -> frozenset[str]:
+        """The numbers of ``fuzzed``'s results beyond any seen before (a balance lower,
+        a count higher), recorded; as progress of the corpus (``low:withdraw.balance``)."""
+        known = self.extremes
+        gained = frozenset(new_extremes(fuzzed.extremes, known))
+        for name, (low, high) in fuzzed.extremes.items():
+            before = known.get(name)
+            known[name] = (
+                (low, high) if before is None else (min(before[0], low), max(before[1], high))
+            )
+        return gained
+
     def _trim(self, steps: list[dict[str, Any]], brought: frozenset[str]) -> list[dict[str, Any]]:
-        """The fewest turns of ``steps`` that still make the progress ``brought``."""
+        """The fewest turns of ``steps`` that still make the progress ``brought`` (its
+        features; a new extreme is kept as it came)."""
+        brought = frozenset(f for f in brought if not f.startswith(("low:", "high:")))
+        if not brought:
+            return steps
 
         def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
             try:
@@ -320,6 +345,7 @@ class _Search:
                 max_turns=self.config.max_turns,
                 swarm=self.config.swarm,
                 baseline=baseline,
+                extremes=dict(self.extremes) if guidance == "coverage" else None,
                 stop=self._stop,
                 watchdog=self._signal_seconds(),
                 corpus=entries,  # fixed for the round: examples repeat

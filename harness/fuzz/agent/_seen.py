@@ -14,6 +14,7 @@ request are read (the whole history again when it was rewritten).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -31,7 +32,7 @@ from harness.models._scripted._refs import (
 from harness.scenarios._coverage import is_id_like, offered_patterns
 from harness.tools import match_names
 
-__all__ = ["Scalar", "Seen", "SeenValues", "leaves"]
+__all__ = ["Scalar", "Seen", "SeenValues", "fills", "leaves"]
 
 Scalar = str | int | float | bool
 
@@ -51,7 +52,8 @@ _ID_KEY = re.compile(r"(?:^|_)(?:id|uuid|guid|token|ref|key|code)$|[a-z]Id$", re
 there, never a number, so whether it can fill a number does not change between runs."""
 
 
-def _fills(value: Scalar, key: str | None) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=4096, typed=True)
+def fills(value: Scalar, key: str | None) -> tuple[str, ...]:
     """The JSON kinds ``value`` can fill, in order of preference (a numeric word fills
     numbers too, unless it is an id)."""
     if isinstance(value, bool):
@@ -78,8 +80,6 @@ class Seen:
     """The JSON key it was under (``order_id``), for matching argument names."""
     order: int
     """When it was seen: larger is more recent."""
-    fills: tuple[str, ...] = ("string",)
-    """The JSON kinds it can fill, preferred first."""
 
 
 def leaves(value: Any) -> Iterator[tuple[tuple[str | int, ...], Scalar]]:
@@ -109,6 +109,7 @@ class SeenValues:
         self.values: list[Seen] = []
         self.numbers: list[Seen] = []
         """The numbers among ``values`` (the latest ``_MAX_NUMBERS``)."""
+        self._by_kind: dict[str, list[Seen]] = {}
         self.results: dict[int, Any] = {}
         """The parsed result of each call read, by call number."""
         self._order = 0
@@ -136,12 +137,28 @@ class SeenValues:
         result."""
         return self._keys, self._latest_keys
 
+    def fitting(self, kinds: frozenset[str], most: int) -> list[tuple[Seen, str]]:
+        """Up to ``most`` values that can fill an argument of ``kinds``, the most recent
+        first, each with the kind it fills (its first preference among ``kinds``)."""
+        found: dict[int, Seen] = {}
+        for kind in kinds:
+            for item in self._by_kind.get(kind, ())[-most:]:
+                found[item.order] = item
+        out: list[tuple[Seen, str]] = []
+        for order in sorted(found, reverse=True)[:most]:
+            item = found[order]
+            kind = next(k for k in fills(item.value, item.key) if k in kinds)
+            out.append((item, kind))
+        return out
+
     def _add(self, value: Scalar, ref: ValueRef, key: str | None) -> None:
         if isinstance(value, str) and (not value.strip() or len(value) > _MAX_TEXT):
             return
         self._order += 1
-        seen = Seen(value=value, ref=ref, key=key, order=self._order, fills=_fills(value, key))
+        seen = Seen(value=value, ref=ref, key=key, order=self._order)
         self.values.append(seen)
+        for kind in fills(value, key):
+            self._by_kind.setdefault(kind, []).append(seen)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             self.numbers.append(seen)
             if len(self.numbers) > _MAX_NUMBERS:
@@ -150,6 +167,9 @@ class SeenValues:
             self._keys.add(key)
         if len(self.values) > _MAX_POOL:
             del self.values[: len(self.values) - _MAX_POOL]
+            oldest = self.values[0].order
+            for kind, items in self._by_kind.items():
+                self._by_kind[kind] = [i for i in items if i.order >= oldest]
 
     def _text(self, text: str, ref: ValueRef, key: str | None) -> None:
         """A text's words (and its quoted phrases) as values."""
