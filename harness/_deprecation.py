@@ -6,6 +6,10 @@ warns. Every rename is declared here, once, as a ``Renamed`` record; the package
 owned the old name routes it through ``deprecated_getattr`` (a PEP 562 module
 ``__getattr__``), and a renamed string label (an assertion's ``strategy=`` value, a
 scenario key) goes through ``renamed_label``. Deprecated names are never in ``__all__``.
+
+``deprecated_names()`` lists every old name routed so far (the API check,
+``tests/release/api_check.py``, counts them as kept), and ``ToolDictReads`` gives
+``ToolDefinition`` the dict reads of the tool entries it replaced.
 """
 
 from __future__ import annotations
@@ -16,7 +20,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Renamed", "deprecated_getattr", "renamed_label", "warn_renamed"]
+__all__ = [
+    "Renamed",
+    "ToolDictReads",
+    "deprecated_getattr",
+    "deprecated_names",
+    "renamed_label",
+    "warn_renamed",
+]
+
+_ROUTED: dict[str, Mapping[str, Renamed]] = {}
+"""The renames of every package that routed its old names through ``deprecated_getattr``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -57,6 +71,8 @@ def deprecated_getattr(
     (a lazy package's own ``__getattr__``) or raises ``AttributeError``.
     """
 
+    _ROUTED[package] = renames
+
     def __getattr__(name: str) -> Any:
         renamed = renames.get(name)
         if renamed is None:
@@ -69,9 +85,22 @@ def deprecated_getattr(
     return __getattr__
 
 
-def renamed_label(value: str, renames: Mapping[str, Renamed], what: str) -> str:
+def deprecated_names() -> dict[str, Renamed]:
+    """Every old public name routed through ``deprecated_getattr`` by the packages
+    imported so far, by its full path (``"harness.injection.called"``)."""
+    return {
+        f"{package}.{old}": renamed
+        for package, renames in _ROUTED.items()
+        for old, renamed in renames.items()
+    }
+
+
+def renamed_label(
+    value: str, renames: Mapping[str, Renamed], what: str, *, stacklevel: int = 3
+) -> str:
     """``value`` itself, or its new spelling (with a ``DeprecationWarning``) when ``value``
-    is an old label of ``renames``; ``what`` names the setting (``"injected(strategy=...)"``).
+    is an old label of ``renames``; ``what`` names the setting (``"injected(strategy=...)"``);
+    ``stacklevel`` points the warning at the user's line (3: the caller's caller).
     """
     renamed = renames.get(value)
     if renamed is None:
@@ -80,6 +109,78 @@ def renamed_label(value: str, renames: Mapping[str, Renamed], what: str) -> str:
         f"{what}: the label {renamed.old!r} is deprecated since {renamed.since} and will be "
         f"removed in {renamed.removal}: write {renamed.new!r}",
         DeprecationWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return renamed.new
+
+
+_TOOL_DICT = "0.2.0", "0.3.0"  # since, removal
+_TOOL_KEYS = {
+    "type": "isinstance(tool, ToolDefinition)",
+    "function": "tool.name, tool.description and tool.parameters",
+    "name": "tool.name",
+    "description": "tool.description",
+    "parameters": "tool.parameters",
+    "strict": "tool.strict",
+}
+"""The keys of the tool entries ``ModelRequest.tools`` held before it held
+``ToolDefinition``s (``{"type": "function", "function": {"name", "description",
+"parameters"}}``, and the flat ``name``/``description``/``parameters``), and what to
+read instead."""
+
+
+class ToolDictReads:
+    """Deprecated dict reads on a ``ToolDefinition``: ``tool["function"]["name"]``,
+    ``tool["name"]``, ``tool.get("parameters")``, ``"function" in tool``, each with a
+    ``DeprecationWarning`` naming the attribute to read instead."""
+
+    __slots__ = ()
+    __iter__ = None  # a tool entry was never iterated for its keys: keep iter() a TypeError
+
+    name: str
+    description: str | None
+    parameters: Mapping[str, Any]
+    strict: bool | None
+
+    def _warn(self, key: str) -> None:
+        since, removal = _TOOL_DICT
+        warnings.warn(
+            f"ModelRequest.tools holds ToolDefinition objects, not dicts: tool[{key!r}] is "
+            f"deprecated since {since} and will be removed in {removal}: read "
+            f"{_TOOL_KEYS[key]} instead",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+    def _value(self, key: str) -> Any:
+        function: dict[str, Any] = {"name": self.name, "description": self.description}
+        function["parameters"] = dict(self.parameters)
+        if self.strict is not None:
+            function["strict"] = self.strict
+        if key == "type":
+            return "function"
+        if key == "function":
+            return function
+        return function.get(key)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _TOOL_KEYS:
+            raise KeyError(
+                f"{key!r}: ModelRequest.tools holds ToolDefinition objects, not dicts; read "
+                "tool.name, tool.description, tool.parameters (and the other fields) instead"
+            )
+        self._warn(key)
+        return self._value(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``tool[key]`` (deprecated), or ``default`` for a key tool entries never had."""
+        if key not in _TOOL_KEYS:
+            return default
+        self._warn(key)
+        return self._value(key)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str) or key not in _TOOL_KEYS:
+            return False
+        self._warn(key)
+        return key != "strict" or self.strict is not None

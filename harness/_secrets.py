@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._credentials import (
+    credential_shapes,
     is_credential_field,
     is_credential_header,
     is_credential_param,
@@ -51,6 +52,7 @@ __all__ = [
     "is_credential_header",
     "is_credential_param",
     "is_placeholder",
+    "is_secret_value",
     "known_secrets",
     "register_secret",
     "scrub_bytes",
@@ -241,6 +243,35 @@ def hidden_values(values: Iterable[Any]) -> list[str]:
     than ``MIN_VALUE_LENGTH``."""
     shown = {str(v) for v in values if v is not None and not isinstance(v, bool)}
     return [text for text in shown if len(text) >= MIN_VALUE_LENGTH]
+
+
+def is_secret_value(name: object, value: Any) -> bool:
+    """Whether a value kept from the model's schema (a preset, a call-context value, a
+    context object's field, under ``name``) is also a secret, hidden wherever the harness
+    shows text: a :class:`Secret`, a value under a credential name (``api_key``,
+    ``token``, ``password``: ``is_credential_field``), or one shaped like a credential
+    (a provider key such as ``sk-...`` or ``ghp_...``: ``credential_shapes``; a URL with
+    a password, ``postgres://app:pw@db/main``). Any other value (a region, a chat id, a
+    user name) is only kept out of the schema: a tool may show it."""
+    if isinstance(value, Secret):
+        return True
+    if value is None or isinstance(value, bool):
+        return False
+    if name is not None and is_credential_field(str(name)):
+        return True
+    if not isinstance(value, str):
+        return False
+    return bool(credential_shapes(value)) or _url_password(value)
+
+
+def _url_password(text: str) -> bool:
+    """``text`` is a URL whose userinfo holds a password."""
+    if "://" not in text or "@" not in text:
+        return False
+    try:
+        return bool(urllib.parse.urlsplit(text.strip()).password)
+    except ValueError:
+        return False
 
 
 def scrub_text(text: str, extra: Iterable[Any] = ()) -> str:

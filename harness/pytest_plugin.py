@@ -609,6 +609,7 @@ def harness_cassette(
     record mode, matchers and filters follow the settings. ``None`` under
     ``--disable-recording``."""
 
+    from harness._errors import CassetteError
     from harness.testing import open_cassette
 
     if harness_settings.disable_recording:
@@ -631,7 +632,7 @@ def harness_cassette(
     match_on = harness_settings.match_on
     if marker_kwargs.get("match") is not None:
         match_on = (str(marker_kwargs["match"]),)  # a preset: semantic, strict, path-only
-    with open_cassette(
+    opened = open_cassette(
         harness_cassette_path,
         record_mode=harness_settings.record_mode,
         match_on=match_on,
@@ -640,7 +641,15 @@ def harness_cassette(
         secrets=getattr(harness_config, "secrets", ()),
         unused=str(marker_kwargs.get("unused") or "warn"),
         **filters,
-    ) as cassette:
+    )
+    with contextlib.ExitStack() as stack:
+        problem: str | None = None
+        try:
+            cassette = stack.enter_context(opened)
+        except CassetteError as exc:  # missing in replay mode, unreadable: the advice alone,
+            problem = str(exc)  # not the plugin's frames above it (nor a chained copy)
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
         request.node.stash[_CASSETTE] = (cassette, cassette_match_on(match_on))
         yield cassette
 

@@ -212,3 +212,32 @@ def test_hidden_values_are_the_texts_of_four_characters_or_more() -> None:
     hidden = hidden_values(["abc", "abcd", None, True, 12345, 123, "abcd"])
     assert sorted(hidden) == ["12345", "abcd"]
     assert scrub_text("abc abcd 12345 123 True", hidden) == f"abc {REDACTED} {REDACTED} 123 True"
+
+
+# -- which values kept from the schema are secrets (issue 35, trap 10) -------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "secret"),
+    [
+        ("api_key", "anything-at-all", True),  # a credential name
+        ("db_password", "hunter2-long", True),
+        ("token", 12345678, True),  # by name, whatever the type
+        ("config", "sk-proj-abcdefghijklmnopqrstuvwx", True),  # a provider key's shape
+        ("url", "postgres://app:pw-s3cret@db.invalid/main", True),  # a URL with a password
+        ("chat_id", Secret("chat-4242-marked"), True),  # the caller marks it
+        (None, "ghp_" + "a" * 36, True),
+        ("chat_id", "chat-4242", False),  # an id: kept from the schema, not a secret
+        ("user_id", "user123", False),
+        ("region", "eu-west-3-zone", False),
+        ("url", "postgres://db.invalid/main", False),  # a URL without a password
+        ("api_key", None, False),
+        ("token", True, False),
+    ],
+)
+def test_a_value_kept_from_the_schema_is_a_secret_only_by_name_shape_or_marking(
+    name: str | None, value: object, secret: bool
+) -> None:
+    from harness._secrets import is_secret_value
+
+    assert is_secret_value(name, value) is secret

@@ -32,6 +32,7 @@ TYPED = [
     "tests/fuzz/universe",
     "tests/mcp",
     "tests/plugin",
+    "tests/release",
     "tests/scenarios",
 ]
 """Folders (of their own files, not their subfolders) that pass ``mypy --strict``."""

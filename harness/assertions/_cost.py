@@ -15,6 +15,7 @@ from typing import Any
 from harness._errors import UsageError
 from harness._plugin import _sink
 from harness._validation import check_choice, is_int
+from harness.assertions._labels import strategy_label
 from harness.assertions._render import cut, render_table
 from harness.assertions._verdict import Expectation, Failure, Verdict
 from harness.cost import BreakCause, CacheBreak, CostReport
@@ -222,6 +223,8 @@ def cache_breaks(
     """The cache breaks are exactly at ``requests`` (1-based request numbers), or number
     ``count``; each has ``cause`` and was caused ``by`` (a strategy) when given. With
     nothing given: at least one break."""
+    if isinstance(by, str):
+        by = strategy_label(by, "cache_breaks(by=...)")
     return _CacheBreaks(tuple(requests), count, cause, by)
 
 

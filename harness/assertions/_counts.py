@@ -7,6 +7,7 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness._validation import is_int
+from harness.assertions._labels import strategy_label
 from harness.assertions._verdict import Expectation, Failure, in_turn
 from harness.loop import Event, Trace
 
@@ -125,6 +126,8 @@ def has_events(
     if count is None and at_most is None and at_least is None:
         at_least = 1
     name = kind if isinstance(kind, str) else kind.__name__
+    if isinstance(fields.get("strategy"), str):
+        fields["strategy"] = strategy_label(fields["strategy"], "has_events(strategy=...)")
     accepts = _event_filter(kind, fields)
     label = f"{name} events" + (f" with {fields}" if fields else "")
     return _Count(label, lambda t: sum(1 for e in t.events if accepts(e)), count, at_least, at_most)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from harness._errors import UsageError
 from harness._validation import is_int
+from harness.assertions._labels import strategy_label
 from harness.assertions._verdict import Expectation, Failure, after_last, in_turn
 from harness.loop import ChangeRecord, Trace
 from harness.tools import match_names
@@ -285,6 +286,8 @@ def injected(
     session (``at`` counts its requests). Changes made before the run's first request (a
     playbook's first tools, a state machine's initial state) set up the starting toolset
     and are not injections: check those with ``offered(at=1, ...)``."""
+    if isinstance(strategy, str):
+        strategy = strategy_label(strategy, "injected(strategy=...)")
     change = _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
     return in_turn(change, turn)
 
@@ -297,5 +300,7 @@ def removed(
     turn: int | None = None,
 ) -> Expectation:
     """Like ``injected``, for tools removed from the offered toolset."""
+    if isinstance(strategy, str):
+        strategy = strategy_label(strategy, "removed(strategy=...)")
     change = _Changed("removed", _patterns(patterns, "removed()"), at, after_call, strategy)
     return in_turn(change, turn)

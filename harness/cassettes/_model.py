@@ -26,6 +26,7 @@ from harness.formats import Codec, ParsedRequest, codec_for
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.loop._tool_states import tool_states
 from harness.messages import SystemMessage, ToolMessage, UserMessage
+from harness.models._capabilities import FORMAT_NAMES, format_capabilities
 
 __all__ = ["CassetteModel", "llm_turns", "recorded_request"]
 
@@ -57,6 +58,27 @@ def recorded_request(cassette: Cassette, interaction: Interaction, codec: Codec)
             path=path,
             index=interaction.index,
         ) from None
+
+
+def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapabilities:
+    """What the recording's formats support natively, as their adapters declare it: a
+    strategy then picks the native tools (a tool search's kind, an allowed subset) the
+    recorded client picked. A format without an adapter (a codec of your own) allows any."""
+    known = [c.name for _, c in turns if c.name in FORMAT_NAMES]
+    streaming = any(i.is_stream for i, _ in turns)
+    if len(known) < len(turns):
+        return ModelCapabilities(
+            streaming=streaming,
+            tool_search=("regex", "bm25", "hosted", "client"),
+            allowed_tools=True,
+        )
+    declared = [format_capabilities(name) for name in dict.fromkeys(known)]
+    searches = [kind for caps in declared for kind in caps.tool_search]
+    return ModelCapabilities(
+        streaming=streaming,
+        tool_search=tuple(dict.fromkeys(searches)),
+        allowed_tools=all(caps.allowed_tools for caps in declared),
+    )
 
 
 class CassetteModel(Model):
@@ -94,12 +116,7 @@ class CassetteModel(Model):
         self.position = 0
         """How many recorded turns were played."""
         self.name = self.recorded[0].model or "cassette"
-        self.capabilities = ModelCapabilities(
-            streaming=any(i.is_stream for i, _ in self.turns),
-            # it replays whatever was recorded: the native tools of any provider
-            tool_search=("regex", "bm25", "hosted", "client"),
-            allowed_tools=True,
-        )
+        self.capabilities = _recorded_capabilities(self.turns)
 
     @property
     def system(self) -> str | None:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from harness._errors import HarnessError, ScenarioError
 from harness.cli._help import HarnessGroup
+from harness.cli._init import init_command
 from harness.cli._output import user_output_to_stderr
 from harness.cli._paths import extend_import_path
 from harness.cli._report import json_report
@@ -52,6 +53,9 @@ def _root(
     ),
 ) -> None:
     """Run and inspect tool-loop scenarios with dynamic tool injection."""
+
+
+app.command("init")(init_command)
 
 
 def _shown(text: object) -> str:
@@ -160,6 +164,12 @@ def run_command(
         if not folder.is_dir():
             raise broken(f"--path {folder} is not a folder")
     extend_import_path([*(import_paths or []), Path.cwd()])
+    if not paths and not Path("scenarios").exists():
+        raise broken(
+            f"no scenarios/ folder in {Path.cwd()}: run `harness init` to scaffold an example "
+            "(a scenario, a test of an example agent, a conftest.py), or name scenario files "
+            "or folders: harness run PATH..."
+        )
     try:
         files = discover_scenarios(paths or [Path("scenarios")])
         scenarios = [load_scenario(f) for f in files]

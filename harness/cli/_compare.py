@@ -15,6 +15,9 @@ from harness.cli._output import json_text, output_file, user_output_to_stderr, w
 
 __all__ = ["compare_command", "comparison_html"]
 
+_UNWRAPPED = 1_000
+"""The console width when the output is not a terminal: wide enough for any row."""
+
 
 def _shown(text: object) -> str:
     """Text from the comparison (names, problems) for the console: terminal escapes in
@@ -40,13 +43,11 @@ def _table(result: object) -> Table:
         ("cache breaks", "left"),
         ("cost", "right"),
     ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        # a narrow terminal folds a cell onto more lines; it never cuts a cause short
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for variant in result.variants:
         data = variant.to_data()
-        breaks = ", ".join(
-            f"#{b['request']} {b['cause']}" + (f" ({b['by']})" if b["by"] else "")
-            for b in data["cache_breaks"]
-        )
+        breaks = ", ".join(b.label for b in variant.report.breaks)
         cost = data["cost"]
         table.add_row(
             _shown(variant.name),
@@ -55,7 +56,8 @@ def _table(result: object) -> Table:
             str(data["calls"]),
             str(data["tool_definition_tokens"]),
             str(data["input_tokens"]),
-            f"{data['cached_input_tokens']} ({variant.report.cached_share:.0%})",
+            f"{data['cached_input_tokens']} ({variant.report.cached_share:.0%})"
+            + ("*" if variant.report.under_minimum else ""),
             _shown(breaks) or "none",
             "-" if cost is None else f"${cost:.4f}",
         )
@@ -129,6 +131,8 @@ def compare_command(
     from harness.scenarios import run_comparison
 
     console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:  # a pipe or a CI log: whole lines, at the table's own width
+        console = Console(highlight=False, soft_wrap=True, width=_UNWRAPPED)
     errors = Console(stderr=True, highlight=False, soft_wrap=True)
     if str(Path.cwd()) not in sys.path:
         sys.path.append(str(Path.cwd()))  # the project's own fixtures, as `harness run` does
@@ -153,6 +157,14 @@ def compare_command(
             + f", tokens by {_shown(_tokenizer(result))}"
         )
         console.print(_table(result))
+        short = [v for v in result.variants if v.report.under_minimum]
+        if short:
+            minimum = short[0].report.rules.minimum_tokens
+            console.print(
+                f"* nothing can be cached: every request is shorter than the {minimum:,} "
+                f"tokens the provider caches at the least "
+                f"({', '.join(_shown(v.name) for v in short)})"
+            )
         if timeline:
             for variant in result.variants:
                 console.print(f"\n[bold]{_shown(variant.name)}[/bold]")

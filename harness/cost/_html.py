@@ -61,6 +61,13 @@ def _money(value: float | None) -> str:
     return "-" if value is None else f"${value:.4f}"
 
 
+def _under_minimum(report: CostReport) -> str:
+    """Why nothing was cached, when no request reached the provider's minimum."""
+    if not report.under_minimum:
+        return ""
+    return f" (every request under the {report.rules.minimum_tokens:,}-token minimum)"
+
+
 def _summary(sections: Sequence[PageSection]) -> str:
     head = (
         "<tr><th>variant</th><th>passed</th><th>requests</th><th>tool definition tokens</th>"
@@ -77,12 +84,12 @@ def _summary(sections: Sequence[PageSection]) -> str:
         else:
             verdict = ("pass", "yes") if s.passed else ("fail", "no")
             passed = f'<td class="{verdict[0]}">{verdict[1]}</td>'
-        breaks = ", ".join(f"#{b.request} {b.cause}" for b in r.breaks) or "none"
+        breaks = ", ".join(b.label for b in r.breaks) or "none"
         rows.append(
             f'<tr class="variant" data-variant="{_e(s.title)}"><td>{_e(s.title)}</td>{passed}'
             f"<td>{len(r.requests)}</td><td>{r.tool_definition_tokens}</td>"
             f"<td>{r.input_tokens}</td><td>{r.cached_tokens}</td>"
-            f"<td>{_percent(r.cached_tokens, r.input_tokens)}</td>"
+            f"<td>{_percent(r.cached_tokens, r.input_tokens)}{_under_minimum(r)}</td>"
             f'<td class="breaks">{_e(breaks)}</td>'
             f"<td>{_money(s.cost)}</td></tr>"
         )

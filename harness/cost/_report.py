@@ -55,6 +55,12 @@ class CacheBreak:
         """``{"request": int, "cause": str, "by": str | null}`` (the ``--json`` shape)."""
         return {"request": self.request, "cause": self.cause, "by": self.by}
 
+    @property
+    def label(self) -> str:
+        """``#2 tools-changed (unfolding)``: the request, the cause and who caused it, as
+        every listing of breaks writes it (``harness compare``, the HTML page, ``summary``)."""
+        return f"#{self.request} {self.cause}" + (f" ({self.by})" if self.by else "")
+
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RequestCost:
@@ -140,6 +146,14 @@ class CostReport:
         """The share of input tokens read from the cache (0.0 when nothing was sent)."""
         return _share(self.cached_tokens, self.input_tokens)
 
+    @property
+    def under_minimum(self) -> bool:
+        """Every request is shorter than the shortest prefix the provider caches
+        (``rules.minimum_tokens``, 1,024 for OpenAI): nothing could be cached."""
+        return bool(self.requests) and all(
+            r.input_tokens < self.rules.minimum_tokens for r in self.requests
+        )
+
     def cost(self, prices: PriceTable) -> float | None:
         """The input's price in USD under ``prices`` (``None`` when it has no price for the
         model): uncached tokens at the input price, cached ones at the cached price,
@@ -157,7 +171,7 @@ class CostReport:
     def summary(self) -> str:
         """One line: requests, tokens sent, cached share, breaks with their causes."""
         breaks = self.breaks
-        causes = ", ".join(f"#{b.request} {b.cause}" for b in breaks)
+        causes = ", ".join(b.label for b in breaks)
         return (
             f"{len(self.requests)} requests, {self.input_tokens} input tokens "
             f"({self.tokenizer}), {self.cached_share:.0%} cached, "

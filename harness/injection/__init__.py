@@ -1,5 +1,6 @@
 """Injection strategies: how the offered toolset changes during a run."""
 
+from harness import _deprecation
 from harness.injection._agentic import AgentOutcome, SystemPrompt, agent_tool
 from harness.injection._allowed import AllowedTools
 from harness.injection._blackboard import blackboard_entries, safe_value_text
@@ -135,3 +136,17 @@ __all__ = [
     "was_called",
     "when",
 ]
+
+# the playbook condition ``called`` clashed with the assertion ``harness.assertions.called``
+__getattr__ = _deprecation.deprecated_getattr(
+    "harness.injection",
+    {
+        "called": _deprecation.Renamed(
+            old="called",
+            new="was_called",
+            module="harness.injection._playbook",
+            since="0.2.0",
+            removal="0.3.0",
+        )
+    },
+)

@@ -162,11 +162,19 @@ class FakeMcpServer:
         async def call_tool(ctx: Any, params: Any) -> Any:
             return await fake._call(ctx, params, bus)
 
+        def input_schema(name: str) -> Any:
+            with fake._lock:
+                tool = fake._tools.get(name)
+            return None if tool is None else tool.input_schema
+
         return Server(
             self.name,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_subscriptions_listen=ListenHandler(bus),
+            # over HTTP the SDK checks each call's Mcp-Param headers against the tool's
+            # schema: without this lookup it runs the whole tools/list handler per call
+            get_tool_input_schema=input_schema,
         )
 
     async def _call(self, ctx: Any, params: Any, bus: Any) -> Any:

@@ -61,7 +61,18 @@ class ToolsAsMcp:
                 is_error=result.is_error,
             )
 
-        return Server(self.name, on_list_tools=list_tools, on_call_tool=call_tool)
+        def input_schema(name: str) -> Any:
+            tool = self.tools.get(name)
+            return None if tool is None else dict(tool.parameters)
+
+        # over HTTP the SDK checks each call's Mcp-Param headers against the tool's schema:
+        # without this lookup it runs the whole tools/list handler per call
+        return Server(
+            self.name,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            get_tool_input_schema=input_schema,
+        )
 
     async def _run(self, ctx: Any, params: Any) -> ToolResult:
         tool = self.tools.get(str(params.name))
@@ -122,12 +133,17 @@ class McpHttpServer:
             sdk = sdk._lowlevel_server
         app = sdk.streamable_http_app(host=self.host)
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that name their
+        # protocol, and accepted ones inherit it; without it Nagle holds each answer's
+        # body until the client's delayed ACK of its head
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
         self.port = int(sock.getsockname()[1])
         self._socket = sock
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        from harness.mcp._http_protocol import OneSendH11Protocol
+
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", http=OneSendH11Protocol)
         self._server = uvicorn.Server(config)
         server = self._server
         self._thread = threading.Thread(

@@ -1,4 +1,5 @@
-"""Capability wrappers: override what a model declares; simulate a static-tools provider."""
+"""Capability wrappers: override what a model declares; simulate a static-tools provider;
+what each wire format's adapter declares, by the format's name (``format_capabilities``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,33 @@ from harness._errors import StaticToolsChanged, UsageError
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.messages import Message
 
-__all__ = ["CapabilitiesOverride", "StaticToolsModel", "with_capabilities"]
+__all__ = ["CapabilitiesOverride", "StaticToolsModel", "format_capabilities", "with_capabilities"]
+
+FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages")
+"""The wire formats whose adapters declare capabilities (``harness.formats`` names)."""
+
+
+def format_capabilities(format_name: str) -> ModelCapabilities:
+    """What the adapter of ``format_name`` declares (``OPENAI_CHAT_CAPABILITIES``, ...):
+    for a model that plays a format without being its adapter (the cassette model
+    replaying a recording, a scripted model standing for a provider), so a strategy picks
+    the native tools it would pick through the adapter. ``UsageError`` for another name."""
+    if format_name == "openai-chat":
+        from harness.models._openai._chat import OPENAI_CHAT_CAPABILITIES
+
+        return OPENAI_CHAT_CAPABILITIES
+    if format_name == "openai-responses":
+        from harness.models._openai._responses import OPENAI_RESPONSES_CAPABILITIES
+
+        return OPENAI_RESPONSES_CAPABILITIES
+    if format_name == "anthropic-messages":
+        from harness.models._anthropic._model import ANTHROPIC_CAPABILITIES
+
+        return ANTHROPIC_CAPABILITIES
+    raise UsageError(
+        f"no adapter capabilities for the format {format_name!r}; known: "
+        + ", ".join(repr(n) for n in FORMAT_NAMES)
+    )
 
 
 class _Wrapper(Model):

@@ -196,6 +196,10 @@ def load_comparison(path: str | Path) -> Comparison:
             variants.append((name, description, None, str(pending)))
             continue
         fields = _merged(spec.task, variant)
+        model = fields.get("model")
+        if isinstance(model, Mapping) and "capabilities" not in model:
+            # the model stands for the provider whose cache is priced: its native tools
+            fields["model"] = {**model, "capabilities": spec.format}
         fields["name"] = f"{spec.name}:{name}"
         fields.setdefault("description", description)
         try:

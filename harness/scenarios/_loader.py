@@ -18,7 +18,8 @@ from harness.injection import AllowedTools, EntityDiscovery, ToolChaining, ToolS
 from harness.loop import InjectionStrategy, LoopOptions, Model
 from harness.loop._options import options_from
 from harness.messages import Message
-from harness.models import ScriptedModel, steps_from_data
+from harness.models import ScriptedModel, steps_from_data, with_capabilities
+from harness.models._capabilities import format_capabilities
 from harness.scenarios._agent import Agent, build_agent
 from harness.scenarios._mcp import McpParts, build_mcp
 from harness.scenarios._properties import Property
@@ -55,6 +56,18 @@ STRATEGIES: dict[str, Callable[..., InjectionStrategy]] = {
     "allowed_tools": AllowedTools,
 }
 """Strategies a scenario can name; add yours with ``register_strategy``."""
+
+
+def standing_for(model: Model, format_name: str | None) -> Model:
+    """``model`` declaring the native tools the adapter of ``format_name`` declares (its
+    tool searches and allowed subsets; ``model: capabilities:`` in a scenario file), the
+    rest of its capabilities its own; ``model`` itself when no format is named."""
+    if format_name is None:
+        return model
+    native = format_capabilities(format_name)
+    return with_capabilities(
+        model, tool_search=native.tool_search, allowed_tools=native.allowed_tools
+    )
 
 
 def register_strategy(name: str, factory: Callable[..., InjectionStrategy]) -> None:
@@ -285,8 +298,9 @@ class Scenario:
             )
             if not isinstance(model, Model):
                 raise ScenarioError(f"{self._where()}model factory returned {model!r}, not a Model")
-            return model
-        return ScriptedModel(steps, lenient=model_spec.lenient, name=f"scripted:{self.name}")
+        else:
+            model = ScriptedModel(steps, lenient=model_spec.lenient, name=f"scripted:{self.name}")
+        return standing_for(model, model_spec.capabilities)
 
     def build_prompt(self) -> str | list[Message]:
         """The prompt text or the starting history."""

@@ -25,7 +25,7 @@ from harness.loop import (
 )
 from harness.messages import Message
 from harness.models import ScriptedModel, steps_from_data
-from harness.scenarios._loader import Scenario, call_factory, resolve_import
+from harness.scenarios._loader import Scenario, call_factory, resolve_import, standing_for
 from harness.scenarios._runner import (
     NOTES,
     ScenarioOutcome,
@@ -183,7 +183,8 @@ class _Run:
         except HarnessError as exc:
             raise ScenarioError(f"{part._where()}model steps: {exc}") from None
         script = ScriptedModel(steps, lenient=lenient, name=f"scripted:{spec.name}")
-        model = _Logged(script, spec.name, self.log)
+        played = standing_for(script, spec.model.capabilities if spec.model is not None else None)
+        model = _Logged(played, spec.name, self.log)
         options = dataclasses.replace(
             part.build_options(), continuation=self._continuation(spec, part)
         )

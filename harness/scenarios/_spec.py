@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -66,9 +66,11 @@ class TimelineStep(BaseModel):
     errors: list[str] | None = None
     """Names of the calls in this turn that ended in an error result."""
     injected: list[str] | None = None
-    """Names (or globs) added during this iteration, in order."""
+    """Names or globs of tools added during this iteration: each must match at least one
+    added tool, as in ``harness.assertions.injected`` (``[ticket_t101_*]`` covers all of
+    that ticket's tools); ``[]``: nothing was added."""
     removed: list[str] | None = None
-    """Names (or globs) removed during this iteration, in order."""
+    """Names or globs of tools removed during this iteration, read like ``injected``."""
     to_user: list[str] | None = None
     """Names of the calls in this turn whose result spoke to the user (``UserNotified``)."""
     handoffs: list[str] | None = None
@@ -149,6 +151,11 @@ class ModelSpec(BaseModel):
     """Let the script call tools that are not offered (to test unknown-tool handling)."""
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
+    capabilities: Literal["openai-chat", "openai-responses", "anthropic-messages"] | None = None
+    """The provider the model stands for: it declares the native tools that format's
+    adapter declares (its tool searches, allowed subsets), so ``native: always``
+    strategies run in process. Default: the model's own (a scripted model's are Chat
+    Completions'); in a comparison file, the comparison's ``format``."""
 
 
 class TurnSpec(BaseModel):

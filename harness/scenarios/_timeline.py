@@ -155,6 +155,13 @@ def _names_match(patterns: Sequence[str], names: Sequence[str]) -> bool:
     )
 
 
+def _globs_match(patterns: Sequence[str], names: Sequence[str]) -> bool:
+    """Each glob matches some name (the meaning of ``injected(...)``); ``[]``: no names."""
+    if not patterns:
+        return not names
+    return all(match_names(pattern, names) for pattern in patterns)
+
+
 def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
     """``(expected, actual)`` for the first mismatch of ``row`` with ``step``."""
     offered = list(row.offered_names)
@@ -174,8 +181,6 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("handoffs", step.handoffs, row.handoffs),
         ("started", step.started, row.started),
         ("follow_ups", step.follow_ups, row.follow_ups),
-        ("injected", step.injected, row.injected),
-        ("removed", step.removed, row.removed),
         ("deferred", step.deferred, row.deferred),
         ("discovered", step.discovered, row.discovered),
         ("allowed", step.allowed, row.allowed),
@@ -183,6 +188,14 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
     for label, patterns, names in checks:
         if patterns is not None and not _names_match(patterns, names):
             return f"{label}={patterns}", f"{label}={list(names)}"
+    for label, patterns, names in (
+        ("injected", step.injected, row.injected),
+        ("removed", step.removed, row.removed),
+    ):
+        if patterns is not None and not _globs_match(patterns, names):
+            missing = [p for p in patterns if not match_names(p, names)]
+            unmatched = f" (nothing matches {missing})" if missing else ""
+            return f"{label}={patterns}{unmatched}", f"{label}={list(names)}"
     if step.searches is not None and step.searches != row.searches:
         return f"searches={step.searches}", f"searches={row.searches}"
     if step.answer is True and not row.final:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from harness._deprecated_choices import provider_choice_data
+from harness._deprecation import ToolDictReads
 from harness._errors import UsageError
 
 __all__ = ["SearchMode", "ToolChoice", "ToolChoiceMode", "ToolDefinition"]
@@ -60,7 +61,7 @@ def _check_extra(owner: str, extra: Any) -> None:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDefinition:
+class ToolDefinition(ToolDictReads):
     """One tool as the model is offered it, in no provider's shape."""
 
     name: str

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from harness._errors import UsageError
-from harness._secrets import register_secret
+from harness._secrets import is_secret_value, register_secret
 
 __all__ = [
     "CONTEXT_SOURCES",
@@ -115,13 +115,15 @@ _LOOP_MADE = ("CallContext", "Emitter")
 
 
 def _secret_texts(obj: Any) -> list[str]:
-    """The texts of ``obj`` to hide: ``__harness_secrets__()`` if it has one, else its str
-    attributes (a string object is itself)."""
+    """The texts of ``obj`` that are secrets: what ``__harness_secrets__()`` returns if it
+    has one, else its str attributes that ``is_secret_value`` calls secret (a ``Secret``,
+    a credential name such as ``api_key``, a key's shape); a string object by its shape."""
     custom = getattr(obj, "__harness_secrets__", None)
     if callable(custom):
         return [str(t) for t in custom() if t]
     if isinstance(obj, (str, bytes)):
-        return [obj.decode("utf-8", "replace") if isinstance(obj, bytes) else obj]
+        text = obj.decode("utf-8", "replace") if isinstance(obj, bytes) else obj
+        return [text] if is_secret_value(None, obj if isinstance(obj, str) else text) else []
     names: list[str] = []
     if dataclasses.is_dataclass(obj):
         names = [f.name for f in dataclasses.fields(obj)]
@@ -130,7 +132,7 @@ def _secret_texts(obj: Any) -> list[str]:
     texts = []
     for name in names:
         value = getattr(obj, name, None)
-        if isinstance(value, str) and value:
+        if isinstance(value, str) and value and is_secret_value(name, value):
             texts.append(value)
     return texts
 
@@ -140,8 +142,8 @@ class ContextObjects:
 
     Built from any iterable; refuses ``None``, classes (register an instance), objects
     the loop makes itself (``CallContext``, ``Emitter``) and two objects of the same
-    class. Their texts are registered as secrets (``harness._secrets``) and the repr
-    names only their classes.
+    class. Their secret texts (``_secret_texts``) are registered (``harness._secrets``)
+    and the repr names only their classes.
     """
 
     __slots__ = ("_objects", "source")

@@ -75,9 +75,10 @@ class ChatContext:
 
     Register one on the run (``run(..., context_objects=[ChatContext(channel="slack",
     chat_id="C024BE91L")])``) and tools annotated ``chat: ChatContext`` receive it, so a
-    "send a message to the current chat" tool needs no chat id from the model. The chat
-    and thread ids are treated as secrets: hidden in the repr, scrubbed from error
-    messages, logs and cassettes.
+    "send a message to the current chat" tool needs no chat id from the model. The ids
+    are kept from the schema and from the ``repr``, but they are not secrets: a tool may
+    answer ``sent to slack/C024BE91L`` (a ``Secret(...)`` id is hidden wherever text is
+    shown).
     """
 
     channel: str
@@ -97,10 +98,6 @@ class ChatContext:
             problems.append(f"thread_id must be a string or None, got {type(self.thread_id)}")
         if problems:
             raise UsageError("invalid ChatContext: " + "; ".join(problems))
-
-    def __harness_secrets__(self) -> tuple[str, ...]:
-        """The texts to hide wherever the harness shows text: the chat and thread ids."""
-        return tuple(v for v in (self.chat_id, self.thread_id) if v)
 
     def __repr__(self) -> str:
         thread = f", thread_id={REDACTED!r}" if self.thread_id else ""

@@ -14,7 +14,13 @@ from pydantic import BaseModel, ValidationError
 
 from harness._errors import ToolDefinitionError
 from harness._frozen import maker
-from harness._secrets import hidden_values, register_secret, scrub_text, secrets_known
+from harness._secrets import (
+    hidden_values,
+    is_secret_value,
+    register_secret,
+    scrub_text,
+    secrets_known,
+)
 from harness.tools._context import CallContext
 from harness.tools._definitions import SearchMode, ToolDefinition
 from harness.tools._inject import EMPTY, ContextObjects, resolve_injected
@@ -30,13 +36,16 @@ __all__ = ["PreparedCall", "Tool"]
 
 
 class _Hidden:
-    """Holds preset values so no repr, log line or trace can show them."""
+    """Holds preset values so no repr, log line or trace can show them; the secret ones
+    (``harness._secrets.is_secret_value``) are registered, so no text shows them either."""
 
-    __slots__ = ("values",)
+    __slots__ = ("secret", "values")
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         self.values = dict(values)
-        for name, value in self.values.items():
+        self.secret = {n: v for n, v in self.values.items() if is_secret_value(n, v)}
+        """The presets that are secrets: hidden from results too."""
+        for name, value in self.secret.items():
             register_secret(value, source=f"preset {name!r}")
 
     def __repr__(self) -> str:
@@ -549,18 +558,20 @@ class Tool:
         return ToolResult.error(self._scrub(message, context), kind="exception", exception=exc)
 
     def hidden_from_model(self, result: ToolResult) -> ToolResult:
-        """``result`` as the model may read it: the tool's preset values (by the rule of
-        ``error_result``: 4 characters or more) and every registered secret hidden from
-        its ``content``. ``value``, the Python object strategies get, is kept as it is.
+        """``result`` as the model may read it: the secrets hidden from its ``content``
+        (the tool's secret presets, 4 characters or more, and every registered secret:
+        ``harness._secrets.is_secret_value``). ``value``, the Python object strategies
+        get, is kept as it is.
 
-        Plain call-context values are not hidden here (a tool may echo a request id or
-        a user name on purpose); wrap one in ``Secret`` to hide it. ``error_result``
-        hides them too: an exception's message is not written for the model.
+        What is not a secret is shown: a preset such as ``region="eu-west-3"``, a
+        context object's chat id, a plain call-context value (a tool may echo them on
+        purpose); wrap a value in ``Secret`` to hide it. ``error_result`` hides every
+        preset and context value: an exception's message is not written for the model.
         """
         content = result.content
-        if not content or not (self.presets.values or secrets_known()):
+        if not content or not (self.presets.secret or secrets_known()):
             return result  # nothing to hide (most calls): no scan of the content
-        scrubbed = self._scrub(content, None)
+        scrubbed = scrub_text(content, hidden_values(self.presets.secret.values()))
         return result if scrubbed == content else dataclasses.replace(result, content=scrubbed)
 
     def _scrub(self, text: str, context: Mapping[str, Any] | None) -> str:

@@ -136,7 +136,7 @@ def already_loaded(tool_name: str, advice: str | None = None) -> str:
     ``ALREADY LOADED`` text naming the tool, then ``advice`` when there is one."""
     head = (
         f"ALREADY LOADED. The body of {tool_name!r} was returned earlier in this turn "
-        "\N{EM DASH} read it in that earlier result. Do not call this tool again."
+        "\N{EM DASH} read it from your conversation history above. Do not call this tool again."
     )
     return f"{head} {advice}" if advice else head
 

@@ -171,3 +171,68 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     empty.write_text("interactions: []\nversion: 1\n")
     with pytest.raises(UsageError, match="holds no LLM request"):
         CassetteModel(empty)
+
+
+# -- what a recording's format supports: a replay picks the native tools the client did ----
+
+
+def _weather(city: str) -> str:
+    """Today's weather in a city."""
+    return f"sunny in {city}"
+
+
+def _email(to: str) -> str:
+    """Send an email."""
+    return "sent"
+
+
+def test_a_chat_recording_with_a_tool_search_replays_with_the_same_search(tmp_path: Path) -> None:
+    """``ToolSearch()`` through the Chat adapter offers the local ``tool_search`` (Chat
+    has no provider search); replaying that recording must too, not Anthropic's BM25 tool
+    (a ``UsageError``: Chat Completions cannot send it)."""
+    from harness.injection import ToolSearch
+    from harness.models import search
+
+    path = tmp_path / "chat_search.yaml"
+    script = ScriptedModel([search("weather"), call("_weather", city="Paris"), reply("Sunny.")])
+    with (
+        WireServer(script) as server,
+        open_cassette(path, record_mode="once"),
+        openai.OpenAI(base_url=server.url, api_key="k", max_retries=0) as client,
+    ):
+        recorded = run(
+            OpenAIChatModel(client, "gpt-4o-mini"),
+            "Weather in Paris?",
+            strategies=[ToolSearch([_weather, _email])],
+        )
+    model = CassetteModel(path)
+    assert model.capabilities.tool_search == ()
+    replayed = run(model, "Weather in Paris?", strategies=[ToolSearch([_weather, _email])])
+    assert replayed.output == recorded.output == "Sunny."
+    assert replayed.trace.to_dict() == recorded.trace.to_dict()
+    assert "tool_search" in replayed.trace.iterations[0].offered
+
+
+DECLARED = {
+    "chat": ((), True),
+    "responses": (("hosted", "client"), True),
+    "messages": (("regex", "bm25", "client"), False),
+}
+"""What each API's adapter declares (tool searches, allowed subsets), by the recordings'
+file-name prefix in cassettes/real/."""
+
+
+@pytest.mark.parametrize("api", sorted(DECLARED))
+def test_a_cassette_model_declares_what_its_formats_adapter_declares(api: str) -> None:
+    real = Path(__file__).resolve().parents[2] / "cassettes" / "real"
+    paths = [
+        p
+        for p in sorted(real.rglob(f"{api}_*.yaml"))
+        if "_then_" not in p.name  # one API each
+    ]
+    assert paths, f"no {api} recording in {real}"
+    tool_search, allowed_tools = DECLARED[api]
+    for path in paths:
+        model = CassetteModel(path, unused="ignore")
+        assert model.capabilities.tool_search == tool_search, path.name
+        assert model.capabilities.allowed_tools is allowed_tools, path.name

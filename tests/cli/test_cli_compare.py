@@ -102,6 +102,55 @@ def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
     assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 5
 
 
+def test_a_pipe_gets_whole_lines_with_every_cause_and_who_caused_it(tmp_path: Path) -> None:
+    """Not a terminal (a pipe, a CI log, 80 columns): the table keeps its own width, so the
+    causes are never cut (``#3 tools-ch… (unfoldi…``); the page's summary names who
+    caused each break too."""
+    page = tmp_path / "page.html"
+    result = runner.invoke(
+        app,
+        ["compare", str(COMPARE / "file_tools.yaml"), "--html", str(page)],
+        env={"COLUMNS": "80"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "#2 tools-changed (unfolding), #4 tools-changed (unfolding)" in result.output
+    assert "…" not in result.output
+    assert len(result.output.splitlines()) == 6  # title, header, three variants, "wrote"
+    summary = page.read_text(encoding="utf-8").split('<table class="summary">')[1]
+    summary = summary.split("</table>")[0]
+    assert "#2 tools-changed (unfolding), #4 tools-changed (unfolding)" in summary
+
+
+TINY = """
+name: tiny
+format: openai-chat
+model: gpt-4o-mini
+task:
+  prompt: Say hi.
+variants:
+  - name: plain
+    model: {steps: [{reply: Hi.}]}
+  - name: twice
+    model: {steps: [{reply: Hi.}]}
+"""
+
+
+def test_a_run_too_short_to_cache_says_why_nothing_was_cached(tmp_path: Path) -> None:
+    file = tmp_path / "tiny.yaml"
+    file.write_text(TINY, encoding="utf-8")
+    page = tmp_path / "page.html"
+    result = runner.invoke(app, ["compare", str(file), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("0 (0%)*") == 2
+    assert (
+        "* nothing can be cached: every request is shorter than the 1,024 tokens the "
+        "provider caches at the least (plain, twice)"
+    ) in result.output
+    assert "every request under the 1,024-token minimum" in page.read_text(encoding="utf-8")
+    long = runner.invoke(app, ["compare", str(COMPARE / "file_tools.yaml")])
+    assert "*" not in long.output  # requests long enough: no hint
+
+
 def test_a_pending_variant_is_listed_as_not_run(tmp_path: Path) -> None:
     text = (COMPARE / "file_tools.yaml").read_text(encoding="utf-8")
     pending = tmp_path / "pending.yaml"

@@ -15,7 +15,7 @@ from harness.cli._output import json_text
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "cassettes" / "recorded" / "entity_discovery.yaml"
-FUZZ_TESTS = ROOT / "tests" / "fuzz"  # planted_agents
+FUZZ_TESTS = ROOT / "tests" / "fuzz" / "agent"  # planted_agents
 runner = CliRunner()
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x9b\x85\u202e\ud800"
 """A window title, a clear-screen, a C1 CSI, a C1 newline, a bidi override, a lone

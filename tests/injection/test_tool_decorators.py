@@ -152,7 +152,8 @@ def test_one_shot_runs_once_per_loop_with_advice() -> None:
         assert first.content == "the guide"
         assert second.content == (  # seed 003's text, then the advice
             "ALREADY LOADED. The body of 'load_guide' was returned earlier in this turn "
-            "\N{EM DASH} read it in that earlier result. Do not call this tool again. "
+            "\N{EM DASH} read it from your conversation history above. "
+            "Do not call this tool again. "
             "Use the guide above."
         )
         assert not second.is_error
@@ -184,7 +185,7 @@ def test_one_shot_without_advice_answers_the_seed_text_naming_the_tool() -> None
     result = run(model, "go", tools=[one_shot(greet)])
     assert result.trace.calls[1].content == (
         "ALREADY LOADED. The body of 'greet' was returned earlier in this turn "
-        "\N{EM DASH} read it in that earlier result. Do not call this tool again."
+        "\N{EM DASH} read it from your conversation history above. Do not call this tool again."
     )
 
 

@@ -12,6 +12,7 @@ from harness import (
     Emitter,
     Injected,
     ScriptedModel,
+    Secret,
     ToolResult,
     arun,
     call,
@@ -48,15 +49,32 @@ def export(pages: int, progress: Emitter) -> ToolResult:
 CHAT = ChatContext(channel="slack", chat_id="C-loop-chat-0042")
 
 
-def test_run_objects_are_injected_and_the_chat_id_stays_hidden() -> None:
-    model = ScriptedModel([call("where"), reply("ok")])
-    result = run(model, "go", tools=[where], context_objects=[CHAT, Store("run-store")])
-    # a context object's string attributes are secrets: even a successful result hides
-    # them (ChatContext declares only its ids, so the channel shows)
-    assert result.trace.calls[0].content == "slack/[hidden]"
-    assert result.trace.calls[0].value == "slack/run-store"
+@llm_tool
+def send(text: str, chat: ChatContext) -> str:
+    """Send a message to the current chat."""
+    return f"sent to {chat.channel}/{chat.chat_id}: {text}"
+
+
+def test_run_objects_are_injected_and_what_is_not_secret_is_shown() -> None:
+    """Injected values are kept from the schema; a result shows them unless they are
+    secrets (a ``Secret``, a credential name or shape): a store's name, a chat id."""
+    model = ScriptedModel([call("where"), call("send", text="hi"), reply("ok")])
+    result = run(model, "go", tools=[where, send], context_objects=[CHAT, Store("run-store")])
+    assert result.trace.calls[0].content == "slack/run-store"
+    assert result.trace.calls[1].content == "sent to slack/C-loop-chat-0042: hi"
     assert model.requests[0].tools[0].parameters["properties"] == {}
-    assert "C-loop-chat-0042" not in repr(result.trace.to_dict())
+    assert "chat" not in str(model.requests[0].tools[1].parameters)
+
+
+def test_a_secret_in_an_injected_object_stays_hidden_from_results() -> None:
+    model = ScriptedModel([call("where"), call("send", text="hi"), reply("ok")])
+    secret_chat = ChatContext(channel="slack", chat_id=Secret("C-secret-chat-0042"))
+    secret_store = Store(Secret("secret-store-name-1"))
+    result = run(model, "go", tools=[where, send], context_objects=[secret_chat, secret_store])
+    assert result.trace.calls[0].content == "slack/[hidden]"
+    assert result.trace.calls[1].content == "sent to slack/[hidden]: hi"
+    assert result.trace.calls[0].value == "slack/secret-store-name-1"  # the value is kept
+    assert "C-secret-chat-0042" not in repr(result.trace.to_dict())
 
 
 def test_arun_injects_too() -> None:
@@ -65,7 +83,7 @@ def test_arun_injects_too() -> None:
         arun(model, "go", tools=[where], context_objects=[CHAT, Store("async-store")])
     )
     assert result.trace.calls[0].value == "slack/async-store"
-    assert result.trace.calls[0].content == "slack/[hidden]"
+    assert result.trace.calls[0].content == "slack/async-store"
 
 
 def test_call_beats_run_beats_toolset_beats_tool() -> None:

@@ -20,7 +20,9 @@ from harness.formats import anthropic_messages, openai_responses
 from harness.injection import ToolSearch
 from harness.loop import run
 from harness.models import (
+    ANTHROPIC_CAPABILITIES,
     AnthropicModel,
+    CapabilitiesOverride,
     OpenAIChatModel,
     OpenAIResponsesModel,
     ScriptedModel,
@@ -314,6 +316,25 @@ def test_a_local_search_gives_the_same_trace_every_way(way: str) -> None:
     assert first.deferred == ("get_weather", "send_email") and first.searches == 1
     assert first.discovered == ("get_weather",)
     assert "get_weather" not in first.offered and "get_weather" in second.offered
+
+
+def test_a_scripted_run_offers_the_search_tool_a_chat_run_offers() -> None:
+    """With the default ``native="auto"`` a scripted trace names the tools a trace through
+    the Chat adapter names: the local ``tool_search``, not a provider's search tool."""
+    scripted = _run("in-process", "auto").trace
+    through_chat = _run("openai-chat", "auto").trace
+    assert scripted.to_dict() == through_chat.to_dict()
+    assert "tool_search" in scripted.iterations[0].offered
+    assert not any(name.startswith("tool_search_tool_") for name in scripted.offered_at_start)
+
+
+def test_a_scripted_model_standing_for_a_provider_plays_its_search() -> None:
+    model = CapabilitiesOverride(_script(), ANTHROPIC_CAPABILITIES)
+    strategy = ToolSearch([get_weather, send_email])
+    result = run(model, "Weather in Paris?", tools=[get_time], strategies=[strategy])
+    through_anthropic = _run("anthropic", "auto").trace
+    assert result.trace.to_dict() == through_anthropic.to_dict()
+    assert "tool_search_tool_bm25" in result.trace.iterations[0].offered
 
 
 @pytest.mark.parametrize("way", ["anthropic", "anthropic-stream", "openai-responses"])

@@ -10,7 +10,14 @@ import pytest
 
 from harness import ScriptError, ToolSearch, run
 from harness.formats import ToolDefinition
-from harness.models import ScriptedModel, call, reply, search
+from harness.models import (
+    ANTHROPIC_CAPABILITIES,
+    CapabilitiesOverride,
+    ScriptedModel,
+    call,
+    reply,
+    search,
+)
 from harness.tools import Tool, _patterns, _search
 from harness.tools._patterns import PatternTimeout
 from harness.tools._search import regex_search
@@ -71,6 +78,9 @@ def test_the_local_search_tool_answers_a_hanging_pattern_with_an_error(
 def test_a_scripted_hosted_search_with_a_hanging_pattern_is_a_script_error(
     bounded: Any, short_budget: float
 ) -> None:
-    model = ScriptedModel([search(BACKTRACKS), reply("none found")])
+    # a model that runs Anthropic's regex search (a plain ScriptedModel plays Chat Completions)
+    model = CapabilitiesOverride(
+        ScriptedModel([search(BACKTRACKS), reply("none found")]), ANTHROPIC_CAPABILITIES
+    )
     with bounded(3.0), pytest.raises(ScriptError, match=r"regex search .* failed: .*budget"):
         run(model, "go", strategies=[ToolSearch(_tools(), search="regex")])

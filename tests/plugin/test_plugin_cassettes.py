@@ -114,7 +114,14 @@ def test_missing_cassette_in_replay_mode_says_how_to_record(pytester: pytest.Pyt
     result.stdout.fnmatch_lines(
         ["*cassettes/test_rec/test_chat.yaml' does not exist and record mode is 'none'*"]
     )
-    assert "--harness-record-mode=once" in result.stdout.str()
+    out = result.stdout.str()
+    assert "--harness-record-mode=once" in out
+    # the advice alone: no plugin-internal traceback before it, no chained copy after it
+    report = out.split("ERROR at setup of test_chat", 1)[1].split("short test summary", 1)[0]
+    lines = [line for line in report.splitlines() if line.strip("_= ")]
+    assert len(lines) == 1 and lines[0].startswith("cassette '"), report
+    assert "pytest_plugin.py" not in out and "_cassette.py" not in out
+    assert "During handling" not in out
 
 
 def test_hooks_add_matchers_and_scrubbers(

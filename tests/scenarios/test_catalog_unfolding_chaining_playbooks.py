@@ -189,7 +189,8 @@ def test_decorator_scenarios_show_their_effect() -> None:
     second = outcome.trace.calls[1].content
     assert second == (
         "ALREADY LOADED. The body of 'load_style_guide' was returned earlier in this turn "
-        "\N{EM DASH} read it in that earlier result. Do not call this tool again. "
+        "\N{EM DASH} read it from your conversation history above. "
+        "Do not call this tool again. "
         "Reuse the style guide you already loaded."
     )
     outcome = _run("decorators/artifact_sink_reports")

@@ -68,7 +68,12 @@ expect:
         ("- {calls: [other]}", 1, "calls=['other']"),
         ("- {errors: [search_customer]}", 1, "errors=['search_customer']"),
         ("- {injected: []}", 1, "injected=[]"),
-        ("- {removed: [x]}", 1, "removed=['x']"),
+        ("- {removed: [x]}", 1, "removed=['x'] (nothing matches ['x'])"),
+        (
+            "- {injected: [customer_c123_*, order_*]}",
+            1,
+            "injected=['customer_c123_*', 'order_*'] (nothing matches ['order_*'])",
+        ),
         ("- {answer: true}", 1, "a final answer"),
         ("- {}\n    - {}\n    - {answer: nope}", 3, "answer='nope'"),
         ("- {}", 2, "the run to end"),
@@ -84,6 +89,28 @@ def test_first_divergence_is_reported(
     assert outcome.divergence.iteration == iteration
     assert outcome.divergence.expected == expected
     assert f"iteration {iteration}" in (outcome.problem or "")
+
+
+@pytest.mark.parametrize(
+    ("globs", "passes"),
+    [
+        (["customer_c123_*"], True),  # one glob covers the three tools injected
+        (["customer_c123_get_contact", "customer_c123_list_orders"], True),  # any order
+        (["customer_*_get_average_spend", "customer_c123_*"], True),
+        (["customer_c123_*", "customer_c456_*"], False),  # c456's tools never came
+        ([], False),  # [] means nothing was injected
+    ],
+)
+def test_timeline_injected_means_what_the_injected_assertion_means(
+    tmp_path: Path, globs: list[str], passes: bool
+) -> None:
+    from harness.assertions import injected
+
+    outcome = outcome_for(tmp_path, f"expect:\n  timeline:\n    - {{injected: {globs}}}\n")
+    assert outcome.divergence is not None  # the timeline lists one request of three
+    assert (outcome.divergence.iteration == 2) is passes, outcome.divergence
+    if globs:
+        assert (outcome.trace == injected(*globs, at=1)) is passes
 
 
 def test_output_checks(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -269,13 +270,37 @@ def test_toolset_objects_are_kept_on_copy_and_provide_replaces_by_class() -> Non
     assert Toolset([lookup]).context_objects is None
 
 
-def test_injected_values_are_registered_as_secrets() -> None:
+@dataclasses.dataclass
+class UserContext:
+    user_id: str
+    api_key: str
+
+
+def test_only_the_secret_texts_of_injected_objects_are_registered() -> None:
     ContextObjects([Database("postgres://app:s3cret-passw0rd@db.invalid/main")])
-    ChatContext(channel="slack", chat_id="C0SECRETCHAT")  # not registered until it is used
-    ContextObjects([ChatContext(channel="slack", chat_id="C0SECRETCHAT")])
-    text = scrub_text("dsn=postgres://app:s3cret-passw0rd@db.invalid/main chat=C0SECRETCHAT")
-    assert "s3cret" not in text and "C0SECRETCHAT" not in text
-    assert "slack" in scrub_text("the slack chat")  # the channel name is not a secret
+    ContextObjects([ChatContext(channel="slack", chat_id="C0NOTSECRETCHAT")])
+    ContextObjects([UserContext(user_id="user123-visible", api_key="k3y-of-user-123456")])
+    text = scrub_text(
+        "dsn=postgres://app:s3cret-passw0rd@db.invalid/main chat=C0NOTSECRETCHAT "
+        "user=user123-visible key=k3y-of-user-123456"
+    )
+    assert "s3cret" not in text  # a URL with a password: a credential's shape
+    assert "k3y-of-user" not in text  # under a credential name
+    assert "C0NOTSECRETCHAT" in text and "user123-visible" in text  # ids are not secrets
+    assert "slack" in scrub_text("the slack chat")
+
+
+def test_an_object_that_names_its_secrets_hides_those() -> None:
+    class Account:
+        def __init__(self, owner: str, pin: str) -> None:
+            self.owner, self.pin_code = owner, pin
+
+        def __harness_secrets__(self) -> tuple[str, ...]:
+            return (self.owner,)  # the caller marks what is secret, whatever its name
+
+    ContextObjects([Account("owner-marked-secret", "plain-pin-1234")])
+    text = scrub_text("owner-marked-secret plain-pin-1234")
+    assert "owner-marked-secret" not in text and "plain-pin-1234" in text
 
 
 def test_a_tool_error_mentioning_an_injected_value_is_scrubbed() -> None:

@@ -141,11 +141,13 @@ class ScriptedModel(Model):
     """
 
     __test__ = False
-    capabilities = ModelCapabilities(
-        tool_search=("regex", "bm25", "hosted", "client"), allowed_tools=True
-    )
-    """A fake plays any provider's native tools: searches (``search`` steps) and allowed
-    subsets (calls outside one are script errors)."""
+    capabilities = ModelCapabilities(allowed_tools=True)
+    """What the loop may ask of it: what Chat Completions supports (allowed subsets, no
+    provider-run tool search), so ``ToolSearch()`` offers the local ``tool_search`` tool
+    as it does through the Chat adapter, and a scripted trace names the tools a Chat trace
+    names. To stand for another provider, ``with_capabilities(model, **fields)`` or
+    ``CapabilitiesOverride(model, ANTHROPIC_CAPABILITIES)``: ``search`` steps then play
+    that provider's search."""
 
     def __init__(
         self,

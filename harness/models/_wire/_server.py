@@ -8,6 +8,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -87,6 +88,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "harness-fake-openai"
     timeout = IDLE_TIMEOUT
+    disable_nagle_algorithm = True
+    """``TCP_NODELAY`` on each accepted connection: an answer's segments leave at once
+    instead of waiting for the client's delayed ACK of the previous one (about 40 ms)."""
     server: _Server
 
     def setup(self) -> None:
@@ -199,15 +203,34 @@ class _Handler(BaseHTTPRequestHandler):
         except _CLIENT_GONE:
             self.close_connection = True
 
-    def _write(self, status: int, headers: Any, chunks: list[bytes]) -> None:
-        self.send_response(status)
+    def _write(self, status: int, headers: Mapping[str, str], chunks: list[bytes]) -> None:
+        """The head and the first chunk in one send, then one send per further chunk (one
+        SSE event each): with ``TCP_NODELAY`` every send leaves at once, and a plain
+        answer is a single segment the client reads whole."""
+        head = self._head(status, headers, sum(len(c) for c in chunks))
+        send = self.connection.sendall
+        send(head + chunks[0] if chunks else head)
+        for chunk in chunks[1:]:
+            send(chunk)
+
+    def _head(self, status: int, headers: Mapping[str, str], length: int) -> bytes:
+        """The status line and headers (``Server``, ``Date``, the answer's own and its
+        ``content-length``), as ``send_response`` and ``send_header`` would buffer them
+        (nothing for an HTTP/0.9 request, whose answer is the bare body)."""
         for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("content-length", str(sum(len(c) for c in chunks)))
-        self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(chunk)
-            self.wfile.flush()
+            if name.lower() == "connection" and value.lower() in ("close", "keep-alive"):
+                self.close_connection = value.lower() == "close"
+        if self.request_version == "HTTP/0.9":
+            return b""
+        phrase = self.responses.get(status, ("",))[0]
+        lines = [
+            f"{self.protocol_version} {status} {phrase}",
+            f"Server: {self.version_string()}",
+            f"Date: {self.date_time_string()}",
+            *(f"{name}: {value}" for name, value in headers.items()),
+            f"content-length: {length}\r\n\r\n",
+        ]
+        return "\r\n".join(lines).encode("latin-1")
 
     do_GET = _serve
     do_POST = _serve
@@ -337,11 +360,14 @@ class _Server6(_Server):
 
 
 class WireServer:
-    """Serves a harness ``Model`` over real HTTP on the loopback interface, one thread per client.
+    """Serves a harness ``Model`` over real HTTP on the loopback interface, one thread per
+    connection (kept alive between requests).
 
     ``with WireServer(model) as server:`` starts it on a free port; point any
     OpenAI-compatible client at ``server.url``. Model calls are serialised, so a
-    stateful fake (a script) sees one request at a time.
+    stateful fake (a script) sees one request at a time. Every route answers the same
+    way, whatever its format: with ``TCP_NODELAY`` on the connection, a plain answer in
+    one send, a streamed one in one send per event (the head with the first).
 
     Hostile input gets the API's answers: a bad ``Content-Length`` a 400, a body over
     ``max_body_bytes`` a 413 (unread), JSON nested too deeply a 400, a garbage request
