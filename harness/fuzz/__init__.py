@@ -38,7 +38,6 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         fuzz_agent as fuzz_agent,
     )
     from harness.fuzz.agent._judge import Finding as Finding, no_timeouts as no_timeouts
-    from harness.fuzz.agent._player import replay_model as replay_model
     from harness.fuzz.agent._report import AgentFuzzReport as AgentFuzzReport
     from harness.fuzz.agent._runs import (
         FuzzedRun as FuzzedRun,

@@ -21,9 +21,6 @@ __all__ = ["agent_counterexample_data", "write_agent_counterexample"]
 
 NO_TIMEOUTS = "harness.fuzz:no_timeouts"
 """The property a hang counterexample is checked with."""
-REPLAY_MODEL = "harness.fuzz:replay_model"
-"""The model factory of a counterexample whose agent searches its tools (the fuzzer's
-capabilities: the replay picks the same tool search)."""
 
 
 def _importable(path: str) -> bool:
@@ -40,7 +37,6 @@ def agent_counterexample_data(
     properties: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
     wire: str | None = None,
-    searched: bool = False,
     name: str = "fuzz_counterexample",
     note: str = "",
 ) -> dict[str, Any]:
@@ -73,9 +69,7 @@ def agent_counterexample_data(
         data["wire"] = wire
     if options:
         data["options"] = dict(options)
-    data["model"] = (
-        {"factory": REPLAY_MODEL, "steps": steps} if searched and wire is None else {"steps": steps}
-    )
+    data["model"] = {"steps": steps}
     data["expect"] = expect
     data["tags"] = ["fuzz"]
     return data
@@ -91,7 +85,6 @@ def write_agent_counterexample(
     properties: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
     wire: str | None = None,
-    searched: bool = False,
     note: str = "",
 ) -> Path:
     """Write the counterexample under ``directory``; return the file's path."""
@@ -106,7 +99,6 @@ def write_agent_counterexample(
         properties=properties,
         options=options,
         wire=wire,
-        searched=searched,
         name=name,
         note=note,
     )

@@ -31,11 +31,10 @@ from harness._errors import (
 )
 from harness._secrets import scrub_message
 from harness.fuzz._watchdog import WatchdogTimeout
-from harness.fuzz.agent._player import FuzzReplayModel
 from harness.fuzz.agent._runs import FuzzedRun
 from harness.fuzz.agent._target import FuzzAgent, LoopTarget, Target
 from harness.loop import ModelRequest, ModelResponse
-from harness.models import steps_from_data
+from harness.models import ScriptedModel, steps_from_data
 from harness.models._scripted._refs import parse_json
 from harness.scenarios import check_invariants
 from harness.scenarios._agent import Agent, AgentFactory
@@ -190,9 +189,8 @@ def judge_fuzzed(
     )
 
 
-class _Recording(FuzzReplayModel):
-    """A scripted model (with the fuzzer's capabilities) that keeps the distinct tool
-    definitions it was sent."""
+class _Recording(ScriptedModel):
+    """A scripted model that keeps the distinct tool definitions it was sent."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

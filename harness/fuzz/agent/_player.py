@@ -51,11 +51,9 @@ __all__ = [
     "ANSWER",
     "FUZZ_CAPABILITIES",
     "FuzzPlayer",
-    "FuzzReplayModel",
     "PlannedCall",
     "Swarm",
     "Turn",
-    "replay_model",
     "swarms",
 ]
 
@@ -64,13 +62,11 @@ ANSWER = "Done."
 
 TurnKind = Literal["calls", "answer", "error", "replayed"]
 
-FUZZ_CAPABILITIES: ModelCapabilities = dataclasses.replace(
-    ScriptedModel.capabilities, tool_search=("client",)
-)
-"""What the fuzzer's model claims, and the model its scripts replay with: a scripted
-model's, except that its provider runs no tool search (an agent's ``ToolSearch``
-then offers its local search tool, which the fuzzer calls like any other tool). One
-value for both, so that the fuzzed run and its replay pick the same search."""
+FUZZ_CAPABILITIES: ModelCapabilities = ScriptedModel.capabilities
+"""What the fuzzer's model claims: exactly what the model its scripts replay with
+claims (a ``ScriptedModel``: what Chat Completions supports), so that an agent picks
+the same tool search, the same allowed subsets, on the fuzzed run and on its replay
+(``ToolSearch``, ``AllowedTools`` with ``native="auto"``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -118,22 +114,6 @@ def swarms() -> st.SearchStrategy[Swarm]:
         st.integers(0, 7),
         st.integers(0, 2),
     )
-
-
-class FuzzReplayModel(ScriptedModel):
-    """A scripted model with the fuzzer's capabilities (``FUZZ_CAPABILITIES``): what a
-    fuzzed script replays with, so that the agent picks the same tool search as it did
-    when fuzzed."""
-
-    __test__ = False
-    capabilities = FUZZ_CAPABILITIES
-
-
-def replay_model(steps: Sequence[Any], lenient: bool = False) -> ScriptedModel:
-    """The model a counterexample replays with (``model: {factory:
-    harness.fuzz:replay_model}`` in the scenario file, written when the agent searches
-    its tools): a ``ScriptedModel`` with the fuzzer's capabilities."""
-    return FuzzReplayModel(steps, lenient=lenient, name="fuzz replay")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

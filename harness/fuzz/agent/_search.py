@@ -459,10 +459,6 @@ class _Search:
                     properties=self.property_names,
                     options=options,
                     wire=self.target.wire,
-                    searched=any(
-                        i.tools is not None and bool(i.tools.search or i.tools.deferred)
-                        for i in shrunk.run.trace.iterations
-                    ),
                     note=f"harness fuzz --agent {self.name}"
                     + (f" --wire {self.target.wire}" if self.target.wire else "")
                     + f" --seed {self.config.seed}",
