@@ -50,6 +50,7 @@ __all__ = [
     "replay",
     "replay_differs",
     "replay_steps",
+    "run_shape",
 ]
 
 EXPECTED_ENDINGS: tuple[type[HarnessError], ...] = (
@@ -274,12 +275,23 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
     return f"{len(a) - 1} iteration(s) then {len(b) - 1}"
 
 
+def run_shape(run: AgentRun) -> list[Any]:
+    """What a replay of ``run`` must repeat: per request the tools offered, and each
+    call's tool, outcome and result with its numbers and ids masked; how it ended."""
+    return _shape(run)
+
+
 def replay_differs(
-    target: Target, fuzzed: FuzzedRun, *, watchdog: float | None = None
+    target: Target,
+    steps: list[dict[str, Any]],
+    shape: list[Any],
+    *,
+    watchdog: float | None = None,
 ) -> str | None:
-    """Replay ``fuzzed``'s steps on a fresh agent: what differs, or ``None``."""
-    again, _agent, _definitions, _played = replay(target, fuzzed.steps(), watchdog=watchdog)
-    first, second = _shape(fuzzed.run), _shape(again)
-    if first == second:
+    """Replay ``steps`` on a fresh agent: how its run differs from ``shape`` (the
+    ``run_shape`` of the run they came from), or ``None``."""
+    again, _agent, _definitions, _played = replay(target, steps, watchdog=watchdog)
+    second = _shape(again)
+    if shape == second:
         return None
-    return _first_difference(first, second)
+    return _first_difference(shape, second)

@@ -35,7 +35,14 @@ from harness.fuzz._watchdog import (
 )
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
-from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay, replay_differs
+from harness.fuzz.agent._judge import (
+    Finding,
+    judge,
+    judge_fuzzed,
+    replay,
+    replay_differs,
+    run_shape,
+)
 from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
 from harness.fuzz.agent._runs import (
@@ -210,6 +217,8 @@ class _Search:
         self.rounds = 0
         self.flaky = 0
         self.replays = 0
+        self.witness: tuple[list[dict[str, Any]], list[Any]] | None = None
+        """The steps and run shape of the first example replayed that made calls."""
         self.started = time.perf_counter()
         self.cpu_started = time.process_time()
         self.found_cpu: float | None = None
@@ -303,12 +312,22 @@ class _Search:
         return self.examples % REPLAY_EVERY == 0
 
     def _check_replay(self, fuzzed: FuzzedRun) -> None:
-        try:
-            detail = replay_differs(self.target, fuzzed, watchdog=self._signal_seconds())
-        except UsageError as exc:
-            raise AgentAbort(exc) from exc
-        if detail is not None:
-            raise AgentAbort(UsageError(SHARED_STATE.format(name=self.name, detail=detail)))
+        """Replay ``fuzzed`` on a fresh agent, and the first example that made calls (a
+        world shared between examples drifts away from what that one saw, even once
+        every example does the same in it)."""
+        checks = [(fuzzed.steps(), run_shape(fuzzed.run))]
+        if self.witness is None:
+            if fuzzed.run.trace.iterations and any(i.calls for i in fuzzed.run.trace.iterations):
+                self.witness = checks[0]
+        elif self.replays > FIRST_REPLAYS:
+            checks.append(self.witness)
+        for steps, shape in checks:
+            try:
+                detail = replay_differs(self.target, steps, shape, watchdog=self._signal_seconds())
+            except UsageError as exc:
+                raise AgentAbort(exc) from exc
+            if detail is not None:
+                raise AgentAbort(UsageError(SHARED_STATE.format(name=self.name, detail=detail)))
 
     # -- rounds -----------------------------------------------------------------------
 
