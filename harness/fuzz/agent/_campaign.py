@@ -120,6 +120,7 @@ def fuzz_agent(
     ray: str | None = None,
     replay_check: bool = True,
     hang_seconds: float = WATCHDOG_SECONDS,
+    database: str | Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
     """Fuzz the agent ``factory`` makes, with the fuzzer playing the model.
@@ -143,6 +144,8 @@ def fuzz_agent(
     ``hang_seconds`` is never more than ``max_seconds``.
     ``guidance`` picks the search (see ``Guidance``); ``replay_check`` replays an
     example now and then on a fresh agent to detect state shared between examples.
+    ``database`` is a folder (a hypothesis example database) keeping the failing script
+    of each agent: the next campaign replays it first, on a fresh agent.
     Bad input raises ``UsageError`` before the search starts.
     """
     from harness.fuzz.agent._parallel import run_parallel
@@ -165,6 +168,10 @@ def fuzz_agent(
             f"got {properties!r}"
         )
     folder = check_output(output)
+    if database is not None and not isinstance(database, (str, Path)):
+        raise UsageError(f"database must be a folder path, got {database!r}")
+    if database is not None and Path(database).exists() and not Path(database).is_dir():
+        raise UsageError(f"database {str(database)!r} is a file: give a folder")
     built, name = load_agent_factory(factory)
     if wire is not None:
         check_wire_factory(built, name)
@@ -196,6 +203,7 @@ def fuzz_agent(
         hang_seconds=hang_seconds,
         import_paths=tuple(p for p in sys.path if p),
         wire=wire,
+        database=str(database) if database is not None else None,
     )
     target: Target = make_target(built, name, wire, hang_seconds)
     try:

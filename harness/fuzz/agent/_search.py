@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
-from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from harness._errors import ScriptError, UsageError
@@ -35,6 +35,7 @@ from harness.fuzz._watchdog import (
 )
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
+from harness.fuzz.agent._database import ScriptDatabase
 from harness.fuzz.agent._judge import (
     Finding,
     judge,
@@ -53,7 +54,7 @@ from harness.fuzz.agent._runs import (
     target_runs,
 )
 from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
-from harness.fuzz.agent._target import LoopTarget, Target, WireTarget
+from harness.fuzz.agent._target import FuzzAgent, LoopTarget, Target, WireTarget
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._coverage import InjectionCoverage
@@ -83,7 +84,9 @@ ROUND = 25
 between rounds (within a round they stay fixed, so that examples repeat)."""
 TRIM_TRIES = 8
 """Replays spent trimming one corpus entry (its turns that make no difference go)."""
-TRIM_SECONDS = 1.0
+TRIM_SECONDS = 30.0
+"""A safety net only: trimming is bounded by ``TRIM_TRIES`` replays (a time bound would
+make the corpus, and so the search, depend on the machine's load)."""
 CORPUS_SIZE = 48
 """Scripts kept in the corpus (the lightest go first, see ``_corpus``)."""
 MAX_FLAKY_ROUNDS = 3
@@ -124,6 +127,16 @@ def load_property(spec: str | Property, *, command: str = "harness fuzz") -> Pro
     if not callable(found):
         raise UsageError(f"property {spec!r} is not callable: give a function (run) -> None")
     return found
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Failure:
+    """The first failing run: its script, the run, the agent it ran and the finding."""
+
+    steps: list[dict[str, Any]]
+    run: AgentRun
+    agent: FuzzAgent
+    finding: Finding
 
 
 class _Found(AssertionError):
@@ -168,6 +181,9 @@ class SearchConfig:
     stop_file: str | None = None
     """A file whose existence stops the search (another worker found a failure)."""
     import_paths: tuple[str, ...] = ()
+    database: str | None = None
+    """The example database folder (``None``: none): failing scripts of earlier
+    campaigns are replayed first, and this one's is saved (``_database``)."""
 
 
 class _Search:
@@ -211,7 +227,7 @@ class _Search:
         """The smallest and largest number under each key of each tool's results so far."""
         self.corpus = Corpus(CORPUS_SIZE)
         self.examples = 0
-        self.failing: tuple[FuzzedRun, Finding] | None = None
+        self.failing: _Failure | None = None
         self.found_after: float | None = None
         self.examples_to_find: int | None = None
         self.rounds = 0
@@ -222,7 +238,16 @@ class _Search:
         self.started = time.perf_counter()
         self.cpu_started = time.process_time()
         self.found_cpu: float | None = None
-        self.database = InMemoryExampleDatabase()
+        self.saved = (
+            ScriptDatabase(
+                config.database,
+                agent=target.name,
+                wire=target.wire,
+                properties=self.property_names,
+            )
+            if config.database is not None
+            else None
+        )
 
     # -- the budget -------------------------------------------------------------------
 
@@ -261,7 +286,9 @@ class _Search:
             self.found_after = time.perf_counter() - self.started
             self.found_cpu = time.process_time() - self.cpu_started
             self.examples_to_find = self.examples
-        self.failing = (fuzzed, finding)
+        self.failing = _Failure(
+            steps=fuzzed.steps(), run=fuzzed.run, agent=fuzzed.agent, finding=finding
+        )
         raise _found_class(finding.name)(str(finding))
 
     def _extremes(self, fuzzed: FuzzedRun) -> frozenset[str]:
@@ -376,10 +403,38 @@ class _Search:
 
         fuzz()
 
+    def _replay_saved(self) -> None:
+        """Replay the scripts the database kept from earlier campaigns: the first that
+        still fails is the failure; those that pass now are forgotten."""
+        if self.saved is None:
+            return
+        for steps in self.saved.scripts():
+            run, agent, definitions, played = replay(
+                self.target, steps, watchdog=self._signal_seconds()
+            )
+            self.examples += 1
+            found = judge(
+                run,
+                agent,
+                self.properties,
+                definitions=definitions,
+                played=played,
+                watchdog=self.watchdog,
+            )
+            if found is None or isinstance(run.error, ScriptError):
+                self.saved.delete(steps)
+                continue
+            self.failing = _Failure(steps=steps, run=run, agent=agent, finding=found)
+            self.found_after = time.perf_counter() - self.started
+            self.found_cpu = time.process_time() - self.cpu_started
+            self.examples_to_find = self.examples
+            return
+
     def run(self) -> AgentFuzzReport:
         """Search until a failure, the example budget or the time budget."""
         interrupted = False
         try:
+            self._replay_saved()
             while self.failing is None and self.examples < self.config.max_examples:
                 if self._stop():
                     break
@@ -427,21 +482,20 @@ class _Search:
         )
         return run, found
 
-    def _shrunk(self, fuzzed: FuzzedRun, finding: Finding) -> Shrunk:
+    def _shrunk(self, failure: _Failure) -> Shrunk:
         """The failing run, shrunk (``steps``) or as hypothesis left it (a hang: cut after
         the turn that hung, as each replay of it waits out the watchdog)."""
-        steps = fuzzed.steps()
+        steps, finding = failure.steps, failure.finding
         if finding.name == "hang":
-            steps = [*_up_to_first_hang(steps, fuzzed.run), {"reply": ANSWER}]
-            run, found = self._replay(steps)
+            cut = [*_up_to_first_hang(steps, failure.run), {"reply": ANSWER}]
+            run, found = self._replay(cut)
             if found is not None and found.name == "hang":
-                return Shrunk(steps=steps, run=run, finding=found, tries=1)
-            steps = fuzzed.steps()
+                return Shrunk(steps=cut, run=run, finding=found, tries=1)
         if self.config.shrink == "steps" and finding.name != "hang":  # each try would wait
             shrunk = shrink_steps(steps, finding, self._replay, seconds=self.config.shrink_seconds)
             if shrunk is not None:
                 return shrunk
-        return Shrunk(steps=steps, run=fuzzed.run, finding=finding, tries=0)
+        return Shrunk(steps=steps, run=failure.run, finding=finding, tries=0)
 
     def _report(self, interrupted: bool) -> AgentFuzzReport:
         report = AgentFuzzReport(
@@ -454,8 +508,13 @@ class _Search:
             interrupted=interrupted,
         )
         if self.failing is not None:
-            fuzzed, finding = self.failing
-            shrunk = self._shrunk(fuzzed, finding)
+            failure = self.failing
+            finding = failure.finding
+            shrunk = self._shrunk(failure)
+            if self.saved is not None:
+                if shrunk.steps != failure.steps:
+                    self.saved.delete(failure.steps)
+                self.saved.save(shrunk.steps)
             report.examples += shrunk.tries
             report.finding = shrunk.finding
             report.found_after = self.found_after
@@ -463,7 +522,7 @@ class _Search:
             report.examples_to_find = self.examples_to_find
             report.steps = len(shrunk.steps)
             report.counterexample_text = counterexample_text(
-                shrunk.steps, shrunk.run, hidden=fuzzed.agent.secret_values()
+                shrunk.steps, shrunk.run, hidden=failure.agent.secret_values()
             )
             if self.config.output is not None:
                 options = dict(self.defaults)
@@ -528,9 +587,29 @@ def search(
     """Run one search in this process (see the module docstring). The properties are
     the agent's own code: each call is bounded by ``hang_seconds``."""
     properties = [watched(p, config.hang_seconds) for p in properties]
-    return _Search(
-        config, target, properties, property_names=property_names, progress=progress
-    ).run()
+    with _tool_failures_unlogged():
+        return _Search(
+            config, target, properties, property_names=property_names, progress=progress
+        ).run()
+
+
+class _BelowError(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+
+@contextlib.contextmanager
+def _tool_failures_unlogged() -> Iterator[None]:
+    """The fuzzer makes calls fail on purpose (ids that do not exist, values out of
+    range), thousands per campaign: their ``harness.tools`` warnings would bury a
+    failing test's report under captured log lines. Errors still show."""
+    log = logging.getLogger("harness.tools")
+    quiet = _BelowError()
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
 
 
 def search_entry(config: SearchConfig) -> AgentFuzzReport:

@@ -248,6 +248,40 @@ def _simpler_arguments(steps: Steps) -> Iterator[Steps]:
                     yield _replace_args(steps, index, position, {**args, key: plain})
 
 
+READABLE_TEXTS = ("a", "test")
+"""Plain texts a shrunk argument tries instead of a drawn one (shortest first)."""
+
+
+def _plain_text(value: str) -> bool:
+    """A short text of printable ASCII: readable as it is."""
+    return len(value) <= 24 and value.isascii() and value.isprintable()
+
+
+def _readable_texts(steps: Steps) -> Iterator[Steps]:
+    """Each drawn text that is not plain (``'q\U000759f7jy\x00'``) replaced by a plain
+    one: a text kept only for its content still fails with ``a``."""
+    for index, step in enumerate(steps):
+        for position, call in enumerate(step_calls(step)):
+            args = call.get("args")
+            if not isinstance(args, dict):
+                continue
+            for key, value in args.items():
+                if isinstance(value, str) and not _plain_text(value):
+                    for text in READABLE_TEXTS:
+                        yield _replace_args(steps, index, position, {**args, key: text})
+
+
+def _endings(steps: Steps) -> Iterator[Steps]:
+    """Each provider error dropped (the last one answered instead): a run need not go
+    through one to fail, and a counterexample reads better without."""
+    for index, step in enumerate(steps):
+        if "raise" in step:
+            if index == len(steps) - 1:
+                yield [*steps[:index], {"reply": "Done."}]
+            else:
+                yield [*steps[:index], *steps[index + 1 :]]
+
+
 def _replace_args(steps: Steps, index: int, position: int, args: dict[str, Any]) -> Steps:
     changed = copy.deepcopy(steps)
     step = changed[index]
@@ -295,10 +329,13 @@ Pass = Callable[[Steps, "AgentRun"], Iterator[Steps]]
 ALL_PASSES: tuple[Pass, ...] = (
     _turn_cuts,
     _call_cuts,
+    lambda s, r: _endings(s),
     _literal_candidates,
     lambda s, r: _simpler_arguments(s),
+    lambda s, r: _readable_texts(s),
 )
-"""Fewer turns, fewer calls, stable values written out, fewer arguments."""
+"""Fewer turns, fewer calls, no provider errors, stable values written out, fewer
+arguments, plain texts."""
 TURN_PASSES: tuple[Pass, ...] = ALL_PASSES[:2]
 
 
