@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import queue
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
@@ -33,6 +34,7 @@ __all__ = [
     "API_KEY",
     "WIRES",
     "WIRE_KEYS",
+    "RunStalled",
     "Wire",
     "WireAgent",
     "WireEndpoint",
@@ -175,39 +177,48 @@ def build_wire_agent(
 
 
 def _completed(result: Any) -> Any:
-    """``result``, awaited when ``run`` was async (on a loop of its own: in a thread when
-    the caller's thread already runs one, an async test's)."""
+    """``result``, awaited on a loop of its own when ``run`` was async (``run`` is
+    called on a thread of its own, where no loop runs)."""
     if not inspect.isawaitable(result):
         return result
 
     async def wait(awaitable: Awaitable[Any]) -> Any:
         return await awaitable
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait(result))
-    outcome: list[tuple[bool, Any]] = []
+    return asyncio.run(wait(result))
 
-    def in_thread() -> None:
-        try:
-            outcome.append((True, asyncio.run(wait(result))))
-        except BaseException as exc:  # handed back to the caller's thread as it is
-            outcome.append((False, exc))
 
-    thread = threading.Thread(target=in_thread, name="harness-wire-run", daemon=True)
-    thread.start()
-    thread.join()
-    returned, value = outcome[0]
-    if returned:
-        return value
-    raise value
+class RunStalled(Exception):
+    """The agent's run neither called the endpoint nor returned within the time given
+    (its thread is left behind; what it sends later is refused)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"the agent's run neither called the endpoint nor returned within {seconds:g}s"
+        )
+        self.seconds = seconds
+
+
+class _Session:
+    """One run on the endpoint: the model's requests handed from the server's threads
+    to the thread that called ``WireEndpoint.run``, which answers them (the model may
+    need that thread: hypothesis draws only on its own), and the run's end."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self.closed = False
+
+    def submit(self, request: ModelRequest) -> queue.SimpleQueue[tuple[bool, Any]]:
+        """From a server thread (under the relay's lock, so never after the session
+        closed and its waiting requests were refused): where the answer will come."""
+        reply: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        self.inbox.put(("request", request, reply))
+        return reply
 
 
 class _Relay(Model):
-    """The model the endpoint serves: the current run's model, requests for ``route``
-    only; between runs, and after the run's model failed, a provider error the SDKs
-    do not retry."""
+    """The model the endpoint serves: it hands each request of ``route`` to the current
+    run's session; between runs, a provider error the SDKs do not retry."""
 
     __test__ = False
 
@@ -216,23 +227,16 @@ class _Relay(Model):
         self.route = wire_route(wire)
         self.name = "harness-wire"
         self.lock = threading.Lock()
-        self.model: Model | None = None
+        self.session: _Session | None = None
         self.path: Callable[[], str] = lambda: ""
         """The path of the request being answered (the server's latest)."""
-        self.exchanges: list[tuple[ModelRequest, ModelResponse | None]] = []
-        self.failure: BaseException | None = None
-        """What the run's model raised (a script that ran out, hypothesis stopping)."""
 
     def request(self, request: ModelRequest) -> ModelResponse:
         with self.lock:
-            model = self.model
-            if model is None:
+            session = self.session
+            if session is None or session.closed:
                 raise ProviderError(
                     "no run is being served on this endpoint", status=503, retryable=False
-                )
-            if self.failure is not None:
-                raise ProviderError(
-                    "the served model failed earlier in this run", status=500, retryable=False
                 )
             path = self.path()
             if _route_of(path) != self.route:  # another format: the agent's SDK is the wrong one
@@ -241,18 +245,14 @@ class _Relay(Model):
                     status=404,
                     retryable=False,
                 )
-            self.exchanges.append((request, None))
-            try:
-                response = model.request(request)
-            except ProviderError:
-                raise
-            except BaseException as exc:  # kept for the caller's thread; the SDK sees a 500
-                self.failure = exc
-                raise ProviderError(
-                    f"the served model raised {type(exc).__name__}", status=500, retryable=False
-                ) from None
-            self.exchanges[-1] = (request, response)
-            return response
+            reply = session.submit(request)
+        answered, value = reply.get()
+        if answered:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+
+_FAILED = ProviderError("the served model failed", status=500, retryable=False)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -354,30 +354,74 @@ class WireEndpoint:
         """A fresh agent from ``factory``, pointed at this endpoint."""
         return build_wire_agent(factory, self.base_url, API_KEY, name=name)
 
-    def run(self, agent: WireAgent, model: Model) -> WireOutcome:
-        """Run ``agent`` with ``model`` answering its requests."""
-        from harness.cassettes import trace_from_requests
-        from harness.formats import ParsedRequest
-
+    def run(self, agent: WireAgent, model: Model, *, timeout: float | None = None) -> WireOutcome:
+        """Run ``agent`` with ``model`` answering its requests: ``run`` is called on a
+        thread of its own, the model answers on this one. ``timeout`` seconds without a
+        request or the run's end make the run end with ``RunStalled``."""
         self.start()
         app, relay = self._server.app, self._relay
+        session = _Session()
         with relay.lock:
             app.requests.clear()
             app.responses.clear()
-            relay.exchanges = []
-            relay.failure = None
-            relay.model = model
+            relay.session = session
+        thread = threading.Thread(
+            target=_run_agent, args=(agent, session), name="harness-wire-run", daemon=True
+        )
+        exchanges: list[tuple[ModelRequest, ModelResponse | None]] = []
+        failure: BaseException | None = None
         output: Any = None
         error: BaseException | None = None
         try:
-            output = _completed(agent.run(agent.prompt))
-        except Exception as exc:  # the framework's own failures are the run's ending
-            error = exc
+            thread.start()
+            while True:
+                try:
+                    item = session.inbox.get(timeout=timeout)
+                except queue.Empty:
+                    error = RunStalled(timeout or 0.0)
+                    break
+                if item[0] == "done":
+                    output, error = item[1], item[2]
+                    break
+                _kind, request, reply = item
+                if failure is not None:  # the run goes on after a failure: it hears a 500
+                    reply.put((False, _FAILED))
+                    continue
+                exchanges.append((request, None))
+                try:
+                    response = model.request(request)
+                except ProviderError as exc:
+                    reply.put((False, exc))
+                    continue
+                except BaseException as exc:  # a script that ran out, hypothesis stopping
+                    failure = exc
+                    reply.put((False, _FAILED))
+                    continue
+                exchanges[-1] = (request, response)
+                reply.put((True, response))
         finally:
-            with relay.lock:  # no request is being answered once this is held
-                relay.model = None
-                exchanges, failure = relay.exchanges, relay.failure
+            with relay.lock:
+                session.closed = True
+                relay.session = None
                 called = tuple((r.method, r.path) for r in app.requests)
+            _refuse_waiting(session)
+        return WireOutcome(
+            run=self._run_of(agent, exchanges, output, error),
+            called=called,
+            answered=len(exchanges),
+            failure=failure,
+        )
+
+    def _run_of(
+        self,
+        agent: WireAgent,
+        exchanges: list[tuple[ModelRequest, ModelResponse | None]],
+        output: Any,
+        error: BaseException | None,
+    ) -> WireRun:
+        from harness.cassettes import trace_from_requests
+        from harness.formats import ParsedRequest
+
         requests = [
             ParsedRequest(
                 model=None,
@@ -388,7 +432,7 @@ class WireEndpoint:
             for r, _ in exchanges
         ]
         trace = trace_from_requests(requests, [response for _, response in exchanges])
-        run = WireRun(
+        return WireRun(
             output=output,
             messages=_messages(exchanges),
             iterations=len(exchanges),
@@ -399,4 +443,22 @@ class WireEndpoint:
             error=error,
             wire=self.wire,
         )
-        return WireOutcome(run=run, called=called, answered=len(exchanges), failure=failure)
+
+
+def _run_agent(agent: WireAgent, session: _Session) -> None:
+    """The run's thread: call ``run`` and report how it ended."""
+    try:
+        session.inbox.put(("done", _completed(agent.run(agent.prompt)), None))
+    except BaseException as exc:  # the framework's own failures are the run's ending
+        session.inbox.put(("done", None, exc))
+
+
+def _refuse_waiting(session: _Session) -> None:
+    """Answer the requests still waiting in a closed session (a stalled run's)."""
+    while True:
+        try:
+            item = session.inbox.get_nowait()
+        except queue.Empty:
+            return
+        if item[0] == "request":
+            item[2].put((False, _FAILED))

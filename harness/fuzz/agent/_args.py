@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -336,18 +337,31 @@ CLOSE = 16
 for ``order_id``, ``id`` for ``id``): what ``_inputs_ready`` counts as the input ready."""
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _words(name: str) -> frozenset[str]:
+    """The words of a name (``from_account``, ``fromAccount``: from, account), ``id``
+    left out."""
+    return frozenset(w for w in _CAMEL.sub("_", name).lower().split("_") if w and w != "id")
+
+
 @functools.lru_cache(maxsize=4096)
 def affinity(name: str, key: str | None) -> int:
     """How well a value under ``key`` fits an argument called ``name``: 32 for the same
-    name, ``CLOSE`` for one ending the other (``id`` for ``order_id``), 4 for a key
-    holding the argument's stem, else 1. A model copies ids by their names: the weights
-    make a value under the argument's own name the usual choice among dozens seen."""
+    name, ``CLOSE`` for one ending the other (``id`` for ``order_id``) or naming the same
+    thing (``account_id`` for ``from_account``), 4 for a key holding the argument's stem,
+    else 1. A model copies ids by their names: the weights make a value under the
+    argument's own name the usual choice among dozens seen."""
     if key is None:
         return 1
+    mine, theirs = _words(name), _words(key)
     name, key = name.lower(), key.lower()
     if name == key:
         return 32
     if name.endswith(key) or key.endswith(name) or (name.endswith("_id") and key == "id"):
+        return CLOSE
+    if mine and theirs and (theirs <= mine or mine <= theirs):
         return CLOSE
     stem = name.removesuffix("_id").removesuffix("id")
     return 4 if stem and stem in key else 1
@@ -382,6 +396,10 @@ class ArgumentMaker:
         self.boundary_percent = boundary_percent
         self.optional_percent = optional_percent
         self.limit_percent = limit_percent
+        self.moves: list[str] = []
+        """How each value drawn since the caller last cleared it was made: ``copy``,
+        ``boundary`` (a copied number moved by one), ``limit`` (toward a limit seen),
+        ``schema`` (drawn from the schema), ``text`` (a readable text)."""
 
     def arguments(self, schema: Mapping[str, Any], seen: SeenValues) -> dict[str, Any]:
         """Arguments for ``schema`` (an object schema): values or ``Copied`` values."""
@@ -417,18 +435,24 @@ class ArgumentMaker:
         if numeric and seen.numbers and chance(self.draw, self.limit_percent):
             toward = self.toward_limit(info, seen)
             if toward is not None:
+                self.moves.append("limit")
                 return toward
         if info.text is not None:
+            self.moves.append("text")
             return self.draw(_text_strategy(*info.text))
+        self.moves.append("schema")
         return self.draw(_schema_strategy(info.key))
 
     def _copy(self, name: str, info: SchemaInfo, seen: SeenValues) -> Copied | None:
         kinds = info.kinds
         latest = seen.latest_call
         candidates = seen.fitting(kinds, _MAX_CANDIDATES)  # the most recent first
+        # a value of the argument's own type first: a number is an id only now and then
         weights = [
-            affinity(name, item.key) * (3 if item.ref.source == latest else 1)
-            for item, _kind in candidates
+            affinity(name, item.key)
+            * (3 if item.ref.source == latest else 1)
+            * (1 if _cast(item.value, kind) else 4)
+            for item, kind in candidates
         ]
         if not candidates:
             return None
@@ -440,6 +464,7 @@ class ArgumentMaker:
         value = ref.convert(item.value)  # what the replaying model computes, the same way
         if not info.valid(value):
             return None
+        self.moves.append("boundary" if add else "copy")
         return Copied(value, ref)
 
     def toward_limit(self, info: SchemaInfo, seen: SeenValues) -> int | float | None:

@@ -40,6 +40,7 @@ from harness.scenarios import check_invariants
 from harness.scenarios._agent import Agent, AgentFactory
 from harness.scenarios._coverage import name_pattern
 from harness.scenarios._properties import AgentRun, Finding, Property, check_properties
+from harness.scenarios._wire_agent import RunStalled
 
 __all__ = [
     "EXPECTED_ENDINGS",
@@ -111,6 +112,12 @@ def _hang(
                     "tool_timeout, so this call would hang its run)",
                 )
     error = run.error
+    if isinstance(error, RunStalled):
+        return Finding(
+            name="hang",
+            message=f"the agent's run neither called the endpoint nor returned within "
+            f"{watchdog:g}s (the fuzzer's watchdog: a tool or the framework hung)",
+        )
     if error is not None and _stopped_by_watchdog(error):
         return Finding(
             name="hang",

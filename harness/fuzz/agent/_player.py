@@ -127,6 +127,9 @@ class PlannedCall:
     """Its position among the offered tools matching ``pattern`` (1-based)."""
     args: dict[str, Any]
     """Values, ``Copied`` values (with their reference) or lists of them."""
+    moves: tuple[str, ...] = ()
+    """How the call and its arguments were made (``repeat``, ``largest``, ``copy``,
+    ``limit``, ...: see ``ArgumentMaker.moves`` and ``FuzzPlayer._repeat``)."""
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -337,11 +340,13 @@ class FuzzPlayer(Model):
             weights.append(weight)
         name = candidates[pick(self.draw, weights)]
         definition = offer.definitions.get(name)
+        self.args.moves = []
         if definition is not None and _is_search(definition) and offer.deferred:
             args: dict[str, Any] = {"query": self._query(offer.deferred)}
+            self.args.moves.append("search")
         else:
             args = self.args.arguments(schemas.get(name, {}), self.seen)
-        return offer.planned(name, args)
+        return offer.planned(name, args, tuple(self.args.moves))
 
     def _query(self, deferred: Sequence[ToolDefinition]) -> str:
         """A search for deferred tools: a word of one's name or description."""
@@ -364,8 +369,9 @@ class FuzzPlayer(Model):
         earlier, _number = options[pick(self.draw, weights)]
         name = by_pattern[earlier.pattern]
         properties = offer.schemas.get(name, {}).get("properties")
+        moves = ["repeat"]
         if not isinstance(properties, Mapping):
-            return offer.planned(name, dict(earlier.args))
+            return offer.planned(name, dict(earlier.args), tuple(moves))
         args: dict[str, Any] = {}
         for key, value in earlier.args.items():
             prop = properties.get(key)
@@ -373,28 +379,32 @@ class FuzzPlayer(Model):
             if isinstance(prop, Mapping) and not isinstance(value, (list, dict)):
                 moved = self._extreme(schema_info(prop))
                 if moved is not None:
-                    args[key] = moved
-        return offer.planned(name, args)
+                    args[key], move = moved
+                    moves.append(move)
+        return offer.planned(name, args, tuple(moves))
 
-    def _extreme(self, info: Any) -> Any:
-        """A number for an argument of ``info``: the largest or smallest valid one, or a
-        step toward a limit the run showed (``None``: keep the earlier value)."""
+    def _extreme(self, info: Any) -> tuple[Any, str] | None:
+        """A number for an argument of ``info`` and how it was made: the largest or
+        smallest valid one, or a step toward a limit the run showed (``None``: keep the
+        earlier value)."""
         if not info.kinds & {"integer", "number"}:
             return None
         move = pick(self.draw, (3, 1, 2, 2))  # largest, smallest, the same, toward a limit
         if move == 2:
             return None
         if move == 3:
-            return self.args.toward_limit(info, self.seen) if self.seen.numbers else None
+            toward = self.args.toward_limit(info, self.seen) if self.seen.numbers else None
+            return (toward, "limit") if toward is not None else None
+        how = "largest" if move == 0 else "smallest"
         bound = info.high if move == 0 else info.low
         if bound is None:  # no bound in the schema: the largest (smallest) number seen
             fitting = [n for n in self.seen.numbers if info.valid(n.value)]
             if not fitting:
                 return None
             chosen = (max if move == 0 else min)(fitting, key=lambda n: n.value)
-            return Copied(chosen.value, chosen.ref)
+            return Copied(chosen.value, chosen.ref), how
         value = int(bound) if info.integer else bound
-        return value if info.valid(value) else None
+        return (value, how) if info.valid(value) else None
 
     def _note_outcomes(self) -> None:
         """Remember tools whose calls so far all failed (worth trying again)."""
@@ -422,11 +432,11 @@ class _Offer:
         self.patterns = offered_patterns(names)
         self.deferred = [d for d in request.tools if d.defer_loading]
 
-    def planned(self, name: str, args: dict[str, Any]) -> PlannedCall:
+    def planned(self, name: str, args: dict[str, Any], moves: tuple[str, ...] = ()) -> PlannedCall:
         """The call of ``name`` by its pattern and rank, as the replaying model finds it."""
         pattern = self.patterns[name]
         rank = match_names(pattern, self.names).index(name) + 1
-        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args)
+        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args, moves=moves)
 
 
 def _is_search(definition: ToolDefinition) -> bool:

@@ -81,6 +81,16 @@ class FuzzedRun:
         """Scripted steps that replay it (references, tool patterns and ranks)."""
         return [turn.to_data() for turn in self.turns]
 
+    def moves(self) -> dict[str, int]:
+        """How many of its calls and values each move of the player made (``repeat``,
+        ``largest``, ``limit``, ``copy``, ``boundary``, ...)."""
+        counts: dict[str, int] = {}
+        for turn in self.turns:
+            for call in turn.calls:
+                for move in call.moves:
+                    counts[move] = counts.get(move, 0) + 1
+        return counts
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """How hypothesis prints it (it would otherwise print every dataclass field)."""
         printer.text(repr(self))

@@ -137,6 +137,8 @@ class _Failure:
     run: AgentRun
     agent: FuzzAgent
     finding: Finding
+    moves: dict[str, int] = dataclasses.field(default_factory=dict)
+    """How the player made the failing run's calls (``FuzzedRun.moves``)."""
 
 
 class _Found(AssertionError):
@@ -216,9 +218,8 @@ class _Search:
                 self.signal_watchdog = signal_watchdog_available()
                 if not self.signal_watchdog:  # a thread per call instead
                     target.defaults = {**target.defaults, "tool_timeout": config.hang_seconds}
-        elif signal_watchdog_available():  # on the wire the run is the agent's code
+        else:  # on the wire the run has a thread of its own, bounded by hang_seconds
             self.watchdog = config.hang_seconds
-            self.signal_watchdog = True
         self.defaults = dict(target.defaults)
         self.coverage = InjectionCoverage()
         target.declare(self.coverage)
@@ -287,7 +288,11 @@ class _Search:
             self.found_cpu = time.process_time() - self.cpu_started
             self.examples_to_find = self.examples
         self.failing = _Failure(
-            steps=fuzzed.steps(), run=fuzzed.run, agent=fuzzed.agent, finding=finding
+            steps=fuzzed.steps(),
+            run=fuzzed.run,
+            agent=fuzzed.agent,
+            finding=finding,
+            moves=fuzzed.moves(),
         )
         raise _found_class(finding.name)(str(finding))
 
@@ -519,6 +524,7 @@ class _Search:
             report.finding = shrunk.finding
             report.found_after = self.found_after
             report.found_cpu = self.found_cpu
+            report.moves = dict(failure.moves)
             report.examples_to_find = self.examples_to_find
             report.steps = len(shrunk.steps)
             report.counterexample_text = counterexample_text(
@@ -572,7 +578,7 @@ def make_target(factory: Any, name: str, wire: str | None, hang_seconds: float) 
     agent's own code) on the harness's loop, or on ``wire``."""
     bounded = watched(factory, hang_seconds)
     if wire is not None:
-        return WireTarget(bounded, name, wire)
+        return WireTarget(bounded, name, wire, hang_seconds=hang_seconds)
     return LoopTarget(bounded, name)
 
 

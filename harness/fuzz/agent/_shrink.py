@@ -290,6 +290,35 @@ def _replace_args(steps: Steps, index: int, position: int, args: dict[str, Any])
     return changed
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _merged_calls(steps: Steps, run: AgentRun) -> Iterator[Steps]:
+    """Two calls of one tool with the same arguments but their numbers, as one call of
+    the numbers' sums (``book(seats=5)``, ``book(seats=5)``: ``book(seats=10)``): a sum
+    over several calls shrinks to fewer calls when one call may carry more."""
+    results = results_of(run)
+    single = [i for i, s in enumerate(steps) if "call" in s and isinstance(s.get("args"), dict)]
+    for later_position, later in enumerate(single):
+        for earlier in single[:later_position]:
+            first, second = steps[earlier], steps[later]
+            if (first["call"], first.get("rank")) != (second["call"], second.get("rank")):
+                continue
+            a, b = first["args"], second["args"]
+            summed = [k for k in b if _number(a.get(k)) and _number(b[k])]
+            if a.keys() != b.keys() or not summed:
+                continue
+            if any(a[k] != b[k] for k in b if k not in summed):
+                continue
+            kept = _without(steps, set(), {earlier}, results)
+            if kept is None:
+                continue
+            merged = dict(kept[later - 1]["args"])
+            merged.update({k: a[k] + b[k] for k in summed})
+            yield _replace_args(kept, later - 1, 0, merged)
+
+
 def _is_call(step: dict[str, Any]) -> bool:
     return "call" in step or "calls" in step
 
@@ -329,13 +358,14 @@ Pass = Callable[[Steps, "AgentRun"], Iterator[Steps]]
 ALL_PASSES: tuple[Pass, ...] = (
     _turn_cuts,
     _call_cuts,
+    _merged_calls,
     lambda s, r: _endings(s),
     _literal_candidates,
     lambda s, r: _simpler_arguments(s),
     lambda s, r: _readable_texts(s),
 )
-"""Fewer turns, fewer calls, no provider errors, stable values written out, fewer
-arguments, plain texts."""
+"""Fewer turns, fewer calls (two calls of one tool merged into one of their sums), no
+provider errors, stable values written out, fewer arguments, plain texts."""
 TURN_PASSES: tuple[Pass, ...] = ALL_PASSES[:2]
 
 

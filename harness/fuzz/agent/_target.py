@@ -125,10 +125,14 @@ class WireTarget(Target):
 
     retry_after = _RETRY_AFTER
 
-    def __init__(self, factory: WireFactory, name: str, wire: str) -> None:
+    def __init__(
+        self, factory: WireFactory, name: str, wire: str, *, hang_seconds: float | None = None
+    ) -> None:
         check_wire_factory(factory, name)
         self.factory = factory
         self.name = name
+        self.hang_seconds = hang_seconds
+        """A run that neither calls the endpoint nor returns for this long has hung."""
         self.endpoint = WireEndpoint(wire)
         self.wire = self.endpoint.wire
         # a strategy handed to a user's @given test has no end to close it at: the
@@ -139,9 +143,10 @@ class WireTarget(Target):
         return self.endpoint.build(self.factory, name=self.name)
 
     def play(self, agent: FuzzAgent, model: Model, *, watchdog: float | None) -> AgentRun:
+        """(The run is on a thread of its own, bounded by ``hang_seconds``: ``watchdog``
+        is not used.)"""
         assert isinstance(agent, WireAgent)
-        with guard(watchdog) if watchdog is not None else contextlib.nullcontext():
-            outcome = self.endpoint.run(agent, model)
+        outcome = self.endpoint.run(agent, model, timeout=self.hang_seconds)
         failure = outcome.failure
         if failure is not None and not isinstance(failure, ScriptError):
             raise failure  # hypothesis stopping the example, or a fault of the player's
