@@ -44,6 +44,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         StrategyError as StrategyError,
         ToolDefinitionError as ToolDefinitionError,
         ToolNotFound as ToolNotFound,
+        TraceFileError as TraceFileError,
         UnencodableText as UnencodableText,
         UnreachableStateWarning as UnreachableStateWarning,
         UsageError as UsageError,
@@ -58,6 +59,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         record_requests as record_requests,
     )
     from harness.injection import (
+        AddTools as AddTools,
         AllowedTools as AllowedTools,
         ChainedType as ChainedType,
         EntityDiscovery as EntityDiscovery,

@@ -225,9 +225,18 @@ def is_credential_param(name: str) -> bool:
     return is_credential_name(name) or name.lower() == "code"
 
 
+_NOT_SECRET_FIELDS = frozenset({("thought", "signature")})
+"""JSON fields named like a credential that are none: Gemini's ``thoughtSignature`` is the
+model's own state, sent back unchanged (scrubbing it breaks the next request)."""
+
+
 def is_credential_field(name: str) -> bool:
-    """``is_credential_name`` for JSON field names (``max_tokens`` is not one)."""
-    return is_credential_name(str(name).strip())
+    """``is_credential_name`` for JSON field names (``max_tokens`` and Gemini's
+    ``thoughtSignature`` are not ones)."""
+    name = str(name).strip()
+    if credential_words(name) in _NOT_SECRET_FIELDS:
+        return False
+    return is_credential_name(name)
 
 
 _SHAPES = re.compile(

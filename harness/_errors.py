@@ -13,6 +13,7 @@ HarnessError
 │   │   ├── CassetteMismatch    a request differs from the recorded one
 │   │   ├── CassetteExhausted   a request came after every recording was played
 │   │   └── CassetteUnused      recorded interactions no request used
+│   ├── TraceFileError          an OpenTelemetry trace file cannot be read (names the span)
 │   ├── UnencodableText         a request holds text no provider accepts (a lone surrogate)
 │   ├── ScenarioError           a scenario file cannot be loaded
 │   ├── ScriptError             a scripted model's script does not fit the run
@@ -88,6 +89,7 @@ __all__ = [
     "StrategyError",
     "ToolDefinitionError",
     "ToolNotFound",
+    "TraceFileError",
     "UnencodableText",
     "UnreachableStateWarning",
     "UsageError",
@@ -250,6 +252,18 @@ class CassetteExhausted(CassetteError):
 
 class CassetteUnused(CassetteError):
     """A test ended with recorded interactions that no request used."""
+
+
+class TraceFileError(UsageError):
+    """An OpenTelemetry trace file (or span list) cannot be read: not OTLP JSON, too large,
+    nested too deeply, a span of the wrong shape, parent ids that form a cycle. The message
+    names the file (``path``) and, when one is at fault, the span (``span``: its id, else
+    where it sits in the file)."""
+
+    def __init__(self, message: str, *, path: str = "", span: str | None = None) -> None:
+        self.path = path
+        self.span = span
+        super().__init__(message)
 
 
 class UnencodableText(UsageError):

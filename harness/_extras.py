@@ -19,12 +19,16 @@ __all__ = ["EXTRAS", "require"]
 
 EXTRAS: dict[str, str] = {
     "anthropic": "anthropic",
+    "boto3": "bedrock",
+    "botocore": "bedrock",
     "faker": "personas",
+    "google": "gemini",
     "hypothesis": "fuzz",
     "hypothesis_jsonschema": "fuzz",
     "httpx2": "openai",
     "mcp": "mcp",
     "openai": "openai",
+    "opentelemetry": "otel",
     "ray": "ray",
     "syrupy": "snapshots",
 }
@@ -41,7 +45,7 @@ def require(module: str, feature: str, *, extra: str | None = None) -> ModuleTyp
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         top = module.split(".", 1)[0]
-        if exc.name != top or top not in EXTRAS:
+        if exc.name not in (top, module) or top not in EXTRAS:  # google.genai: a namespace
             raise
         extra = extra or EXTRAS[top]
         raise ImportError(

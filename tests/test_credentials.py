@@ -20,7 +20,7 @@ from harness._credentials import (
     is_credential_param,
     is_placeholder,
 )
-from harness.cassettes import load_cassette
+from harness.cassettes import codec_for, load_cassette
 
 ISSUE_NAMES = (
     "aws_secret_access_key",
@@ -154,6 +154,7 @@ def _bodies(text: str) -> Iterator[Any]:
 
 def test_corpus_request_and_response_fields_are_no_credentials() -> None:
     """No JSON field name of the real recorded LLM traffic is taken for a credential
+    (Gemini's ``thoughtSignature`` included)
     but Anthropic's thinking ``signature`` (scrubbed by name since before this rule):
     scrubbing the others would break replay."""
     here = Path(__file__).parent.parent
@@ -166,6 +167,8 @@ def test_corpus_request_and_response_fields_are_no_credentials() -> None:
     names: set[str] = set()
     for path in files:
         for interaction in load_cassette(path).interactions:
+            if codec_for(interaction.method, interaction.path) is None:
+                continue  # an OAuth token exchange holds credentials, rightly scrubbed
             for exchange in (interaction.request, interaction.response):
                 for body in _bodies(exchange.text):
                     names.update(_keys(body))
@@ -221,3 +224,13 @@ def test_placeholders(value: str) -> None:
 def test_real_looking_values_are_no_placeholders() -> None:
     for value in ("sk-proj-abcdefghijklmnopqrstuvwx", "b320df16-c763-4455-b901", "hunter2!"):
         assert not is_placeholder(value), value
+
+
+def test_gemini_keys_are_credentials_and_thought_signatures_are_not() -> None:
+    """``x-goog-api-key`` and ``?key=`` are scrubbed; Gemini's ``thoughtSignature`` (the
+    model's own state, sent back unchanged) is not, in either case."""
+    assert is_credential_header("x-goog-api-key") and is_credential_header("X-Goog-Api-Key")
+    assert is_credential_param("key")
+    assert not is_credential_field("thoughtSignature")
+    assert not is_credential_field("thought_signature")
+    assert is_credential_field("signature") and is_credential_field("apiKey")

@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "harness._secrets": 0,  # known secret values and scrubbing, used by every layer
     "harness._credentials": 0,  # what a credential is called and looks like (one rule)
     "harness._extras": 0,
+    "harness._check_sink": 0,  # stdlib-only record of checks: assertions and cost report into it
     "harness._frozen": 0,  # a faster __init__ for hot frozen dataclasses
     "harness._deprecation": 0,  # renamed public names: one warning, one removal version
     "harness._deprecated_choices": 0,  # provider tool_choice dicts, read until 0.3.0
@@ -38,12 +39,9 @@ LAYERS: dict[str, int] = {
     "harness.cassettes": 4,
     "harness.assertions": 4,
     "harness.cost": 4,  # the cache model: pure functions of the requests (and recordings)
+    "harness.traces": 4,  # OpenTelemetry spans in and out (beside cassettes: a third source)
     "harness.testing": 5,
-    "harness._plugin": 4,  # stdlib-only pieces of the plugin, loaded at pytest start-up
-    "harness._plugin._options": 4,  # stdlib-only option names, read by harness.testing too
-    "harness._plugin._hookspecs": 5,
-    "harness._plugin._vcr_alias": 6,  # a fixture module the plugin registers
-    "harness._plugin._sink": 4,  # stdlib-only record of checks, shared by assertions and plugin
+    "harness._plugin": 5,  # the plugin's pieces: options, hooks, fixtures, reporter (light)
     "harness.fuzz": 5,  # generators and campaigns over scenarios and the models
     "harness.cli": 6,
     "harness.pytest_plugin": 6,

@@ -29,6 +29,8 @@ PACKAGES = [
     "harness.formats.openai_chat",
     "harness.formats.openai_responses",
     "harness.formats.anthropic_messages",
+    "harness.formats.bedrock_converse",
+    "harness.formats.gemini_generate",
 ]
 
 
@@ -70,6 +72,7 @@ LAZY_PACKAGES = [
     "harness.mcp",
     "harness.fuzz",
     "harness.formats",
+    "harness.traces",
 ]
 
 
@@ -134,7 +137,14 @@ def test_every_lazy_name_is_its_modules_object(name: str) -> None:
 
 
 WIRE_FORMATS = {
-    f"harness.formats.{m}" for m in ("openai_chat", "openai_responses", "anthropic_messages")
+    f"harness.formats.{m}"
+    for m in (
+        "openai_chat",
+        "openai_responses",
+        "anthropic_messages",
+        "bedrock_converse",
+        "gemini_generate",
+    )
 }
 WIRE_FORMAT_NAMES = set.intersection(
     *(set(importlib.import_module(m).__all__) for m in WIRE_FORMATS)
@@ -150,9 +160,13 @@ def test_a_name_means_one_thing_in_every_package() -> None:
     for name in PACKAGES:
         module = importlib.import_module(name)
         for public in module.__all__:
-            if name in WIRE_FORMATS and public in WIRE_FORMAT_NAMES:
-                continue  # one naming scheme: each format's own request_body, CODEC, ...
             value = getattr(module, public)
+            if name in WIRE_FORMATS and (
+                public in WIRE_FORMAT_NAMES
+                or getattr(value, "__module__", "").startswith(name)
+                or not hasattr(value, "__qualname__")  # a format's own table (STOP_REASONS)
+            ):
+                continue  # one naming scheme: each format's own request_body, accumulate, ...
             key = _definition(value) if hasattr(value, "__qualname__") else id(value)
             meanings.setdefault(public, set()).add(key)
     clashes = {n: m for n, m in meanings.items() if len(m) > 1}

@@ -351,7 +351,7 @@ def _derived_name_surfaces(secret: str, shown: str, via: str) -> list[str]:
 def _fuzz_message_surfaces(secret: str, shown: str, via: str) -> list[str]:
     """Every report of a property whose message quotes ``secret``."""
 
-    def prop(run_view: AgentRun) -> None:
+    def prop(run_view: Any) -> None:
         raise AssertionError(f"refused {shown} / {secret}")
 
     if via == "secret":

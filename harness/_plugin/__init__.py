@@ -1,3 +1,6 @@
-"""Stdlib-only pieces of the pytest plugin: option table, hookspecs, check sink.
+"""The pytest plugin's parts: option table, hookspecs, check sink, fixtures and reporter.
 
-They are kept import-light because ``harness.pytest_plugin`` loads them at pytest start-up."""
+``harness.pytest_plugin`` loads them at pytest start-up, in every pytest run of the
+environment, so at load time they import only the standard library, pytest and each
+other (the fixture modules also what every test run imports anyway for its settings);
+everything heavier is imported inside the hook or fixture that needs it."""

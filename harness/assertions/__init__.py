@@ -10,7 +10,8 @@ The cost of a run's requests in prompt cache is judged on a ``harness.cost.CostR
 
 In a session, ``turn=`` judges one user turn (``called("customer_*", turn=2)``, ``at=``
 then counts that turn's requests); ``tool_choices("none", "required")`` checks the
-``tool_choice`` each request was made with.
+``tool_choice`` each request was made with. ``trajectory(reference, mode=..., args=...)``
+matches the run's calls against another trace or a list of calls in agentevals' terms.
 
 Or check several at once with ``expect(result, ...)`` / ``expect_timeline(result, ...)``,
 which return a truthy-or-falsy ``Verdict``. Under the pytest plugin a failure shows
@@ -34,6 +35,7 @@ from harness.assertions._native import allowed, deferred, discovered, searched
 from harness.assertions._offered import injected, matching, never_offered, offered, removed
 from harness.assertions._render import render_table
 from harness.assertions._timeline import expect_timeline, timeline
+from harness.assertions._trajectory import trajectory
 from harness.assertions._verdict import Expectation, Failure, Verdict, as_trace, expect
 
 __all__ = [
@@ -70,4 +72,5 @@ __all__ = [
     "searched",
     "timeline",
     "tool_choices",
+    "trajectory",
 ]

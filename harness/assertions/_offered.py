@@ -6,10 +6,11 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 
 from harness._errors import UsageError
-from harness._validation import is_int
+from harness._validation import check_choice, is_int
 from harness.assertions._labels import strategy_label
 from harness.assertions._verdict import Expectation, Failure, after_last, in_turn
 from harness.loop import ChangeRecord, Trace
+from harness.loop._trace import Via
 from harness.tools import match_names
 
 __all__ = ["injected", "matching", "never_offered", "offered", "removed"]
@@ -154,6 +155,31 @@ def never_offered(*patterns: str, turn: int | None = None) -> Expectation:
     return in_turn(_NeverOffered(_patterns(patterns, "never_offered()")), turn)
 
 
+_Entry = tuple[int, ChangeRecord, str]
+"""An iteration, a change made in it, and how its added tools reached the model."""
+
+
+def _entries(trace: Trace) -> list[_Entry]:
+    """Every change with its delivery: the recorded ones (``edit``, ``addition``), the
+    tools a search (or a result) revealed (``deferred+search``), and those a request's
+    allowed subset let through that the last request's subset did not (``allowed``)."""
+    out: list[_Entry] = []
+    previous: tuple[str, ...] | None = None
+    for it in trace.iterations:
+        out.extend((it.index, change, change.via) for change in it.changes)
+        if it.discovered:
+            found = ChangeRecord(strategy="", reason="revealed", added=it.discovered)
+            out.append((it.index, found, "deferred+search"))
+        allowed = it.allowed
+        if allowed is not None and previous is not None:
+            new = tuple(n for n in allowed if n not in previous)
+            if new:
+                let = ChangeRecord(strategy="", reason="allowed", added=new)
+                out.append((it.index, let, "allowed"))
+        previous = allowed
+    return out
+
+
 class _Changed(Expectation):
     def __init__(
         self,
@@ -162,11 +188,14 @@ class _Changed(Expectation):
         at: int | None,
         after_call: str | None,
         strategy: str | None,
+        via: str | None = None,
     ) -> None:
         if at is not None and (not is_int(at) or at == 0):
             raise UsageError(f"{kind}(at=...) takes a 1-based iteration, got {at!r}")
+        if via is not None:
+            check_choice(via, Via, name=f"{kind}(via=...)")
         self.kind, self.patterns, self.at = kind, patterns, at
-        self.after_call, self.strategy = after_call, strategy
+        self.after_call, self.strategy, self.via = after_call, strategy, via
 
     @property
     def description(self) -> str:
@@ -177,17 +206,30 @@ class _Changed(Expectation):
             text += f" after a call of {self.after_call!r}"
         if self.strategy is not None:
             text += f" by strategy {self.strategy!r}"
+        if self.via is not None:
+            text += f" via {self.via!r}"
         return text
 
     def _names(self, change: ChangeRecord) -> tuple[str, ...]:
         return change.added if self.kind == "injected" else change.removed
 
-    def _mismatches(self, iteration: int, change: ChangeRecord, index: int | None) -> list[str]:
-        """What the filters wanted that ``change`` (recorded at ``iteration``) is not;
-        ``index`` is the iteration ``at`` names."""
+    def _entries(self, trace: Trace) -> list[_Entry]:
+        """The changes to read: with ``via``, every delivery; without, recorded changes
+        (an edit or an addition), as before deliveries were told apart."""
+        if self.kind == "injected" and self.via is not None:
+            return _entries(trace)
+        return [(it.index, c, c.via) for it in trace.iterations for c in it.changes]
+
+    def _mismatches(
+        self, iteration: int, change: ChangeRecord, index: int | None, via: str = "edit"
+    ) -> list[str]:
+        """What the filters wanted that ``change`` (recorded at ``iteration``, its tools
+        delivered ``via``) is not; ``index`` is the iteration ``at`` names."""
         wanted = []
         if index is not None and iteration != index:
             wanted.append(f"at iteration {index}")
+        if self.via is not None and via != self.via:
+            wanted.append(f"via {self.via!r}")
         if self.after_call is not None and not (
             change.after_call is not None
             and fnmatch.fnmatchcase(change.after_call, self.after_call)
@@ -201,18 +243,21 @@ class _Changed(Expectation):
         """Where ``pattern``'s tools were changed after all, and which filter each such
         change failed: ``injected at iteration 3 by 'playbook', not by 'Playbook'``."""
         seen = []
-        for it in trace.iterations:
-            for change in it.changes:
-                if change.initial or not matching(pattern, self._names(change)):
-                    continue
-                recorded = f"{self.kind} at iteration {it.index} by {change.strategy!r}"
+        for iteration, change, via in self._entries(trace):
+            if change.initial or not matching(pattern, self._names(change)):
+                continue
+            recorded = f"{self.kind} at iteration {iteration}"
+            if self.via is not None:
+                recorded += f" via {via!r}"
+            if change.strategy:
+                recorded += f" by {change.strategy!r}"
                 recorded += (
                     f" after a call of {change.after_call!r}"
                     if change.after_call is not None
                     else " (before a turn, after no call)"
                 )
-                wanted = self._mismatches(it.index, change, index)
-                seen.append(f"{recorded}, not {' and not '.join(wanted)}")
+            wanted = self._mismatches(iteration, change, index, via)
+            seen.append(f"{recorded}, not {' and not '.join(wanted)}")
         if not seen:
             return None
         more = f" (+{len(seen) - 3} more)" if len(seen) > 3 else ""
@@ -229,16 +274,15 @@ class _Changed(Expectation):
         names: list[str] = []
         all_names: list[str] = []
         set_up: list[str] = []
-        for it in trace.iterations:
-            for change in it.changes:
-                if index is not None and it.index != index:
-                    continue
-                if change.initial:  # the toolset the run starts with, not an injection
-                    set_up.extend(self._names(change))
-                    continue
-                all_names.extend(self._names(change))
-                if not self._mismatches(it.index, change, index):
-                    names.extend(self._names(change))
+        for iteration, change, via in self._entries(trace):
+            if index is not None and iteration != index:
+                continue
+            if change.initial:  # the toolset the run starts with, not an injection
+                set_up.extend(self._names(change))
+                continue
+            all_names.extend(self._names(change))
+            if not self._mismatches(iteration, change, index, via):
+                names.extend(self._names(change))
         where = f" at iteration {index}" if index is not None else ""
         missing = [p for p in self.patterns if not matching(p, names)]
         if (self.patterns and missing) or (not self.patterns and not names):
@@ -279,16 +323,23 @@ def injected(
     after_call: str | None = None,
     strategy: str | None = None,
     turn: int | None = None,
+    via: str | None = None,
 ) -> Expectation:
     """Tools matching each pattern were added (no patterns: at least one tool was), at
     iteration ``at``, by a change caused by a call of ``after_call`` (name or glob), made
     by ``strategy`` (its recorded name, or a glob); ``turn=``: in that user turn of a
     session (``at`` counts its requests). Changes made before the run's first request (a
     playbook's first tools, a state machine's initial state) set up the starting toolset
-    and are not injections: check those with ``offered(at=1, ...)``."""
+    and are not injections: check those with ``offered(at=1, ...)``.
+
+    ``via`` is how they reached the model: ``edit`` (declared in ``tools``), ``addition``
+    (a client's mid-conversation addition, ``tools`` unchanged), ``deferred+search`` (a
+    deferred tool a search or a result revealed: ``IterationRecord.discovered``) or
+    ``allowed`` (let through a request's allowed subset that the last request's subset
+    did not include). Without ``via`` only edits and additions count."""
     if isinstance(strategy, str):
         strategy = strategy_label(strategy, "injected(strategy=...)")
-    change = _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy)
+    change = _Changed("injected", _patterns(patterns, "injected()"), at, after_call, strategy, via)
     return in_turn(change, turn)
 
 

@@ -28,7 +28,8 @@ def _cells(row: TimelineRow, cache: Mapping[int, str]) -> tuple[str, str, str, s
         calls = "(answer)"
     changes = " ".join(
         [
-            *_names("+", row.injected),
+            *_names("+", [n for n in row.injected if n not in row.added]),
+            *_names("added:", row.added),  # injected by a client's addition, tools unchanged
             *_names("-", row.removed),
             *_names("found:", row.discovered),  # revealed by a tool search (native tools)
             *_names("?", row.deferred),  # still deferred on the request
@@ -60,8 +61,9 @@ def render_table(
     The row of iteration ``mark`` gets a ``>`` and ``expected`` beside it; ``mark``
     past the last row adds an ``(end)`` row, for runs that ended too early. A call
     that ended in an error result is shown with a ``!``, one that handed work to a
-    nested run with ``(handoff)``; tools a search revealed as ``found:name`` and tools
-    still deferred as ``?name``. ``width`` cuts each row (not the expected step).
+    nested run with ``(handoff)``; tools a search revealed as ``found:name``, tools a
+    client's addition injected as ``added:name`` and tools still deferred as ``?name``.
+    ``width`` cuts each row (not the expected step).
     ``cache`` marks the iterations whose request broke the prompt cache, with the cause
     (``harness.cost``: ``{2: "tools-changed by unfolding"}``).
     """

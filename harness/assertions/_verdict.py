@@ -12,8 +12,8 @@ import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any
 
+from harness import _check_sink as _sink
 from harness._errors import UsageError
-from harness._plugin import _sink
 from harness._validation import is_int
 from harness.assertions._render import cut, render_table
 from harness.loop import Trace

@@ -19,6 +19,7 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
     )
     from harness.cassettes._conversations import (
         Conversation as Conversation,
+        Gap as Gap,
         conversations_of as conversations_of,
     )
     from harness.cassettes._convert import (

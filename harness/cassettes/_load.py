@@ -160,9 +160,20 @@ class Interaction:
 
     @property
     def is_stream(self) -> bool:
-        """True when the response is server-sent events (by its ``content-type``, or by its
-        content when the recording kept no headers)."""
-        return is_sse(self.response.headers, self.response.body)
+        """True when the response is streamed: server-sent events, or Bedrock's event-stream
+        frames (by its ``content-type``, or by its content when the recording kept no
+        headers), or a call whose path says it streams (Gemini's ``:streamGenerateContent``
+        answers one JSON array without ``alt=sse``)."""
+        # imported here: the Bedrock and Gemini format packages are not needed to load one
+        from harness.formats.bedrock_converse._eventstream import is_event_stream
+        from harness.formats.gemini_generate import route_of
+
+        if is_sse(self.response.headers, self.response.body) or is_event_stream(
+            self.response.headers, self.response.body
+        ):
+            return True
+        route = route_of(self.uri) if ":stream" in self.uri else None
+        return bool(route and route.stream)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -449,15 +460,22 @@ def cassette_data(data: Any, *, name: str = _NO_FILE) -> dict[str, Any]:
 # -- interactions ------------------------------------------------------------------------------
 
 
+def _header_text(value: Any) -> str:
+    """A header value as text: botocore's recordings keep some as bytes (``!!binary``)."""
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    return "" if value is None else str(value)
+
+
 def _headers(raw: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     if not isinstance(raw, Mapping):
         return out
     for key, value in raw.items():
         if isinstance(value, (list, tuple)):
-            out[str(key).lower()] = ", ".join(str(v) for v in value)
+            out[_header_text(key).lower()] = ", ".join(_header_text(v) for v in value)
         else:
-            out[str(key).lower()] = "" if value is None else str(value)
+            out[_header_text(key).lower()] = _header_text(value)
     return out
 
 

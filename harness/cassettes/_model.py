@@ -9,6 +9,7 @@ loop no longer offers is reported as an injection regression.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Literal
 
@@ -47,7 +48,10 @@ def recorded_request(cassette: Cassette, interaction: Interaction, codec: Codec)
     damaged file holds, e.g. Anthropic ``"content": 5``)."""
     path = "" if cassette.path is None else str(cassette.path)
     try:
-        return codec.parse_request(interaction.request.json() or {})
+        parsed = codec.parse_request(interaction.request.json() or {})
+        if parsed.model is None and codec.model_of(interaction.path) is not None:
+            parsed = dataclasses.replace(parsed, model=codec.model_of(interaction.path))
+        return parsed
     except CassetteError as exc:  # the body itself (too deep): say where it is
         raise CassetteError(str(exc), path=path, index=interaction.index) from None
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
@@ -71,6 +75,7 @@ def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapab
             streaming=streaming,
             tool_search=("regex", "bm25", "hosted", "client"),
             allowed_tools=True,
+            tool_additions=True,
         )
     declared = [format_capabilities(name) for name in dict.fromkeys(known)]
     searches = [kind for caps in declared for kind in caps.tool_search]
@@ -78,6 +83,7 @@ def _recorded_capabilities(turns: list[tuple[Interaction, Codec]]) -> ModelCapab
         streaming=streaming,
         tool_search=tuple(dict.fromkeys(searches)),
         allowed_tools=all(caps.allowed_tools for caps in declared),
+        tool_additions=all(caps.tool_additions for caps in declared),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,11 @@ from harness.cassettes._conversations import conversations_of
 from harness.cassettes._leaks import credential_leaks
 from harness.cassettes._load import Cassette, load_cassette
 from harness.cassettes._model import llm_turns, recorded_request
+from harness.loop import IterationRecord
+from harness.messages import AssistantMessage, SystemMessage
+from harness.tools import ToolChoice
 
-__all__ = ["check_cassette", "printable", "show_cassette", "show_data"]
+__all__ = ["check_cassette", "printable", "request_data", "show_cassette", "show_data"]
 
 
 _UNPRINTABLE = re.compile(
@@ -55,6 +59,8 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
         for it, interaction, request in zip(
             trace, conversation.interactions, conversation.requests, strict=False
         ):
+            if it.index > 1:
+                lines.extend(_written_lines(conversation.gap(it.index - 2).written))
             stream = ", streamed" if interaction.is_stream else ""
             lines.append(
                 f"request {it.index} (interaction {interaction.index + 1}, {interaction.method} "
@@ -84,10 +90,27 @@ def show_cassette(source: str | Path | Cassette) -> list[str]:
             elif not it.calls:
                 lines.append("  answer: (empty)")
             if it.injected:
-                lines.append(f"  injected: {', '.join(it.injected)}")
+                added = {n for c in it.changes if c.via == "addition" for n in c.added}
+                shown = ", ".join(n + (" (addition)" if n in added else "") for n in it.injected)
+                lines.append(f"  injected: {shown}")
             if it.removed:
                 lines.append(f"  removed: {', '.join(it.removed)}")
     return [printable(line) for line in lines]
+
+
+def _written_lines(written: Any) -> list[str]:
+    """What the client wrote into the history before a request, one line each."""
+    lines = []
+    for message in written:
+        if isinstance(message, SystemMessage):
+            lines.append(f"  the client changed the system prompt: {_short(message.content, 120)}")
+        elif isinstance(message, AssistantMessage) and message.tool_calls:
+            names = ", ".join(c.name for c in message.tool_calls)
+            lines.append(f"  the client wrote an assistant turn calling {names}")
+        else:
+            text = _short(str(message.content or ""), 120)
+            lines.append(f"  the client wrote, as {message.role}: {text}")
+    return lines
 
 
 def show_data(source: str | Path | Cassette) -> dict[str, Any]:
@@ -98,12 +121,19 @@ def show_data(source: str | Path | Cassette) -> dict[str, Any]:
          "conversations": [{"requests": [{
              "interaction": int, "provider": str, "model": str, "stream": bool,
              "tools": {"visible": [...], "deferred": [...], "search": [...],
-                       "namespaces": {ns: [...]}},
+                       "namespaces": {ns: [...]}, "added": [...]},
              "tool_choice": {"mode": ..., "allowed": [...] | None, "name": ...} | None,
              "response": {"status": int, "calls": [...], "discovered": [...],
-                          "searches": int, "text": str | None}}]}]}
+                          "searches": int, "text": str | None},
+             "changes": [{"added": [...], "removed": [...], "via": "edit" | "addition"}],
+             "written": [role, ...]}]}]}
 
-    Names are plain function names. Extra keys may be added; these never change.
+    ``tools.added``: the visible tools a client's mid-conversation addition made callable;
+    ``changes``: how the next request offers tools differently (an edited ``tools`` array,
+    or an addition); ``written``: the roles of the messages the client wrote into the
+    history before this request beyond answers, results and user turns (``system``: a new
+    system prompt, as at a handoff). Names are plain function names. Extra keys may be
+    added; these never change.
     """
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
     out: list[dict[str, Any]] = []
@@ -118,33 +148,74 @@ def show_data(source: str | Path | Cassette) -> dict[str, Any]:
             strict=True,
         ):
             states = it.tools
-            choice = states.tool_choice if states is not None else request.tool_choice
-            response: dict[str, Any] = {
-                "status": interaction.status,
-                "calls": [c.name for c in it.calls],
-                "discovered": list(it.discovered),
-                "searches": it.searches,
-                "text": it.answer,
-            }
-            if interaction.status >= 400:
-                response["error"] = _short(interaction.response.text, 300)
+            written = conversation.gap(it.index - 2).written if it.index > 1 else ()
             requests.append(
-                {
-                    "interaction": interaction.index + 1,
-                    "provider": provider,
-                    "model": request.model or "",
-                    "stream": bool(request.stream or interaction.is_stream),
-                    "tools": (states.to_data() if states is not None else _plain_tools(it.offered)),
-                    "tool_choice": choice.to_data() if choice is not None else None,
-                    "response": response,
-                }
+                request_data(
+                    it,
+                    interaction=interaction.index + 1,
+                    provider=provider,
+                    model=request.model or "",
+                    stream=bool(request.stream or interaction.is_stream),
+                    status=interaction.status,
+                    tool_choice=states.tool_choice if states is not None else request.tool_choice,
+                    error=_short(interaction.response.text, 300)
+                    if interaction.status >= 400
+                    else None,
+                    written=[m.role for m in written],
+                )
             )
         out.append({"requests": requests})
     return {"cassette": cassette.name, "format": cassette.variant, "conversations": out}
 
 
+def request_data(
+    it: IterationRecord,
+    *,
+    interaction: int,
+    provider: str,
+    model: str,
+    stream: bool,
+    status: int,
+    tool_choice: ToolChoice | None,
+    error: str | None = None,
+    tools_known: bool = True,
+    written: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One request of the ``--json`` shape (see ``show_data``), from its trace record: the
+    one builder ``harness cassette show`` and ``harness trace show`` share. ``tools_known``
+    false (a trace that did not record the definitions) gives ``"tools": null``;
+    ``written`` the roles of the messages the client wrote before this request."""
+    states = it.tools
+    response: dict[str, Any] = {
+        "status": status,
+        "calls": [c.name for c in it.calls],
+        "discovered": list(it.discovered),
+        "searches": it.searches,
+        "text": it.answer,
+    }
+    if error is not None:
+        response["error"] = error
+    tools: dict[str, Any] | None = None
+    if tools_known:
+        tools = states.to_data() if states is not None else _plain_tools(it.offered)
+        tools.setdefault("added", [])
+    return {
+        "interaction": interaction,
+        "provider": provider,
+        "model": model,
+        "stream": stream,
+        "tools": tools,
+        "tool_choice": tool_choice.to_data() if tool_choice is not None else None,
+        "response": response,
+        "changes": [
+            {"added": list(c.added), "removed": list(c.removed), "via": c.via} for c in it.changes
+        ],
+        "written": list(written),
+    }
+
+
 def _plain_tools(names: tuple[str, ...]) -> dict[str, Any]:
-    return {"visible": list(names), "deferred": [], "search": [], "namespaces": {}}
+    return {"visible": list(names), "deferred": [], "search": [], "namespaces": {}, "added": []}
 
 
 def check_cassette(path: str | Path) -> list[str]:

@@ -1,14 +1,18 @@
 """A cassette as one scenario file that replays every recorded request, in order.
 
 Each conversation of the cassette (harness/cassettes/_conversations.py) becomes a
-session: its user turns (a user message after a text answer starts the next turn), the
+session: its user turns (a user message after a text answer starts the next turn; a text
+answer the client follows with no user message is continued, ``continue_after``), the
 scripted steps of each turn (the answers as the client kept them in its history), the
 tool choice of each request (a schedule, checked by ``expect_tool_choice`` steps), the
-user messages a client adds after tool results (``continuation: {nudge_after_results:
-...}``) and the expected timeline of each turn. A conversation that ran inside another
-one is placed there: ``during`` a tool call (an MCP sampling request made while the tool
-ran) or ``after`` a turn; the file's ``expect.requests`` names the session of every
-recorded request in order, so ``harness run`` checks the order too.
+user messages a client adds after every tool result (``continuation:
+{nudge_after_results: ...}``), and what else it sent between requests (``Gap``): the
+tools it added mid-conversation, delivered by addition, and the messages it wrote (a new
+system prompt at a handoff, an assistant message of its own, a search it ran), written
+again by ``RecordedTools``; and the expected timeline of each turn. A conversation that
+ran inside another one is placed there: ``during`` a tool call (an MCP sampling request
+made while the tool ran) or ``after`` a turn; the file's ``expect.requests`` names the
+session of every recorded request in order, so ``harness run`` checks the order too.
 
 The recorded tools become stubs that answer the recorded results, and ``RecordedTools``
 offers tools request by request as recorded; with ``tools=`` (and ``strategies=``) the
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import CassetteError
-from harness.cassettes._conversations import Conversation, conversations_of, kept_answer
+from harness.cassettes._conversations import Conversation, Gap, conversations_of
 from harness.cassettes._convert import RecordedSession, results_by_call
 from harness.cassettes._load import Cassette, load_cassette
 from harness.formats.openai_chat import messages_to_dicts
@@ -35,10 +39,11 @@ from harness.loop import (
     StrategyWarning,
     ToolsetChange,
 )
-from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from harness.messages import AssistantMessage, Message
+from harness.models._capabilities import FORMAT_NAMES, format_capabilities
 from harness.models._scripted._expect_choice import tool_choice_data
 
-__all__ = ["RecordedResults", "scenario_data"]
+__all__ = ["RecordedResults", "scenario_data", "scenario_of_conversations"]
 
 DIFFERENCES = "harness.recorded_result_differences"
 """The blackboard key where ``RecordedResults`` lists the results that differ (the scenario
@@ -132,53 +137,52 @@ class _Turns:
         """The first request of each turn."""
         self.prompts: list[list[Message]] = [list(conversation.requests[0].messages)]
         self.nudges: list[str] = []
-        self.bare_results = 0
         self.continued: set[int] = set()
+        """Requests whose text answer did not end the turn (a ReAct thought, or an answer
+        after which the client asked again with no user message)."""
+        self.react: set[int] = set()
+        """Those answered under ``tool_choice: none`` (the ReAct policy takes them)."""
         self.react_nudge: str | None = None
+        self.writes: dict[int, list[Message]] = {}
+        """Messages to write before request ``k`` beyond the recording's own writes (user
+        messages after some tool results but not after others)."""
         requests = conversation.requests
+        after_calls: list[tuple[int, Gap]] = []
         for k in range(1, len(requests)):
-            before, after = requests[k - 1], requests[k]
-            kept, rest = kept_answer(after.messages[len(before.messages) :])
-            results = [m for m in rest if isinstance(m, ToolMessage)]
-            users = [m for m in rest if isinstance(m, UserMessage)]
-            if len(results) + len(users) != len(rest) or rest[: len(results)] != results:
+            before = requests[k - 1]
+            gap = conversation.gap(k - 1)
+            kept = gap.kept
+            if kept is None:
                 raise _fail(
                     cassette,
                     conversation,
                     k,
-                    "the client added messages other "
-                    "than tool results and user messages between two requests",
+                    "the client sent no answer of the model back between two requests (the "
+                    "loop always keeps the model's answer in the history); the nearest a "
+                    "scenario expresses is a new conversation: convert it with "
+                    "--conversation, or record the two requests in separate cassettes",
                 )
-            if kept is None:
-                raise _fail(cassette, conversation, k, "no assistant answer between two requests")
             if kept.tool_calls:
-                if users:
-                    self.nudges.append(" ".join(str(u.content) for u in users))
-                else:
-                    self.bare_results += 1
+                after_calls.append((k, gap))
                 continue
             choice = before.tool_choice
             if choice is not None and choice.mode == "none":  # a ReAct thought
                 self.continued.add(k - 1)
-                nudge = " ".join(str(u.content) for u in users) or None
+                self.react.add(k - 1)
+                nudge = " ".join(str(u.content) for u in gap.users) or None
                 self.react_nudge = self.react_nudge or nudge
                 continue
-            if not users:
-                raise _fail(
-                    cassette,
-                    conversation,
-                    k,
-                    "a text answer was followed by another request with no new user message",
-                )
+            if not gap.users:  # the client asked again (after adding tools, say)
+                self.continued.add(k - 1)
+                continue
             self.starts.append(k)
-            self.prompts.append(list(users))
-        if self.nudges and self.bare_results:
-            raise _fail(
-                cassette,
-                conversation,
-                0,
-                "the client added a user message after some tool results but not after others",
-            )
+            self.prompts.append(list(gap.users))
+        if all(gap.users for _, gap in after_calls):
+            self.nudges = [" ".join(str(u.content) for u in gap.users) for _, gap in after_calls]
+        else:  # not after every result: written as the client wrote them
+            for k, gap in after_calls:
+                if gap.users:
+                    self.writes[k] = list(gap.users)
 
     def turn_of(self, k: int) -> int:
         """The 1-based turn of request ``k``."""
@@ -202,12 +206,29 @@ def _timeline(conversation: Conversation, turns: _Turns, turn: int) -> list[dict
             row["continued"] = True
         else:
             row["answer"] = True
-        if it.injected:
-            row["injected"] = list(it.injected)
-        if it.removed:
-            row["removed"] = list(it.removed)
+        # a change after tool results is the replay's after that iteration's results; one
+        # after a text answer, before the next request (the next iteration's)
+        changes = [c for c in it.changes if _after_results(conversation, k)]
+        if k > 0 and not _after_results(conversation, k - 1):
+            changes += trace.iterations[k - 1].changes
+        injected = [n for c in changes for n in c.added]
+        added = [n for c in changes if c.via == "addition" for n in c.added]
+        removed = [n for c in changes for n in c.removed]
+        if injected:
+            row["injected"] = injected
+        if added:
+            row["added"] = added
+        if removed:
+            row["removed"] = removed
         rows.append(row)
     return rows
+
+
+def _after_results(conversation: Conversation, k: int) -> bool:
+    """The replay makes the changes between request ``k`` and the next after tool results
+    (else before the next request)."""
+    kept = conversation.kept_answer(k)
+    return kept is not None and bool(kept.tool_calls)
 
 
 def _session(
@@ -235,8 +256,20 @@ def _session(
     session: dict[str, Any] = {"name": name}
     recorded = RecordedSession.of(conversation)
     if tools is None:
-        first = set(conversation.requests[0].tool_names)
+        first = {t.name for t in recorded.tools}
         results = {k: list(v) for k, v in recorded.results.items()}
+        writes = [
+            messages_to_dicts([*turns.writes.get(k, ()), *recorded.writes[k]]) for k in range(count)
+        ]
+        replay: dict[str, Any] = {
+            "offered": [list(r.tool_names) for r in conversation.requests],
+            "tools": list(recorded.definitions),
+            "results": results,
+        }
+        if any(recorded.added):
+            replay["added"] = [list(names) for names in recorded.added]
+        if any(writes):
+            replay["writes"] = writes
         session["tools"] = [
             {
                 "harness.cassettes:recorded_tools": _plain(
@@ -247,17 +280,7 @@ def _session(
                 )
             }
         ]
-        session["strategies"] = [
-            {
-                "harness.cassettes:RecordedTools": _plain(
-                    {
-                        "offered": [list(r.tool_names) for r in conversation.requests],
-                        "tools": list(recorded.definitions),
-                        "results": results,
-                    }
-                )
-            }
-        ]
+        session["strategies"] = [{"harness.cassettes:RecordedTools": _plain(replay)}]
     else:
         session["tools"] = [tools]
         session["strategies"] = [
@@ -265,10 +288,13 @@ def _session(
             {"harness.cassettes:RecordedResults": {"results": results_by_call(conversation)}},
         ]
     continuation: list[Any] = []
-    if turns.continued:
+    if turns.react:
         continuation.append(
             {"react": {"nudge": turns.react_nudge}} if turns.react_nudge else "react"
         )
+    asked_again = sorted(turns.continued - turns.react)
+    if asked_again:  # answers after which the client asked again with no user message
+        continuation.append({"continue_after": [k + 1 for k in asked_again]})
     if turns.nudges:
         texts = turns.nudges
         continuation.append({"nudge_after_results": texts[0] if len(set(texts)) == 1 else texts})
@@ -301,13 +327,33 @@ def _session(
             if len(per_turn) == 1
             else {"turns": [{"schedule": s, "then": "default"} for s in per_turn]}
         )
+    stands_for = _provider_of_additions(conversation)
+    played = {"capabilities": stands_for} if stands_for else {}
     if len(turn_data) == 1 and not scheduled and not continuation:
         only = turn_data[0]
-        session.update(messages=only["messages"], model={"steps": only["steps"]})
+        session.update(messages=only["messages"], model={"steps": only["steps"], **played})
         session["expect"] = only["expect"]
     else:
+        if played:
+            session["model"] = {"steps": [], **played}
         session["turns"] = turn_data
     return session, note
+
+
+def _provider_of_additions(conversation: Conversation) -> str | None:
+    """The recorded format whose client added tools mid-conversation, when one did: the
+    scripted model stands for it, so the replay delivers those tools by addition too."""
+    trace = conversation.trace()
+    if not any(c.via == "addition" for it in trace for c in it.changes):
+        return None
+    return next(
+        (
+            f
+            for f in conversation.formats
+            if f in FORMAT_NAMES and format_capabilities(f).tool_additions
+        ),
+        None,
+    )
 
 
 def _placement(
@@ -363,21 +409,43 @@ def scenario_data(
     result that differs from the recorded one is reported.
     """
     cassette = source if isinstance(source, Cassette) else load_cassette(source)
-    found = conversations_of(cassette)
+    return scenario_of_conversations(
+        cassette,
+        conversations_of(cassette),
+        name=name,
+        conversation=conversation,
+        tools=tools,
+        strategies=strategies,
+    )
+
+
+def scenario_of_conversations(
+    cassette: Cassette,
+    found: list[Conversation],
+    *,
+    name: str | None = None,
+    conversation: int | None = None,
+    tools: str | None = None,
+    strategies: Sequence[str] = (),
+    origin: str = "cassette",
+) -> dict[str, Any]:
+    """``scenario_data`` of conversations already found (an OpenTelemetry trace's, read
+    into the same ``Conversation`` records); ``origin`` names the source in the file's
+    description and errors."""
     path = "" if cassette.path is None else str(cassette.path)
     if not found:
         raise CassetteError(
-            f"cassette {cassette.name!r} holds no LLM request to convert", path=path
+            f"{origin} {cassette.name!r} holds no LLM request to convert", path=path
         )
     if conversation is not None:
         if not 0 <= conversation < len(found):
             raise CassetteError(
-                f"cassette {cassette.name!r} holds {len(found)} conversation(s); "
+                f"{origin} {cassette.name!r} holds {len(found)} conversation(s); "
                 f"conversation {conversation + 1} does not exist",
                 path=path,
             )
         found = [found[conversation]]
-    stem = Path(cassette.name).stem if cassette.path else "cassette"
+    stem = Path(cassette.name).stem if cassette.path else origin.split()[-1]
     title = name or stem
     names = [title] if len(found) == 1 else [f"conversation_{n}" for n in range(1, len(found) + 1)]
     sessions, notes = [], []
@@ -392,7 +460,7 @@ def scenario_data(
     )
     numbers = ", ".join(str(n) for n in sorted(n for c in found for n in c.numbers))
     description = (
-        f"Converted from cassette {Path(cassette.name).name} (interactions {numbers}; "
+        f"Converted from {origin} {Path(cassette.name).name} (interactions {numbers}; "
         f"{len(found)} conversation(s)): {kind}; every recorded request is replayed in "
         "order. Edit freely." + "".join(dict.fromkeys(notes))
     )

@@ -21,7 +21,7 @@ from harness.cassettes._model import llm_turns, recorded_request
 from harness.formats import ParsedRequest, codec_for
 from harness.loop import CallRecord, ChangeRecord, IterationRecord, ModelResponse, Trace
 from harness.loop._tool_states import ToolStateTracker, discovery_of
-from harness.messages import AssistantMessage, ToolMessage
+from harness.messages import AssistantMessage, SystemMessage, ToolMessage
 
 __all__ = ["client_searches", "trace_from_cassette", "trace_from_requests", "trace_from_wire"]
 
@@ -60,6 +60,49 @@ def client_searches(requests: Sequence[ParsedRequest]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _changes(
+    request: ParsedRequest, following: ParsedRequest | None, calls: Sequence[CallRecord]
+) -> tuple[ChangeRecord, ...]:
+    """The tools the next request offers differently: a changed ``tools`` array (an edit),
+    and the tools the client added by a message between the two (an addition)."""
+    if following is None:
+        return ()
+    added_by = {
+        t.name: None
+        for m in following.messages[len(request.messages) :]
+        if isinstance(m, SystemMessage)
+        for t in m.tools
+    }
+    before, after = request.tool_names, following.tool_names
+    added = tuple(n for n in after if n not in before and n not in added_by)
+    removed = tuple(n for n in before if n not in after)
+    last = calls[-1] if calls else None
+    out = []
+    if added or removed:
+        out.append(
+            ChangeRecord(
+                strategy="wire",
+                reason="the next request offered different tools",
+                added=added,
+                removed=removed,
+                after_call=last.name if last else None,
+                after_call_id=last.id if last else None,
+            )
+        )
+    if added_by:
+        out.append(
+            ChangeRecord(
+                strategy="wire",
+                reason="the client added tools to the conversation",
+                added=tuple(added_by),
+                after_call=last.name if last else None,
+                after_call_id=last.id if last else None,
+                via="addition",
+            )
+        )
+    return tuple(out)
+
+
 def trace_from_requests(
     requests: Sequence[ParsedRequest],
     responses: Sequence[ModelResponse | None] = (),
@@ -87,23 +130,7 @@ def trace_from_requests(
             )
             for call in (message.tool_calls if message is not None else ())
         )
-        changes: tuple[ChangeRecord, ...] = ()
-        if following is not None:
-            before, after = request.tool_names, following.tool_names
-            added = tuple(n for n in after if n not in before)
-            removed = tuple(n for n in before if n not in after)
-            if added or removed:
-                last = calls[-1] if calls else None
-                changes = (
-                    ChangeRecord(
-                        strategy="wire",
-                        reason="the next request offered different tools",
-                        added=added,
-                        removed=removed,
-                        after_call=last.name if last else None,
-                        after_call_id=last.id if last else None,
-                    ),
-                )
+        changes = _changes(request, following, calls)
         answer = message.content if message is not None else None  # as the loop records it
         finish = None
         if response is not None:

@@ -101,7 +101,9 @@ def _timeline_table(outcome: ScenarioOutcome) -> Table:
             )
         changes = " ".join(
             [
-                *(f"[green]+{_shown(n)}[/green]" for n in row.injected),
+                *(f"[green]+{_shown(n)}[/green]" for n in row.injected if n not in row.added),
+                *(f"[green]+{_shown(n)}[/green]" for n in row.added),
+                *(["[cyan](by addition)[/cyan]"] if row.added else []),
                 *(f"[red]-{_shown(n)}[/red]" for n in row.removed),
             ]
         )
@@ -144,6 +146,13 @@ def run_command(
         "--json",
         help="Print one JSON report on stdout instead of timelines (the shape is in "
         "docs/scenarios.md#json-report); the exit status is the same.",
+    ),
+    otel: Path = typer.Option(  # noqa: B008
+        None,
+        "--otel",
+        help="Also write every scenario's runs to this file as OpenTelemetry spans (OTLP "
+        "JSON, the GenAI conventions plus harness.* attributes: docs/traces.md).",
+        dir_okay=False,
     ),
 ) -> None:
     """Run scenario files and check each one's expected injection timeline.
@@ -207,6 +216,8 @@ def run_command(
             outcomes.append(outcome)
             progress.advance(task)
     failed = sum(1 for o in outcomes if not o.passed)
+    if otel is not None:
+        _write_otel(console, outcomes, otel, as_json=as_json)
     if as_json:
         typer.echo(json_report(outcomes))
     else:
@@ -223,6 +234,20 @@ def run_command(
         raise typer.Exit(1)
 
 
+def _write_otel(
+    console: Console, outcomes: list[ScenarioOutcome], path: Path, *, as_json: bool
+) -> None:
+    from harness.cli._otel import write_outcomes
+
+    try:
+        written = write_outcomes(outcomes, path)
+    except (HarnessError, ImportError, OSError) as exc:
+        console.print(f"[bold red]error:[/bold red] --otel: {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    if not as_json:
+        console.print(f"wrote {written} run(s) to {escape(str(path))} (OTLP JSON)")
+
+
 from harness.cli._serve import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
@@ -230,6 +255,9 @@ app.command("serve")(serve_command)
 from harness.cli._cassette import cassette_app, record_command  # noqa: E402
 
 app.add_typer(cassette_app, name="cassette")
+from harness.cli._trace import trace_app  # noqa: E402
+
+app.add_typer(trace_app, name="trace")
 app.command("record")(record_command)
 from harness.cli._fuzz import fuzz_command  # noqa: E402
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 from rich.console import Console
@@ -20,7 +21,10 @@ from harness.loop import Model, ModelRequest, ModelResponse
 from harness.models import OpenAIChatModel
 from harness.tools import ToolChoice
 
-__all__ = ["cassette_app", "record_command"]
+if TYPE_CHECKING:
+    from harness.cassettes import Conversation
+
+__all__ = ["cassette_app", "record_command", "write_scenario"]
 
 cassette_app = typer.Typer(
     name="cassette",
@@ -103,9 +107,34 @@ def to_scenario_command(
     order: every conversation of the cassette (interleaved ones placed where they ran), its
     user turns, tool choices and timelines; the recorded tools become stubs that return the
     recorded results, or your own with --tools."""
-    import yaml
-
     from harness.cassettes import scenario_data
+
+    write_scenario(
+        scenario_data,
+        file,
+        output,
+        name=name,
+        conversation=conversation,
+        tools=tools,
+        strategies=strategies,
+    )
+
+
+def write_scenario(
+    convert: Callable[..., dict[str, Any]],
+    file: Path,
+    output: Path,
+    *,
+    name: str | None,
+    conversation: int | None,
+    tools: str | None,
+    strategies: list[str] | None,
+    conversations: Callable[[Path], Sequence[Conversation]] | None = None,
+) -> None:
+    """Convert ``file`` with ``convert`` (a cassette's or a trace file's converter) and write
+    the scenario to ``output``; exit 2 with the reason when it cannot. ``conversations``
+    reads the file's conversations for the summary line (a cassette's by default)."""
+    import yaml
 
     console = _console()
     if output.is_dir():
@@ -121,7 +150,7 @@ def to_scenario_command(
     if strategies and not tools:
         raise _fail(console, "--strategies goes with --tools (the stubs replay the recording)")
     try:
-        data = scenario_data(
+        data = convert(
             file,
             name=name or output.stem,
             conversation=None if conversation is None else conversation - 1,
@@ -137,18 +166,30 @@ def to_scenario_command(
     except OSError as exc:
         raise _fail(console, f"cannot write {str(output)!r}: {exc.strerror or exc}") from None
     sessions = data.get("sessions") or [data]
-    requests = sum(_requests(s) for s in sessions)
+    recorded, replies = _counts(file, conversation, conversations)
+    more = f", {replies} final repl{'y' if replies == 1 else 'ies'} added" if replies else ""
     console.print(
-        f"wrote {output} ({len(sessions)} session(s), {requests} recorded request(s)); "
+        f"wrote {output} ({len(sessions)} session(s), {recorded} recorded request(s){more}); "
         f"run it with: harness run {output}"
     )
 
 
-def _requests(session: dict[str, Any]) -> int:
-    turns = session.get("turns") or [session.get("model", {})]
-    return sum(
-        1 for turn in turns for step in turn.get("steps", []) if "expect_tool_choice" not in step
+def _counts(
+    file: Path,
+    conversation: int | None,
+    conversations: Callable[[Path], Sequence[Conversation]] | None,
+) -> tuple[int, int]:
+    """The recorded requests the file replays, and the final replies it adds (one per
+    conversation that ends on a tool call: the loop asks once more)."""
+    from harness.cassettes import conversations_of
+
+    found = (conversations or conversations_of)(file)
+    chosen = found if conversation is None else [found[conversation - 1]]
+    recorded = sum(len(c.requests) for c in chosen)
+    replies = sum(
+        1 for c in chosen if c.responses[-1] is not None and c.responses[-1].message.tool_calls
     )
+    return recorded, replies
 
 
 @cassette_app.command("check")

@@ -50,6 +50,17 @@ def _fail(console: Console, message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def _write_otel(console: Console, files: list[str], failures: list[str], path: Path) -> None:
+    """Replay the counterexamples and write their runs as OTLP JSON (``--otel``)."""
+    from harness.cli._otel import write_counterexamples
+
+    try:
+        written = write_counterexamples(files, failures, path)
+    except (HarnessError, ImportError, OSError) as exc:
+        _fail(console, f"--otel: {exc}")
+    console.print(f"wrote {written} counterexample run(s) to {escape(str(path))} (OTLP JSON)")
+
+
 def _agent_summary(report: AgentFuzzReport) -> Table:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -94,6 +105,10 @@ def _fuzz_agent_command(console: Console, args: FuzzArgs) -> None:
         _fail(console, str(exc))
     except SystemExit as exc:  # the agent's code tried to end the process
         _fail(console, f"the agent's code raised SystemExit({exc.code!r}) during the campaign")
+    if args.otel is not None and report.counterexample:
+        found = report.finding
+        failure = f"{found.name}: {found.message}" if found is not None else ""
+        _write_otel(console, [report.counterexample], [failure], args.otel)
     if as_json:
         typer.echo(json_text(report.to_json()))
     else:
@@ -245,6 +260,14 @@ class FuzzArgs:
             "--ray", help="Run on Ray: 'local' or a cluster address (needs the ray extra)."
         ),
     ] = None
+    otel: Annotated[
+        Path | None,
+        typer.Option(
+            "--otel",
+            help="Replay each counterexample and write its runs to this file as OpenTelemetry "
+            "spans (OTLP JSON: docs/traces.md), to open in a trace viewer.",
+        ),
+    ] = None
 
 
 def _fuzz(args: FuzzArgs) -> None:
@@ -336,6 +359,8 @@ def _campaign_command(console: Console, args: FuzzArgs) -> None:
         console.print(f"  counterexample: {path}\n  replay: harness run {path}", soft_wrap=True)
     for path in report.counterexamples[len(report.failures) :]:
         console.print(f"  counterexample: {path}\n  replay: harness run {path}", soft_wrap=True)
+    if args.otel is not None and report.counterexamples:
+        _write_otel(console, report.counterexamples, report.failures, args.otel)
     if report.interrupted:
         console.print("[yellow]interrupted: the summary covers the scenarios run so far[/yellow]")
         raise typer.Exit(130)

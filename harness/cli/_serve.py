@@ -1,4 +1,5 @@
-"""``harness serve``: serve a scenario's model over HTTP, OpenAI and Anthropic wire formats."""
+"""``harness serve``: serve a scenario's model over HTTP, OpenAI, Anthropic and Gemini wire
+formats."""
 
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ def serve_command(
         "has no assistant turn), so one server records several tests.",
     ),
 ) -> None:
-    """Serve a scenario's model on 127.0.0.1 for OpenAI and Anthropic clients (or, with
-    --mcp, its tools for MCP clients); stop with Ctrl-C."""
+    """Serve a scenario's model on 127.0.0.1 for OpenAI, Anthropic and Gemini clients (or,
+    with --mcp, its tools for MCP clients); stop with Ctrl-C."""
     if mcp or mcp_server is not None:
         _serve_mcp(scenario, port, mcp_server)
         return
@@ -100,6 +101,10 @@ def serve_command(
     )
     console.print(f"OPENAI_BASE_URL={server.url}", soft_wrap=True)
     console.print(f"ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}", soft_wrap=True)
+    # boto3 reads a service's endpoint from this variable (botocore >= 1.31)
+    console.print(
+        f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={server.url.removesuffix('/v1')}", soft_wrap=True
+    )
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness import _check_sink as _sink
 from harness._errors import UsageError
-from harness._plugin import _sink
 from harness.cassettes import Cassette, load_cassette
 from harness.cassettes._model import llm_turns
 from harness.cost._analysis import Interner, Prompt, analyse_prompts
@@ -120,7 +120,10 @@ def analyse_cassette(
     format_name = turns[0][1].name
     if format_name not in FORMATS:
         raise UsageError(f"cassette {cassette.name!r}: no cache model for format {format_name!r}")
-    model = model or body_model(turns[0][0].request.json())
+    first, codec = turns[0]
+    model = model or body_model(first.request.json()) or codec.model_of(first.path)
+    # a Bedrock recording's cachePoint blocks are all its checkpoints (no automatic caching)
+    automatic = automatic and format_name != "bedrock-converse"
     chosen = rules or cache_rules(format_name, model, automatic=automatic)
     counter = (
         checked_tokenizer(tokenizer)
@@ -129,13 +132,39 @@ def analyse_cassette(
     )
     interner = Interner(counter)
     bodies = BodyPrompts(format_name, interner)
-    prompts: list[Prompt] = []
-    for interaction, codec in turns:
-        recorded = _usage(interaction, codec)
-        prompts.append(bodies.prompt(interaction.request.json(), recorded=recorded))
+    prompts = _body_prompts(cassette, turns, bodies)
     report = analyse_prompts(prompts, rules=chosen, tokenizer=counter, model=model)
     _sink.record_cost(report)
     return report
+
+
+def _body_prompts(cassette: Cassette, turns: list[Any], bodies: BodyPrompts) -> list[Prompt]:
+    """The prompt of each LLM request, in order; a format with explicit caches (Gemini's
+    ``cachedContents``) also has the request that created one (it writes the cache), and
+    a request naming a cache is read with the cached prefix in front."""
+    module = bodies.module
+    entry_of = getattr(module, "cache_entry", None)
+    caches: dict[str, Any] = {}
+    llm = {id(i): codec for i, codec in turns}
+    prompts: list[Prompt] = []
+    for interaction in cassette.interactions:
+        codec = llm.get(id(interaction))
+        if codec is None:
+            entry = entry_of and entry_of(
+                interaction.method,
+                interaction.path,
+                interaction.request.json(),
+                interaction.response.json(),
+            )
+            if entry:
+                caches[entry[0]] = entry[1]
+                prompts.append(bodies.prompt(entry[1]))
+            continue
+        body = interaction.request.json()
+        if caches:
+            body = module.with_cached_content(body, caches)
+        prompts.append(bodies.prompt(body, recorded=_usage(interaction, codec)))
+    return prompts
 
 
 def _usage(interaction: Any, codec: Any) -> Usage | None:

@@ -20,10 +20,11 @@ __all__ = ["BodyPrompts", "NeutralPrompts", "format_module"]
 
 def format_module(name: str) -> ModuleType:
     """The ``harness.formats`` module of a format name (``openai-chat``, ...)."""
-    from harness.formats import anthropic_messages, openai_chat, openai_responses
+    from harness.formats import wire_formats
 
-    modules = {m.NAME: m for m in (openai_chat, openai_responses, anthropic_messages)}
-    return modules[name]
+    modules: dict[str, Any] = {m.NAME: m for m in wire_formats()}
+    module: ModuleType = modules[name]
+    return module
 
 
 def _changes_by_request(trace: Trace | None) -> dict[int, tuple[ChangeRecord, ...]]:

@@ -8,6 +8,8 @@ its API's JSON and back, for both sides: the adapter (client) and the wire fake
 - ``harness.formats.openai_chat``: OpenAI Chat Completions.
 - ``harness.formats.openai_responses``: OpenAI Responses.
 - ``harness.formats.anthropic_messages``: Anthropic Messages.
+- ``harness.formats.bedrock_converse``: AWS Bedrock Converse and ConverseStream.
+- ``harness.formats.gemini_generate``: Gemini ``generateContent`` (Gemini API, Vertex AI).
 
 Every format module has the same names (``request_body``, ``request_from_body``,
 ``response_body``, ``response_events``, ``response_from_body``,

@@ -135,6 +135,11 @@ class Codec(ABC):
     def decode_events(self, events: list[Any]) -> ModelResponse:
         """The decoded ``data:`` payloads of a streamed response as a ``ModelResponse``."""
 
+    def model_of(self, path: str) -> str | None:
+        """The model a request's path names, for formats that put it there (Bedrock's
+        ``/model/{modelId}/converse``); ``None`` when the body names it."""
+        return None
+
     def decode_response(
         self, status: int, headers: Mapping[str, str], body: bytes
     ) -> ModelResponse:
@@ -211,10 +216,12 @@ def register_codec(codec: Codec) -> None:
 def _builtin() -> list[Codec]:
     """The built-in formats' codecs, imported on first use."""
     from harness.formats.anthropic_messages import CODEC as ANTHROPIC
+    from harness.formats.bedrock_converse import CODEC as CONVERSE, INVOKE_CODEC as INVOKE
+    from harness.formats.gemini_generate import CODEC as GEMINI
     from harness.formats.openai_chat import CODEC as CHAT
     from harness.formats.openai_responses import CODEC as RESPONSES
 
-    return [CHAT, RESPONSES, ANTHROPIC]
+    return [CHAT, RESPONSES, ANTHROPIC, CONVERSE, INVOKE, GEMINI]
 
 
 _BUILTIN: list[Codec] = []

@@ -19,7 +19,13 @@ from harness.loop import ModelRequest, ModelResponse, ModelSettings
 from harness.messages import Message
 from harness.tools._definitions import ToolChoice, ToolDefinition
 
-__all__ = ["RequestReader", "WireFormat", "tool_choice_from_any_param", "wire_formats"]
+__all__ = [
+    "RequestReader",
+    "WireFormat",
+    "tool_choice_from_any_param",
+    "tool_from_any_param",
+    "wire_formats",
+]
 
 
 class RequestReader(Protocol):
@@ -31,7 +37,16 @@ class RequestReader(Protocol):
 
 
 class WireFormat(Protocol):
-    """One wire format, both sides (a module of ``harness.formats``)."""
+    """One wire format, both sides (a module of ``harness.formats``).
+
+    A format whose path carries the model and the operation (Bedrock's
+    ``/model/{modelId}/converse-stream``, Gemini's
+    ``/models/{model}:streamGenerateContent?alt=sse``) also has ``route_of(path)`` (what
+    the path says: ``model``, ``stream``, or ``None`` for another path), and a format that
+    frames a stream its own way has ``stream_frames(events, route)`` (its ``content-type``
+    and chunks: Bedrock's event-stream frames, Gemini's SSE or one JSON array); the fake
+    reads both when a format has them.
+    """
 
     NAME: str
     """The format's name (cassette codec name, ``provider_extra`` key)."""
@@ -130,13 +145,22 @@ class WireFormat(Protocol):
 
 
 def wire_formats() -> tuple[WireFormat, ...]:
-    """The built-in formats: Chat Completions, Responses, Anthropic Messages."""
-    from harness.formats import anthropic_messages, openai_chat, openai_responses
+    """The built-in formats: Chat Completions, Responses, Anthropic Messages, Bedrock
+    Converse, Gemini."""
+    from harness.formats import (
+        anthropic_messages,
+        bedrock_converse,
+        gemini_generate,
+        openai_chat,
+        openai_responses,
+    )
 
     chat: WireFormat = openai_chat
     responses: WireFormat = openai_responses
     messages: WireFormat = anthropic_messages
-    return (chat, responses, messages)
+    converse: WireFormat = bedrock_converse
+    gemini: WireFormat = gemini_generate
+    return (chat, responses, messages, converse, gemini)
 
 
 def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
@@ -148,3 +172,20 @@ def tool_choice_from_any_param(value: Mapping[str, Any]) -> ToolChoice | None:
         if choice is not None and not choice.provider_extra:
             return choice
     return None
+
+
+def tool_from_any_param(entry: Mapping[str, Any]) -> ToolDefinition:
+    """The ``ToolDefinition`` of a function tool entry in whichever built-in format's shape it
+    is written: Chat Completions (``{"type": "function", "function": {...}}``), Anthropic
+    Messages (``input_schema``) or the flat ``{"type": "function", "name", "parameters"}`` of
+    Responses, which the OpenTelemetry GenAI conventions use for ``gen_ai.tool.definitions``.
+    For records written by others (trace spans). ``WireError`` when it names no tool."""
+    from harness.formats import anthropic_messages, openai_chat, openai_responses
+
+    if isinstance(entry.get("function"), Mapping):
+        return openai_chat.tool_from_param(entry)
+    if "input_schema" in entry:
+        if not isinstance(entry.get("name"), str) or not entry["name"]:
+            raise WireError(400, "Missing required parameter: 'name'.", param="name")
+        return anthropic_messages.tool_from_param(entry)
+    return openai_responses.tool_from_param(entry)

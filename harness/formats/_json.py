@@ -4,6 +4,8 @@
 - ``sse`` / ``sse_frames``: one event, or a list of ``(event, data)`` pairs, as SSE bytes.
 - ``sse_events`` / ``sse_data``: the events of a whole SSE body, as recorded.
 - ``unencodable_path``: where a value holds a lone surrogate (text no provider accepts).
+- ``arguments_object``: a call's JSON arguments as the object formats with structured
+  arguments send (Anthropic ``input``, Gemini ``args``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "SSEEvent",
+    "arguments_object",
     "body_content_type",
     "encode_json",
     "is_sse",
@@ -121,3 +124,13 @@ def unencodable_path(value: Any, path: str = "") -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def arguments_object(arguments: str) -> dict[str, Any]:
+    """A call's arguments (neutral JSON text) as an object; text that is not a JSON
+    object is kept as ``{"_raw_arguments": text}`` rather than lost."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return {"_raw_arguments": arguments}
+    return value if isinstance(value, dict) else {"_raw_arguments": arguments}

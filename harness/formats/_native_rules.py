@@ -5,7 +5,8 @@ error answer (OpenAI's or Anthropic's shape, status 400, ``invalid_request_error
 texts are the harness's own: the APIs' exact wording for these refusals is not published
 (``docs/native-tools.md`` lists what is known), so tests pin the status and error type.
 
-- a tool called before a search or an addition revealed it (``deferred_call``);
+- a tool called before a search or an addition revealed it (``deferred_call``), or before
+  the addition that made it callable when ``tools`` does not declare it (``added_call``);
 - deferred tools with no search tool to find them (``deferred_without_search``);
 - every tool deferred (``all_deferred``);
 - an allowed subset naming a tool the request does not declare (``allowed_undeclared``);
@@ -15,15 +16,18 @@ texts are the harness's own: the APIs' exact wording for these refusals is not p
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Literal
 
 from harness.loop import ModelRequest
-from harness.messages import AssistantMessage, SystemMessage, ToolMessage
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage
+from harness.tools._definitions import ToolDefinition
 
-__all__ = ["NativeProblem", "NativeRules", "native_problem"]
+__all__ = ["NativeProblem", "NativeRules", "added_names", "native_problem", "offered_names"]
 
 Rule = Literal[
     "deferred_call",
+    "added_call",
     "deferred_without_search",
     "all_deferred",
     "allowed_undeclared",
@@ -50,6 +54,26 @@ class NativeRules:
     where every tool is deferred."""
     namespaces: bool = False
     """Calls carry a namespace that must exist (OpenAI Responses)."""
+
+
+def added_names(messages: Sequence[Message], start: int = 0) -> tuple[str, ...]:
+    """Names the client's additions (``SystemMessage.tools``) from ``messages[start]`` on add."""
+    found: dict[str, None] = {}
+    for index in range(start, len(messages)):
+        message = messages[index]
+        if type(message) is SystemMessage and message.tools:
+            found.update((t.name, None) for t in message.tools)
+    return tuple(found)
+
+
+def offered_names(tools: Sequence[ToolDefinition], added: Sequence[str]) -> tuple[str, ...]:
+    """A decoded request's offered names (its ``tool_names``): the declared tools, then
+    the ones the history's additions (``added``) made callable without declaring them."""
+    declared = tuple(t.name for t in tools)
+    if not added:
+        return declared
+    names = set(declared)
+    return declared + tuple(dict.fromkeys(n for n in added if n not in names))
 
 
 def native_problem(request: ModelRequest, rules: NativeRules) -> NativeProblem | None:
@@ -81,7 +105,8 @@ def native_problem(request: ModelRequest, rules: NativeRules) -> NativeProblem |
                     f"tool_choice.tools[{index}]",
                     f"Tool '{name}' in tool_choice.allowed_tools is not defined in 'tools'.",
                 )
-    if deferred or has_search or (rules.namespaces and any(t.namespace for t in tools)):
+    added = len(request.tool_names) > len(tools)  # offered names beyond the declared ones
+    if deferred or has_search or added or (rules.namespaces and any(t.namespace for t in tools)):
         # the history is scanned only for requests that use native tools (a plain
         # request's fake stays incremental)
         return _history_problem(request, deferred, rules)
@@ -92,6 +117,8 @@ def _history_problem(
     request: ModelRequest, deferred: set[str], rules: NativeRules
 ) -> NativeProblem | None:
     namespaces = {t.namespace for t in request.tools if t.namespace is not None}
+    declared = {t.name for t in request.tools if not t.defer_loading}
+    later = set(added_names(request.messages)) - declared - deferred
     revealed: set[str] = set()
     for index, message in enumerate(request.messages):
         if isinstance(message, AssistantMessage):
@@ -104,6 +131,13 @@ def _history_problem(
                         f"messages[{index}]",
                         f"Tool '{call.name}' has defer_loading set and was called before a "
                         "tool search (or an addition) loaded it.",
+                    )
+                if call.name in later and call.name not in revealed:
+                    return NativeProblem(
+                        "added_call",
+                        f"messages[{index}]",
+                        f"Tool '{call.name}' was called before the addition that made it "
+                        "callable; 'tools' does not declare it.",
                     )
                 if (
                     rules.namespaces

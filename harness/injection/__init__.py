@@ -6,6 +6,7 @@ from harness.injection._allowed import AllowedTools
 from harness.injection._blackboard import blackboard_entries, safe_value_text
 from harness.injection._blackboard_tools import blackboard_tools
 from harness.injection._chaining import ChainedType, ToolChaining
+from harness.injection._delivery import AddTools, Delivery
 from harness.injection._discovery import EntityDiscovery
 from harness.injection._facade import ALL_CATEGORIES, Facade, facade, is_facade
 from harness.injection._facade_decl import FacadeClassSpec, facade_class, facade_of, facade_spec
@@ -68,12 +69,14 @@ __all__ = [
     "ALREADY_EXPANDED",
     "SUMMARY_SEPARATOR",
     "SUMMARY_SUFFIX",
+    "AddTools",
     "AgentOutcome",
     "AllowedTools",
     "Budget",
     "ChainedType",
     "Condition",
     "DeclaredChanges",
+    "Delivery",
     "EntityDiscovery",
     "Facade",
     "FacadeClassSpec",

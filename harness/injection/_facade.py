@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import FacadeError, UsageError
+from harness.injection._delivery import Delivery, Via
 from harness.loop import Event, InjectionContext, StrategyWarning, ToolsetChange
 from harness.tools import Tool, ToolResult, Toolset, as_tool, tool_methods, tools_of
 from harness.tools._names import MAX_NAME_LENGTH, is_valid_name, make_name, validate_name
@@ -65,6 +66,8 @@ class _Spec:
     defer: bool = False
     """Native deferral: the inner tools are declared deferred from the first request and
     unfolding reveals them (no edit of the ``tools`` array, the prompt cache survives)."""
+    delivery: Delivery = dataclasses.field(default_factory=Delivery)
+    """How unfolding delivers the inner tools (an addition keeps the facade as it is)."""
 
     @property
     def context_name(self) -> str:
@@ -326,6 +329,7 @@ class _Unfolder:
         kept = {spec.name, spec.context_name, *(t.name for t in adding)}
         if spec.exclusive:
             remove = tuple(n for n in context.offered if n not in kept)
+        addition = spec.delivery.uses_addition(context)
         caller = context.call.name if context.call else spec.name
         reason = f"{caller} was called: unfolded {spec.name!r}{what} into " + (
             ", ".join([*(t.name for t in add), *reveal]) or "nothing new"
@@ -335,12 +339,14 @@ class _Unfolder:
         return ToolsetChange(
             add=tuple(add),
             remove=remove,
-            replace=() if spec.defer else (guide,),  # deferral keeps the tools array as is
+            # deferral and additions keep the tools array as it is: no guide
+            replace=() if spec.defer or addition else (guide,),
             reveal=tuple(reveal),
             reason=reason,
             strategy=STRATEGY,
             events=tuple(events),
             result_note=note,
+            via="addition" if addition and (add or reveal) else "edit",
         )
 
     def _overruled(self, context: InjectionContext, winner: str) -> ToolsetChange:
@@ -414,6 +420,11 @@ class Facade:
             reveals them, so the ``tools`` array never changes; the facade stays as it is
             (no guide replaces it). Needs a provider with deferred loading, or a client
             search tool for Chat Completions (``docs/native-tools.md``).
+        via: how unfolding delivers the inner tools: ``edit`` (declared in ``tools``, the
+            facade replaced by its guide) or ``addition`` (the provider's mid-conversation
+            addition: ``tools`` and the facade stay as they are; an edit where the model
+            has none), or a ``Delivery`` (``Delivery("addition", native="always")``
+            refuses the fallback).
     """
 
     def __init__(
@@ -427,6 +438,7 @@ class Facade:
         selector: Selector | None = None,
         exclusive: bool = False,
         defer: bool = False,
+        via: Via | Delivery = "edit",
     ) -> None:
         validate_name(name)
         problems = []
@@ -449,6 +461,7 @@ class Facade:
             category_param=category_param,
             exclusive=exclusive,
             defer=defer,
+            delivery=Delivery.of(via, name=f"Facade {name!r} via"),
         )
         if defer and selector is not None:
             raise UsageError(
@@ -558,6 +571,7 @@ def facade(
     selector: Selector | None = None,
     exclusive: bool = False,
     defer: bool = False,
+    via: Via | Delivery = "edit",
 ) -> Tool:
     """An unfolding facade tool (see ``Facade`` for the arguments)."""
     return Facade(
@@ -569,4 +583,5 @@ def facade(
         selector=selector,
         exclusive=exclusive,
         defer=defer,
+        via=via,
     ).tool()

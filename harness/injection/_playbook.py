@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from harness._errors import UsageError
 from harness._validation import check_choice, did_you_mean, format_names
+from harness.injection._delivery import Delivery, Via
 from harness.injection._stub import stub_of
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools import Tool, artifacts_in, as_tool
@@ -203,6 +204,10 @@ class Playbook(InjectionStrategy):
         mode: ``gated``: locked tools are offered, and a call answers which
             prerequisites are missing; ``hidden``: they are offered once unlocked.
         known: names of tools outside the playbook that conditions may refer to.
+        via: how unlocked tools reach the model (``hidden`` mode: they are added):
+            ``edit`` (declared in ``tools``) or ``addition`` (the provider's
+            mid-conversation addition, ``tools`` kept; an edit where the model has
+            none), or a ``Delivery``. A gate replaced by its tool is always an edit.
     """
 
     def __init__(
@@ -212,8 +217,10 @@ class Playbook(InjectionStrategy):
         *,
         mode: PlaybookMode = "gated",
         known: Iterable[str] = (),
+        via: Via | Delivery = "edit",
     ) -> None:
         self.mode = check_choice(mode, PlaybookMode, name="Playbook mode")
+        self.delivery = Delivery.of(via, name="Playbook via")
         self.always = tuple(as_tool(t) for t in always)
         self.unlocks = tuple(unlocks)
         bad = [u for u in self.unlocks if not isinstance(u, Unlock)]
@@ -281,13 +288,12 @@ class Playbook(InjectionStrategy):
             offered = [t for t in rule.tools if t.name in context.tools]
             others = [t for t in rule.tools if t.name not in context.tools]
             names = ", ".join(t.name for t in rule.tools)
-            out.append(
-                ToolsetChange(
-                    replace=tuple(offered),
-                    add=tuple(others),
-                    reason=f"unlocked {names}: {rule.condition.describe()}",
-                )
+            change = ToolsetChange(
+                replace=tuple(offered),
+                add=tuple(others),
+                reason=f"unlocked {names}: {rule.condition.describe()}",
             )
+            out.append(self.delivery.deliver(change, context))
         return out
 
     def before_turn(self, context: InjectionContext) -> list[ToolsetChange]:

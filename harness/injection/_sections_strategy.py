@@ -24,6 +24,7 @@ import dataclasses
 from typing import Annotated, Any
 
 from harness._errors import VisibilityExpansionRequired
+from harness.injection._delivery import Delivery, Via
 from harness.injection._sections import PromptTemplate, Visibility
 from harness.loop import (
     InjectionContext,
@@ -90,6 +91,9 @@ class SectionDisclosure(InjectionStrategy):
     prompt (``template.render(...)``) or use ``run_with_sections``, which does both and
     restarts for models without dynamic tools. ``defer=True`` declares the summarised
     sections' tools deferred up front and reveals them on opening (see the module).
+    ``via="addition"`` delivers an opened section's tools by the provider's
+    mid-conversation addition (``tools`` kept, ``read_section`` stays; an edit where the
+    model has none), or give a ``Delivery``.
     """
 
     @property
@@ -98,10 +102,16 @@ class SectionDisclosure(InjectionStrategy):
         return "sections"
 
     def __init__(
-        self, template: PromptTemplate, *, tool_name: str = "read_section", defer: bool = False
+        self,
+        template: PromptTemplate,
+        *,
+        tool_name: str = "read_section",
+        defer: bool = False,
+        via: Via | Delivery = "edit",
     ) -> None:
         self.template = template
         self.defer = defer
+        self.delivery = Delivery.of(via, name="SectionDisclosure via")
         self.read_section = self._make_tool(tool_name)
 
     def render(self, state: dict[str, Any] | None = None) -> str:
@@ -228,10 +238,14 @@ class SectionDisclosure(InjectionStrategy):
             return None  # opened by an earlier call in the same turn
         tools = self.template.tools_opened_by(read.key, session.overrides)
         if self.defer:
-            return self._reveal(context, read.key, tools)
-        # Opening the last summary retires read_section: that is a toolset change too.
-        retire = not self.template.summarized({**session.overrides, read.key: Visibility.FULL})
-        if (tools or retire) and not context.capabilities.supports_dynamic_tools:
+            return self.delivery.deliver(self._reveal(context, read.key, tools), context)
+        addition = self.delivery.uses_addition(context)
+        # Opening the last summary retires read_section: that is a toolset change too
+        # (an addition keeps tools as they are: read_section stays).
+        retire = not addition and not self.template.summarized(
+            {**session.overrides, read.key: Visibility.FULL}
+        )
+        if (tools or retire) and not addition and not context.capabilities.supports_dynamic_tools:
             # The model cannot take a different tool list: restart with the section in
             # full, so both paths end with the same tools and overrides.
             pending = context.state_for(self).setdefault("pending", [])
@@ -257,6 +271,7 @@ class SectionDisclosure(InjectionStrategy):
             reason=f"{self.read_section.name} opened section {read.key!r}",
             section_key=read.key,
             events=self._warnings(context, skipped),
+            via="addition" if addition and add else "edit",
         )
 
     def _reveal(self, context: InjectionContext, key: str, tools: list[Tool]) -> ToolsetChange:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harness._errors import UnreachableStateWarning, UsageError
+from harness.injection._delivery import Delivery, Via
 from harness.injection._state_turns import StateBoundTool, TurnGuard
 from harness.loop import Event, InjectionContext, InjectionStrategy, StrategyWarning, ToolsetChange
 from harness.tools import Tool, as_tool
@@ -52,7 +53,10 @@ class StateMachine(InjectionStrategy):
     result naming the current state and the states where the tool works. Of several
     calls in one turn, a call runs only when its tool is offered in every state the
     earlier ones may lead to (``_state_turns.py``); the others are answered with a
-    ``state_changed`` error result, unrun.
+    ``state_changed`` error result, unrun. ``via`` is how a new state's tools reach the
+    model: ``edit`` (declared in ``tools``) or ``addition`` (the provider's
+    mid-conversation addition; an edit where the model has none), or a ``Delivery``; the
+    tools a state leaves behind are removed from ``tools`` either way.
     """
 
     def __init__(
@@ -67,7 +71,9 @@ class StateMachine(InjectionStrategy):
         state_key: str = "state_machine",
         name: str | None = None,
         announce: bool = True,
+        via: Via | Delivery = "edit",
     ) -> None:
+        self.delivery = Delivery.of(via, name="StateMachine via")
         if not (isinstance(states, type) and issubclass(states, enum.Enum)):
             raise UsageError(f"states must be an Enum class, got {states!r}")
         self.states = states
@@ -230,7 +236,8 @@ class StateMachine(InjectionStrategy):
         wanted_names = {t.name for t in wanted}
         remove = tuple(n for n in context.offered if n in self._all_names and n not in wanted_names)
         add = tuple(self._bound[t.name] for t in wanted if t.name not in context.offered)
-        return ToolsetChange(add=add, remove=remove, reason=reason, events=(event,))
+        change = ToolsetChange(add=add, remove=remove, reason=reason, events=(event,))
+        return self.delivery.deliver(change, context)
 
     def on_tool_result(self, context: InjectionContext) -> ToolsetChange | None:
         call, result = context.call, context.result

@@ -75,6 +75,7 @@ from harness.loop._tool_states import revealed_definitions
 from harness.loop._trace_builder import TraceBuilder
 from harness.loop._turns import TurnControl
 from harness.loop._unknown import not_run_result
+from harness.loop._writes import HistoryWrites
 from harness.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from harness.tools import CallContext, ContextObjects, Tool, ToolResult, Toolset
 from harness.tools._definitions import ToolChoice
@@ -198,6 +199,9 @@ class LoopCore:
         self._result_hooks = fast.ResultHooks(strategy)
         self._answer_text: str | None = None  # kept while async calls run (settle_completions)
         self._turns = TurnControl(options, strategy)
+        self.writes = HistoryWrites(self.messages, toolset)
+        """Messages and tool additions the strategies queued for the next request, and the
+        tools an addition made callable without declaring them (harness/loop/_writes.py)."""
 
     # -- the phase --------------------------------------------------------------------
 
@@ -242,6 +246,8 @@ class LoopCore:
         if self._turn_hooks:
             for change in self._ask(self._turn_hooks, "before_turn", self._context()):
                 self.apply_change(change)
+        if self.writes.pending and self.writes.flush(self.messages):
+            self._record.tool_states.noticed()
         offered = self.toolset.names
         turns = self._turns
         settings = (  # a strategy's choice, if one decides
@@ -252,7 +258,7 @@ class LoopCore:
         self._phases.move("requested")
         request = fast.ModelRequest(
             messages=HistoryView(self.messages),
-            tools=self.toolset.definitions(),
+            tools=self.writes.declared(self.toolset),
             tool_names=offered,
             settings=settings,
             iteration=self.iteration,
@@ -512,7 +518,7 @@ class LoopCore:
                     self.apply_change(change, call)
                     if change.result_note:
                         notes.append(change.result_note)
-                    if change.reveal:  # native deferral: the result carries the tools
+                    if change.reveal and change.via == "edit":  # the result carries them
                         reveals = (*reveals, *revealed_definitions(self.toolset, change))
             except HarnessError as exc:
                 error = exc

@@ -166,6 +166,12 @@ class ModelCapabilities:
     sends a found tool from the next request on)."""
     allowed_tools: bool = False
     """Takes an allowed subset in ``tool_choice`` (both OpenAI APIs), keeping ``tools``."""
+    tool_additions: bool = False
+    """Takes tools added mid-conversation by a message, leaving ``tools`` and the earlier
+    prefix (so the prompt cache) untouched: OpenAI Responses' ``additional_tools`` input
+    item, Anthropic's ``role: "system"`` message of ``tool_addition`` blocks. Strategies
+    delivering ``via="addition"`` fall back to editing ``tools`` where it is false
+    (``harness.injection.Delivery``); a format adds it by declaring it, nothing else."""
     tool_history: ToolHistoryRule = "free"
     """What the provider demands of ``tools`` when the history holds tool calls: ``free``
     (nothing, OpenAI), ``tools_defined`` (at least one tool must be declared, Anthropic),

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from harness.loop._events import Event
-from harness.loop._model import Usage
+from harness.loop._model import ModelCapabilities, Usage
+from harness.loop._writes import HistoryWrites
 from harness.messages import Message
 from harness.tools import Toolset
 
@@ -53,6 +54,15 @@ class RunView(Protocol):
     @property
     def usage(self) -> Usage:
         """Tokens used by the run so far."""
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """What the run's model supports."""
+
+    @property
+    def writes(self) -> HistoryWrites:
+        """What waits to be written into the history before the next request, and the
+        tools an addition made callable without declaring them."""
 
     def emit(self, event: Event) -> None:
         """Record ``event`` in the trace and deliver it to the observers."""

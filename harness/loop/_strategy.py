@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from harness._errors import HarnessError, StrategyError
 from harness.loop._events import Event
@@ -13,12 +13,19 @@ from harness.messages import Message, ToolCall
 from harness.tools import Tool, ToolResult
 
 __all__ = [
+    "ChangeVia",
     "DeclaredChanges",
     "InjectionContext",
     "InjectionStrategy",
     "StrategyChain",
     "ToolsetChange",
 ]
+
+
+ChangeVia = Literal["edit", "addition"]
+"""How a change's tools reach the model: ``edit`` (``add`` declares them in ``tools``, the
+tool result carries ``reveal``) or ``addition`` (a system message the client writes
+carries both: the provider's mid-conversation addition, ``tools`` left as it was)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +54,19 @@ class ToolsetChange:
     reveal: tuple[str, ...] = ()
     """Deferred tools of the toolset that the tool result reveals (native deferral instead
     of ``add``: the ``tools`` array stays, the result carries the tools' references)."""
+    via: ChangeVia = "edit"
+    """How ``add`` and ``reveal`` reach the model. ``addition``: a system message carrying
+    their definitions is written into the history before the next request (OpenAI
+    Responses ``additional_tools``, Anthropic ``tool_addition``); added tools join the
+    toolset without being declared in ``tools`` (a deferred one stays declared deferred
+    and the addition reveals it). Only for models with ``capabilities.tool_additions``:
+    ``harness.injection.Delivery`` picks it, with its fallback. A change before the run's
+    first request declares its tools whatever ``via`` says (there is no prefix to keep)."""
+    messages: tuple[Message, ...] = ()
+    """Messages the client writes into the history before the next request, after this
+    iteration's tool results (a new system prompt at a handoff, an assistant message such
+    as crewAI's "give your final answer"); a written assistant message's calls must be
+    answered by written tool messages."""
 
     @property
     def is_empty(self) -> bool:
@@ -58,6 +78,7 @@ class ToolsetChange:
             or self.events
             or self.result_note
             or self.reveal
+            or self.messages
         )
 
 

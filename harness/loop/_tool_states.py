@@ -6,6 +6,8 @@ what the model may call is derived:
 - **visible**: callable without a search: declared and not deferred, or revealed earlier
   in the conversation (a hosted search's result, a client search's result, a client's
   addition), in that order; search tools are listed apart;
+- **added**: the visible tools a client's mid-conversation addition made callable
+  (``SystemMessage.tools``) that ``tools`` does not declare callable;
 - **deferred**: declared with ``defer_loading`` and not revealed yet;
 - **search**: the tool-search tools (hosted or client);
 - **namespaces**: each namespace and its member functions (plain names);
@@ -66,6 +68,9 @@ class ToolStates:
     """Namespace -> its member functions (plain names), in declaration order."""
     tool_choice: ToolChoice | None = None
     """The request's tool choice, ``None`` when it left the provider's default."""
+    added: tuple[str, ...] = ()
+    """Visible tools a client's addition made callable that ``tools`` does not declare
+    callable (undeclared, or declared deferred), in the order they were added."""
 
     @property
     def offered(self) -> tuple[str, ...]:
@@ -80,11 +85,12 @@ class ToolStates:
 
     @property
     def is_plain(self) -> bool:
-        """True when nothing is deferred, searched, namespaced or narrowed."""
+        """True when nothing is deferred, searched, namespaced, added or narrowed."""
         return (
             not self.deferred
             and not self.search
             and not self.namespaces
+            and not self.added
             and (self.tool_choice is None or self.tool_choice.allowed is None)
         )
 
@@ -103,13 +109,17 @@ class ToolStates:
 
     def to_data(self) -> dict[str, Any]:
         """``{"visible": [...], "deferred": [...], "search": [...], "namespaces": {...}}``
-        (the ``tools`` object of ``harness cassette show --json``)."""
-        return {
+        (the ``tools`` object of ``harness cassette show --json``), with ``"added": [...]``
+        when a client's addition made tools callable."""
+        data: dict[str, Any] = {
             "visible": list(self.visible),
             "deferred": list(self.deferred),
             "search": list(self.search),
             "namespaces": {k: list(v) for k, v in self.namespaces.items()},
         }
+        if self.added:
+            data["added"] = list(self.added)
+        return data
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,6 +154,7 @@ class ToolStateTracker:
     """
 
     __slots__ = (
+        "_added",
         "_definitions",
         "_epoch",
         "_last",
@@ -162,6 +173,8 @@ class ToolStateTracker:
         self._epoch = 0
         self._scanned = 0
         self._revealed: dict[str, None] = {}
+        self._added: dict[str, None] = {}
+        """Names a client's addition (``SystemMessage.tools``) revealed, in order."""
         self._definitions: dict[str, ToolDefinition] = {}
         self._tools: Sequence[ToolDefinition] | None = None
         self._static: tuple[
@@ -188,6 +201,7 @@ class ToolStateTracker:
         if count and (end < count or not _same(seq[count - 1], self._last)):
             count = 0
             self._revealed = {}
+            self._added = {}
             self._definitions = {}
             self._epoch += 1
         for index in range(count, end):
@@ -199,10 +213,14 @@ class ToolStateTracker:
                 found = revealed_by(message)
             else:
                 continue
+            added = kind is SystemMessage
             for item in found:
                 name = _name(item)
                 if name not in self._revealed:
                     self._revealed[name] = None
+                    self._epoch += 1
+                if added and name not in self._added:
+                    self._added[name] = None
                     self._epoch += 1
                 if not isinstance(item, str):
                     self._definitions.setdefault(name, item)
@@ -263,6 +281,7 @@ class ToolStateTracker:
         namespaces: Mapping[str, tuple[str, ...]],
         choice: ToolChoice | None,
     ) -> ToolStates:
+        declared = set(plain)
         shown = set(plain)
         hidden = set(search)
         visible = list(plain)
@@ -276,6 +295,7 @@ class ToolStateTracker:
             search=search,
             namespaces=namespaces,
             tool_choice=choice,
+            added=tuple(n for n in self._added if n not in declared and n not in hidden),
         )
 
 

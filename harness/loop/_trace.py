@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal, get_args
 
 from harness._errors import UsageError
 from harness._secrets import scrub_text
@@ -15,6 +15,7 @@ from harness.loop._tool_states import ToolStates
 from harness.tools._definitions import ToolChoice
 
 __all__ = [
+    "VIAS",
     "CallRecord",
     "ChangeRecord",
     "CompletionRecord",
@@ -22,6 +23,13 @@ __all__ = [
     "Trace",
     "TurnRecord",
 ]
+
+
+Via = Literal["edit", "addition", "deferred+search", "allowed"]
+"""How an injected tool reached the model: the ``tools`` array edited, a client's
+mid-conversation addition, a deferred tool a search (or a tool result) revealed, a tool
+newly let through an allowed subset of ``tool_choice`` (see ``IterationRecord.injections``)."""
+VIAS: tuple[str, ...] = get_args(Via)
 
 
 def parse_arguments(arguments: str) -> dict[str, Any] | None:
@@ -168,10 +176,14 @@ class ChangeRecord:
     machine's initial state, the first groups or sections): it sets up the toolset the
     model first sees, so it is not an injection (``IterationRecord.injected`` and
     ``Trace.injected`` leave it out; ``Trace.offered_at_start`` includes it)."""
+    via: Literal["edit", "addition"] = "edit"
+    """How ``added`` reached the model: ``edit`` (declared in ``tools``) or ``addition``
+    (a system message the client wrote: ``tools`` and the earlier prefix unchanged)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
-        return {
+        """JSON-friendly form (``via`` only when it is not ``edit``: other traces keep
+        their shape)."""
+        data: dict[str, Any] = {
             "strategy": self.strategy,
             "reason": self.reason,
             "added": list(self.added),
@@ -181,6 +193,9 @@ class ChangeRecord:
             "after_call_id": self.after_call_id,
             "initial": self.initial,
         }
+        if self.via != "edit":
+            data["via"] = self.via
+        return data
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,6 +30,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         AnthropicModel as AnthropicModel,
         map_anthropic_error as map_anthropic_error,
     )
+    from harness.models._bedrock._model import (
+        BEDROCK_CAPABILITIES as BEDROCK_CAPABILITIES,
+        BedrockConverseModel as BedrockConverseModel,
+        map_bedrock_error as map_bedrock_error,
+    )
     from harness.models._callback import (
         CallbackModel as CallbackModel,
         CallbackResult as CallbackResult,
@@ -38,6 +43,11 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         CapabilitiesOverride as CapabilitiesOverride,
         StaticToolsModel as StaticToolsModel,
         with_capabilities as with_capabilities,
+    )
+    from harness.models._gemini._model import (
+        GEMINI_CAPABILITIES as GEMINI_CAPABILITIES,
+        GeminiModel as GeminiModel,
+        map_gemini_error as map_gemini_error,
     )
     from harness.models._openai._chat import (
         OPENAI_CHAT_CAPABILITIES as OPENAI_CHAT_CAPABILITIES,
@@ -120,6 +130,15 @@ if typing.TYPE_CHECKING:  # the public API: each name once (harness._lazy reads 
         RecordedRequest as RecordedRequest,
         WireApp as WireApp,
         WireReply as WireReply,
+    )
+    from harness.models._wire._bedrock_client import (
+        FAKE_BEDROCK_ENDPOINT as FAKE_BEDROCK_ENDPOINT,
+        BedrockWireHook as BedrockWireHook,
+        fake_bedrock_client as fake_bedrock_client,
+    )
+    from harness.models._wire._gemini_client import (
+        FAKE_GEMINI_BASE_URL as FAKE_GEMINI_BASE_URL,
+        fake_gemini_client as fake_gemini_client,
     )
     from harness.models._wire._server import (
         WireServer as WireServer,

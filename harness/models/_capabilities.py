@@ -12,7 +12,13 @@ from harness.messages import Message
 
 __all__ = ["CapabilitiesOverride", "StaticToolsModel", "format_capabilities", "with_capabilities"]
 
-FORMAT_NAMES = ("openai-chat", "openai-responses", "anthropic-messages")
+FORMAT_NAMES = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "bedrock-converse",
+    "gemini-generate",
+)
 """The wire formats whose adapters declare capabilities (``harness.formats`` names)."""
 
 
@@ -33,6 +39,14 @@ def format_capabilities(format_name: str) -> ModelCapabilities:
         from harness.models._anthropic._model import ANTHROPIC_CAPABILITIES
 
         return ANTHROPIC_CAPABILITIES
+    if format_name == "bedrock-converse":
+        from harness.models._bedrock._model import BEDROCK_CAPABILITIES
+
+        return BEDROCK_CAPABILITIES
+    if format_name == "gemini-generate":
+        from harness.models._gemini._model import GEMINI_CAPABILITIES
+
+        return GEMINI_CAPABILITIES
     raise UsageError(
         f"no adapter capabilities for the format {format_name!r}; known: "
         + ", ".join(repr(n) for n in FORMAT_NAMES)
@@ -90,7 +104,10 @@ class StaticToolsModel(_Wrapper):
 
     def __init__(self, inner: Model) -> None:
         super().__init__(inner)
-        self.capabilities = dataclasses.replace(inner.capabilities, supports_dynamic_tools=False)
+        # tools set once per session: no mid-conversation additions either
+        self.capabilities = dataclasses.replace(
+            inner.capabilities, supports_dynamic_tools=False, tool_additions=False
+        )
         self._tools: tuple[str, ...] | None = None
         self._history: list[Message] = []
         self.sessions = 0

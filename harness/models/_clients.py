@@ -13,7 +13,7 @@ from harness._extras import require
 
 __all__ = ["SDK_CLIENTS", "Sdk", "SdkClients", "client_kind"]
 
-Sdk = Literal["openai", "anthropic"]
+Sdk = Literal["openai", "anthropic", "google.genai"]
 
 
 class SdkClients(NamedTuple):
@@ -32,6 +32,7 @@ class SdkClients(NamedTuple):
 SDK_CLIENTS: dict[Sdk, SdkClients] = {
     "openai": SdkClients("OpenAI", "OpenAI", "AsyncOpenAI", "base_url=..., api_key=..."),
     "anthropic": SdkClients("Anthropic", "Anthropic", "AsyncAnthropic", "api_key=..."),
+    "google.genai": SdkClients("google-genai", "Client", "client.AsyncClient", "api_key=..."),
 }
 
 
@@ -40,11 +41,18 @@ def client_kind(client: Any, *, sdk: Sdk, adapter: str) -> Literal["sync", "asyn
     ``adapter`` and the client classes it takes for anything else."""
     classes = SDK_CLIENTS[sdk]
     module = require(sdk, f"{adapter} (the {classes.label} SDK adapter)")
-    if isinstance(client, getattr(module, classes.asynchronous)):
+    if isinstance(client, _attribute(module, classes.asynchronous)):
         return "async"
-    if isinstance(client, getattr(module, classes.sync)):
+    if isinstance(client, _attribute(module, classes.sync)):
         return "sync"
     raise UsageError(
         f"{adapter} needs an {sdk}.{classes.sync} or {sdk}.{classes.asynchronous} client, got "
         f"{type(client).__name__}; e.g. {adapter}({sdk}.{classes.sync}({classes.example}))"
     )
+
+
+def _attribute(module: Any, dotted: str) -> Any:
+    """``module.a.b`` for ``"a.b"`` (google-genai's async client is ``client.AsyncClient``)."""
+    for name in dotted.split("."):
+        module = getattr(module, name)
+    return module

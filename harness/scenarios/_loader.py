@@ -60,13 +60,17 @@ STRATEGIES: dict[str, Callable[..., InjectionStrategy]] = {
 
 def standing_for(model: Model, format_name: str | None) -> Model:
     """``model`` declaring the native tools the adapter of ``format_name`` declares (its
-    tool searches and allowed subsets; ``model: capabilities:`` in a scenario file), the
-    rest of its capabilities its own; ``model`` itself when no format is named."""
+    tool searches, allowed subsets and mid-conversation additions; ``model: capabilities:``
+    in a scenario file), the rest of its capabilities its own; ``model`` itself when no
+    format is named."""
     if format_name is None:
         return model
     native = format_capabilities(format_name)
     return with_capabilities(
-        model, tool_search=native.tool_search, allowed_tools=native.allowed_tools
+        model,
+        tool_search=native.tool_search,
+        allowed_tools=native.allowed_tools,
+        tool_additions=native.tool_additions,
     )
 
 

@@ -31,7 +31,9 @@ from typing import Any
 from harness._errors import HarnessError, ScenarioError, ScriptError
 from harness.loop import (
     Continuation,
+    ContinuationContext,
     ContinueUntilTool,
+    ContinueWhile,
     NudgeAfterResults,
     ReAct,
     ToolChoiceSchedule,
@@ -95,12 +97,45 @@ def continuation_from_data(value: Any, where: str) -> Continuation | list[Contin
             if set(value) == {"nudge_after_results"}:
                 texts = value["nudge_after_results"]
                 return NudgeAfterResults(texts if isinstance(texts, list) else str(texts))
+            if set(value) == {"continue_after"}:
+                return _continue_after(value["continue_after"], where)
         except HarnessError as exc:
             raise ScenarioError(f"{where}continuation {value!r}: {exc}") from None
     raise ScenarioError(
         f"{where}continuation {value!r} is not a policy; write react, {{react: {{nudge: TEXT}}}}, "
-        "{until_tool: NAME, nudge: TEXT}, {nudge_after_results: TEXT}, or a list of these"
+        "{until_tool: NAME, nudge: TEXT}, {nudge_after_results: TEXT}, "
+        "{continue_after: [REQUEST, ...]}, or a list of these"
     )
+
+
+def _continue_after(value: Any, where: str) -> Continuation:
+    """``{continue_after: [2, 5]}``: the text answers of those requests (1-based, counted
+    over the session) do not end the turn; the loop asks again with no user message (a
+    client that added tools, or wrote a message of its own, before asking again)."""
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in value)
+    ):
+        raise ScenarioError(
+            f"{where}continuation continue_after must be a non-empty list of request "
+            f"numbers (1-based), got {value!r}"
+        )
+    requests = frozenset(value)
+    return ContinueWhile(_AskedAgain(requests))
+
+
+class _AskedAgain:
+    """The predicate of ``continue_after`` (named, so the policy reads well in errors)."""
+
+    def __init__(self, requests: frozenset[int]) -> None:
+        self.requests = requests
+
+    def __call__(self, context: ContinuationContext) -> bool:
+        return context.iteration in self.requests
+
+    def __repr__(self) -> str:
+        return f"continue_after {sorted(self.requests)}"
 
 
 def schedule_from_data(value: Any, where: str) -> ToolChoiceSchedule:

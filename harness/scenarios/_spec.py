@@ -93,6 +93,10 @@ class TimelineStep(BaseModel):
     """How many tool searches this turn made."""
     allowed: list[str] | None = None
     """The allowed subset of the request's tool choice, in order (``[]``: none)."""
+    added: list[str] | None = None
+    """Names (or globs) injected during this iteration by a client's mid-conversation
+    addition (``via="addition"``: ``tools`` unchanged), in order; they are in
+    ``injected`` too."""
 
 
 class CompletionExpect(BaseModel):
@@ -151,7 +155,16 @@ class ModelSpec(BaseModel):
     """Let the script call tools that are not offered (to test unknown-tool handling)."""
     factory: str | None = None
     """Import path of a model factory ``f(steps, lenient) -> Model``, instead of ScriptedModel."""
-    capabilities: Literal["openai-chat", "openai-responses", "anthropic-messages"] | None = None
+    capabilities: (
+        Literal[
+            "openai-chat",
+            "openai-responses",
+            "anthropic-messages",
+            "bedrock-converse",
+            "gemini-generate",
+        ]
+        | None
+    ) = None
     """The provider the model stands for: it declares the native tools that format's
     adapter declares (its tool searches, allowed subsets), so ``native: always``
     strategies run in process. Default: the model's own (a scripted model's are Chat
@@ -232,8 +245,8 @@ class ScenarioSpec(BaseModel):
     give the history before the first turn, if any."""
     continuation: Any = None
     """Whether a text answer ends the turn: ``react``, ``{react: {nudge: ...}}``,
-    ``{until_tool: NAME, nudge: ...}``, ``{nudge_after_results: TEXT}``, an import path,
-    or a list of these."""
+    ``{until_tool: NAME, nudge: ...}``, ``{nudge_after_results: TEXT}``,
+    ``{continue_after: [REQUEST, ...]}``, an import path, or a list of these."""
     tool_choice: Any = None
     """A ``tool_choice`` schedule by request of each turn: a list (``[none, required]``) or
     ``{schedule: [...], then: last | repeat | default}``."""

@@ -49,10 +49,14 @@ class TimelineRow:
     """How many tool searches this turn made."""
     allowed: tuple[str, ...] = ()
     """The allowed subset of the request's tool choice (empty: none)."""
+    added: tuple[str, ...] = ()
+    """The injected tools a client's mid-conversation addition delivered (``tools``
+    unchanged: ``ChangeRecord.via == "addition"``); also in ``injected``."""
 
     def render(self) -> str:
         """``#2 offered=3 calls=a,b !b +x -y`` style text; with native tools
-        ``deferred=?a,?b``, ``allowed=a``, ``searches=1`` and ``discovered=+a``."""
+        ``deferred=?a,?b``, ``allowed=a``, ``searches=1``, ``discovered=+a`` and
+        ``added=+a`` (injected by an addition)."""
         parts = [f"#{self.iteration}", f"offered={self.offered}"]
         if self.session is not None:
             parts.insert(0, f"[{self.session}]")
@@ -78,8 +82,11 @@ class TimelineRow:
             parts.append(f"searches={self.searches}")
         if self.discovered:
             parts.append("discovered=" + ",".join(f"+{n}" for n in self.discovered))
-        if self.injected:
-            parts.append("+" + ",".join(self.injected))
+        edited = [n for n in self.injected if n not in self.added]
+        if edited:
+            parts.append("+" + ",".join(edited))
+        if self.added:
+            parts.append("added=" + ",".join(f"+{n}" for n in self.added))
         if self.removed:
             parts.append("-" + ",".join(self.removed))
         if self.final or self.continued:
@@ -124,6 +131,9 @@ def timeline_rows(trace: Trace) -> list[TimelineRow]:
                 discovered=it.discovered,
                 searches=it.searches,
                 allowed=it.allowed or (),
+                added=tuple(
+                    n for c in it.changes if c.via == "addition" and not c.initial for n in c.added
+                ),
             )
         )
     return rows
@@ -184,6 +194,7 @@ def _check_step(step: TimelineStep, row: TimelineRow) -> tuple[str, str] | None:
         ("deferred", step.deferred, row.deferred),
         ("discovered", step.discovered, row.discovered),
         ("allowed", step.allowed, row.allowed),
+        ("added", step.added, row.added),
     )
     for label, patterns, names in checks:
         if patterns is not None and not _names_match(patterns, names):

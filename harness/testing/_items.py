@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from harness import _check_sink as _sink
 from harness._errors import HarnessError, UsageError
-from harness._plugin import _sink
 from harness.assertions import render_table
 from harness.scenarios import ScenarioOutcome, load_scenario, run_scenario
 
@@ -84,7 +84,7 @@ class ScenarioItem(pytest.Item):
     """Runs one scenario file and checks its expectations (timeline, output, error)."""
 
     def runtest(self) -> None:
-        from harness._plugin import _options as opts
+        from harness.testing import _options as opts
         from harness.testing._network import deny_network
 
         network = opts.cli_or_ini(self.config, opts.NETWORK) or "deny"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
+from harness import _check_sink as _sink
 from harness._errors import HarnessError
-from harness._plugin import _sink
 from harness.loop import Model, RunResult, Trace, arun, run
 from harness.scenarios import ScenarioOutcome, load_scenario, run_scenario
 

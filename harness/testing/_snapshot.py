@@ -22,8 +22,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from harness import _check_sink as _sink
 from harness._errors import UsageError
-from harness._plugin import _sink
 from harness._secrets import scrub_message
 from harness.assertions import as_trace
 from harness.scenarios import format_timeline, timeline_rows

@@ -33,37 +33,21 @@ SKIP_REASON = "no real recordings: cassettes/real is empty and $HARNESS_CORPUS i
 
 COST = "cost"
 """The sub-folder of a provider's real recordings kept for their prompt-cache usage
-figures (``tests/cost``): the replay tests take only those that hold nothing the replay
-does not read yet (``replayed``; see PROVENANCE.md)."""
-
-
-def replayed(path: Path) -> bool:
-    """True unless the recording holds what the replay does not read yet: pydantic-ai's
-    typed JSON bodies (``{type: json, content: ...}``) or a response recorded without
-    headers (so without a ``content-type``)."""
-    for interaction in raw_interactions(path):
-        response = interaction.get("response") or {}
-        if not response.get("headers"):
-            return False
-        for part in (interaction.get("request") or {}, response):
-            body = part.get("body")
-            if isinstance(body, dict) and body.get("type") == "json":
-                return False
-    return True
+figures (``tests/cost``); the replay tests take them like every other recording."""
 
 
 def recordings(*folders: str) -> list[Path]:
     """Every real recording (``cassettes/real`` first, then the external corpus), each
     content once, only in the provider ``folders`` given (``"openai"``, ``"anthropic"``,
-    ``"pydantic_ai_variant"``), sorted by folder and name; of ``cost/``, those ``replayed``."""
+    ``"pydantic_ai_variant"``), sorted by folder and name. None is left out: every one
+    shows, converts and replays."""
     by_digest: dict[str, Path] = {}
     for root in (REAL, CORPUS):
         if root is None or not root.is_dir():
             continue
         for path in sorted(root.rglob("*.yaml")):
-            parts = path.relative_to(root).parts
-            folder = parts[0]
-            if (folders and folder not in folders) or (COST in parts[1:-1] and not replayed(path)):
+            folder = path.relative_to(root).parts[0]
+            if folders and folder not in folders:
                 continue
             by_digest.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
     return sorted(by_digest.values(), key=lambda p: (p.parent.name, p.name))

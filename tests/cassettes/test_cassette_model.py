@@ -234,5 +234,7 @@ def test_a_cassette_model_declares_what_its_formats_adapter_declares(api: str) -
     tool_search, allowed_tools = DECLARED[api]
     for path in paths:
         model = CassetteModel(path, unused="ignore")
+        if len({codec.name for _, codec in model.turns}) > 1:
+            continue  # two APIs (a failover): what both declare, tested apart
         assert model.capabilities.tool_search == tool_search, path.name
         assert model.capabilities.allowed_tools is allowed_tools, path.name

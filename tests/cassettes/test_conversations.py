@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -158,7 +159,7 @@ def test_a_one_turn_recording_with_your_tools_reports_a_result_that_differs(
 ) -> None:
     """A recording of one user turn becomes a plain scenario (no ``turns``); a bound tool's
     result that differs from the recorded one is reported there too."""
-    tool = {
+    tool: dict[str, Any] = {
         "type": "function",
         "function": {
             "name": "get_weather",
@@ -199,3 +200,96 @@ def test_a_one_turn_recording_with_your_tools_reports_a_result_that_differs(
     assert note.startswith("get_weather (call c1, request 1): recorded 'Recorded: 20C, cloudy'")
     assert "now 'Current weather in Paris: 72°F, sunny'" in note
     assert "result differs: get_weather" in runner.invoke(app, ["run", str(target)]).output
+
+
+# -- what a client writes between requests -----------------------------------------------
+
+SYSTEM_A = {"role": "system", "content": "You are the triage agent."}
+SYSTEM_B = {"role": "system", "content": "You are the refunds agent."}
+RESULT = {"role": "tool", "tool_call_id": "c1", "content": "done"}
+
+
+def test_a_new_system_prompt_over_the_same_history_is_a_handoff_in_one_conversation(
+    tmp_path: Path,
+) -> None:
+    path = _cassette(
+        tmp_path,
+        [
+            _interaction([SYSTEM_A, USER], CALL),
+            _interaction(
+                [SYSTEM_B, USER, {"role": "assistant", **CALL}, RESULT],
+                {"content": "ok"},
+                tools=False,
+            ),
+        ],
+    )
+    (conversation,) = conversations_of(path)
+    gap = conversation.gap(0)
+    assert [(type(m).__name__, m.content) for m in gap.written] == [
+        ("SystemMessage", "You are the refunds agent.")
+    ]
+    assert [r.tool_call_id for r in gap.results] == ["c1"] and not gap.users
+    target = tmp_path / "s.yaml"
+    target.write_text(yaml.safe_dump(scenario_data(path), sort_keys=False))
+    ran = CliRunner().invoke(app, ["run", str(target)])
+    assert ran.exit_code == 0, ran.output
+
+
+def test_the_same_system_prompt_is_stronger_evidence_than_a_longer_prefix(tmp_path: Path) -> None:
+    """Two conversations qualify for the third request: the one with its system prompt
+    wins, though the other's history is as long."""
+    path = _cassette(
+        tmp_path,
+        [
+            _interaction([SYSTEM_A, USER], {"content": "hello"}),
+            _interaction([SYSTEM_B, USER], {"content": "hello"}),
+            _interaction(
+                [SYSTEM_B, USER, {"role": "assistant", "content": "hello"}, USER],
+                {"content": "bye"},
+            ),
+        ],
+    )
+    assert [c.numbers for c in conversations_of(path)] == [(1,), (2, 3)]
+
+
+def test_messages_a_client_writes_are_told_apart_from_users_and_additions(tmp_path: Path) -> None:
+    path = _cassette(
+        tmp_path,
+        [
+            _interaction([USER], CALL),
+            _interaction(
+                [
+                    USER,
+                    {"role": "assistant", **CALL},
+                    RESULT,
+                    {"role": "user", "content": "nudge"},
+                    {"role": "assistant", "content": "I write this myself."},
+                    {"role": "user", "content": "after it"},
+                ],
+                {"content": "ok"},
+            ),
+        ],
+    )
+    gap = conversations_of(path)[0].gap(0)
+    assert [u.content for u in gap.users] == ["nudge"]
+    assert [(m.role, m.content) for m in gap.written] == [
+        ("assistant", "I write this myself."),
+        ("user", "after it"),
+    ]
+    assert gap.added == ()
+
+
+def test_a_client_that_sent_back_no_answer_is_refused_naming_the_nearest_scenario(
+    tmp_path: Path,
+) -> None:
+    path = _cassette(
+        tmp_path,
+        [
+            _interaction([USER], {"content": "hello"}),
+            _interaction([USER, {"role": "user", "content": "again"}], {"content": "bye"}),
+        ],
+    )
+    with pytest.raises(CassetteError, match=r"interaction 2 cannot be replayed") as info:
+        scenario_data(path)
+    assert "sent no answer of the model back" in str(info.value)
+    assert "new conversation" in str(info.value)

@@ -54,14 +54,31 @@ def test_the_large_catalog_shows_each_design_s_price() -> None:
         app, ["compare", str(COMPARE / "large_catalog.yaml"), "--json", "--prices", str(PRICES)]
     )
     variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
-    assert set(variants) == {"eager", "facade", "search", "allowed", "native"}
+    assert set(variants) == {"eager", "facade", "addition", "search", "allowed", "native"}
     assert variants["eager"]["cache_breaks"] == variants["allowed"]["cache_breaks"] == []
     assert [b["cause"] for b in variants["facade"]["cache_breaks"]] == ["tools-changed"] * 2
     assert {b["by"] for b in variants["search"]["cache_breaks"]} == {"search"}
     eager, search = variants["eager"], variants["search"]
     assert eager["tool_definition_tokens"] > 50 * search["tool_definition_tokens"]
     assert eager["cost"] > search["cost"]
-    assert len(load_comparison(COMPARE / "large_catalog.yaml").variants) == 5
+    assert len(load_comparison(COMPARE / "large_catalog.yaml").variants) == 6
+
+
+def test_an_addition_keeps_the_cache_that_the_same_facade_editing_tools_breaks() -> None:
+    """The addition variant unfolds the same facade, its tools delivered by an
+    ``additional_tools`` item: ``tools`` never changes, so no request breaks the cache."""
+    result = runner.invoke(
+        app, ["compare", str(COMPARE / "large_catalog.yaml"), "--json", "--prices", str(PRICES)]
+    )
+    assert result.exit_code == 0, result.output
+    variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
+    addition, facade = variants["addition"], variants["facade"]
+    assert addition["passed"] is True and addition["calls"] == facade["calls"] == 4
+    assert addition["cache_breaks"] == []
+    assert [b["cause"] for b in facade["cache_breaks"]] == ["tools-changed"] * 2
+    assert addition["cached_input_tokens"] > facade["cached_input_tokens"]
+    assert addition["tool_definition_tokens"] < facade["tool_definition_tokens"]
+    assert addition["cost"] < facade["cost"]
 
 
 def test_native_deferral_keeps_the_cache_that_editing_tools_breaks() -> None:
@@ -94,12 +111,12 @@ def test_the_table_lists_variants_and_what_did_not_run(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("large_catalog: openai-responses, gpt-5, tokens by ")
-    names = ["eager", "facade", "search", "allowed", "native"]
-    assert [line.split()[0] for line in lines[2:7]] == names
-    native = lines[6].split()
-    assert native[1] == "yes" and "none" in native  # passed, no cache break
+    names = ["eager", "facade", "addition", "search", "allowed", "native"]
+    assert [line.split()[0] for line in lines[2:8]] == names
+    for row in (lines[4].split(), lines[7].split()):  # addition and native
+        assert row[1] == "yes" and "none" in row  # passed, no cache break
     assert "not run:" not in result.output
-    assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 5
+    assert page.read_text(encoding="utf-8").count('<svg class="chart"') == 6
 
 
 def test_a_pipe_gets_whole_lines_with_every_cause_and_who_caused_it(tmp_path: Path) -> None:
@@ -224,3 +241,16 @@ def test_comparisons_are_not_scenarios() -> None:
     assert found and not any(p.parent.name == "compare" for p in found)
     with pytest.raises(ScenarioError, match="harness compare"):
         load_scenario(COMPARE / "file_tools.yaml")
+
+
+def test_gemini_declared_tools_keep_the_implicit_cache_that_unfolding_breaks() -> None:
+    """On Gemini an allowed subset is ``allowedFunctionNames``: the declarations stay, so
+    the implicitly cached prefix does; unfolding a facade changes them and breaks it."""
+    file = COMPARE / "file_tools_gemini.yaml"
+    result = runner.invoke(app, ["compare", str(file), "--json", "--prices", str(PRICES)])
+    assert result.exit_code == 0, result.output
+    variants = {v["name"]: v for v in json.loads(result.output)["variants"]}
+    assert load_comparison(file).spec.format == "gemini-generate"
+    assert variants["allowed"]["cache_breaks"] == variants["eager"]["cache_breaks"] == []
+    assert [b["cause"] for b in variants["facade"]["cache_breaks"]] == ["tools-changed"] * 2
+    assert variants["allowed"]["cached_input_tokens"] > 0

@@ -9,6 +9,8 @@ import pytest
 from harness.formats import (
     WireFormat,
     anthropic_messages,
+    bedrock_converse,
+    gemini_generate,
     openai_chat,
     openai_responses,
     wire_formats,
@@ -42,7 +44,7 @@ SHARED = {
 }
 """The one naming scheme: what every format module exports."""
 
-MODULES = [openai_chat, openai_responses, anthropic_messages]
+MODULES = [openai_chat, openai_responses, anthropic_messages, bedrock_converse, gemini_generate]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
@@ -69,7 +71,19 @@ def test_shared_functions_take_the_same_leading_arguments(module: object) -> Non
 
 def test_the_fake_serves_every_format_by_its_name_and_route() -> None:
     formats = wire_formats()
-    assert [f.NAME for f in formats] == ["openai-chat", "openai-responses", "anthropic-messages"]
-    assert [f.ROUTE for f in formats] == ["/chat/completions", "/responses", "/messages"]
+    assert [f.NAME for f in formats] == [
+        "openai-chat",
+        "openai-responses",
+        "anthropic-messages",
+        "bedrock-converse",
+        "gemini-generate",
+    ]
+    assert [f.ROUTE for f in formats] == [
+        "/chat/completions",
+        "/responses",
+        "/messages",
+        "/model/{modelId}/converse",
+        "/models/{model}:generateContent",
+    ]
     assert [f.CODEC.name for f in formats] == [f.NAME for f in formats]
     assert len({f.ROUTE for f in formats}) == len(formats)

@@ -326,6 +326,26 @@ def test_collision_replace_rebinds_to_the_new_instance() -> None:
     assert len([e for e in _events(result) if isinstance(e, ProviderDiscovered)]) == 2
 
 
+def test_replacing_a_provider_does_not_count_its_tools_twice() -> None:
+    model = ScriptedModel(
+        [
+            call("search_customer", name="John Smith"),
+            call("fresh_copy"),
+            call("fresh_copy"),
+            reply("x"),
+        ]
+    )
+    result = run(
+        model,
+        "go",
+        tools=[search_customer, fresh_copy],
+        strategies=[EntityDiscovery(collision="replace", max_injected_tools=3)],
+    )
+    assert not [e for e in _events(result) if isinstance(e, LimitReached)]
+    assert len([e for e in _events(result) if isinstance(e, ProviderDiscovered)]) == 3
+    assert [len(c.removed) for c in result.trace.changes] == [0, 3, 3]
+
+
 def test_collision_error() -> None:
     with pytest.raises(InvalidToolProvider) as info:
         _collision_run("error")

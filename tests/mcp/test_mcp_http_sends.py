@@ -53,7 +53,7 @@ class Writes:
 @pytest.fixture
 def writes(monkeypatch: pytest.MonkeyPatch) -> Writes:
     recorded = Writes()
-    transport = asyncio.selector_events._SelectorSocketTransport
+    transport = asyncio.selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
     write = transport.write
 
     def recording_write(self: Any, data: Any) -> None:

@@ -38,6 +38,7 @@ from harness.models import (
     AnthropicModel,
 )
 from harness.models._anthropic._model import sdk_call_kwargs
+from harness.testing._vcr import HarnessSerializer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cassettes"))
 from corpus import recordings
@@ -56,8 +57,13 @@ pytestmark = [
 
 
 def _load(name: str) -> Cassette:
+    """The recording with vcrpy, through the harness's serializer (stock vcrpy, and the
+    variants other projects write: pydantic-ai's typed JSON bodies)."""
     return Cassette.load(
-        path=str(PATHS[name]), record_mode="none", match_on=(matchers.method, matchers.path)
+        path=str(PATHS[name]),
+        record_mode="none",
+        match_on=(matchers.method, matchers.path),
+        serializer=HarnessSerializer,
     )
 
 
@@ -105,7 +111,9 @@ def _client(name: str) -> anthropic.Anthropic:
             for k, v in played["headers"].items()
             if k.lower() not in ("content-length", "transfer-encoding")  # some were reformatted
         }
-        return httpx2.Response(played["status"]["code"], headers=headers, content=_raw(played))
+        status = played["status"]
+        code = status if isinstance(status, int) else status["code"]
+        return httpx2.Response(code, headers=headers, content=_raw(played))
 
     return anthropic.Anthropic(
         base_url="https://api.anthropic.com",

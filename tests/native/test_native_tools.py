@@ -16,7 +16,7 @@ import openai
 import pytest
 
 from harness.cassettes._show import show_data
-from harness.formats import anthropic_messages, openai_responses
+from harness.formats import anthropic_messages, openai_responses, wire_formats
 from harness.injection import ToolSearch
 from harness.loop import run
 from harness.models import (
@@ -239,10 +239,15 @@ def test_show_json_has_the_documented_shape(path: Path) -> None:
     assert set(data) >= {"cassette", "format", "conversations"}
     for conversation in data["conversations"]:
         for request in conversation["requests"]:
-            assert request["provider"] in ("openai-chat", "openai-responses", "anthropic-messages")
+            assert request["provider"] in {f.NAME for f in wire_formats()}
             assert isinstance(request["interaction"], int) and isinstance(request["stream"], bool)
-            assert set(request["tools"]) == {"visible", "deferred", "search", "namespaces"}
-            assert not set(request["tools"]["visible"]) & set(request["tools"]["deferred"])
+            tools = request["tools"]
+            assert set(tools) == {"visible", "deferred", "search", "namespaces", "added"}
+            assert not set(tools["visible"]) & set(tools["deferred"])
+            assert set(tools["added"]) <= set(tools["visible"])
+            assert all(set(c) == {"added", "removed", "via"} for c in request["changes"])
+            assert all(c["via"] in ("edit", "addition") for c in request["changes"])
+            assert set(request["written"]) <= {"system", "user", "assistant", "tool"}
             choice = request["tool_choice"]
             assert choice is None or set(choice) == {"mode", "allowed", "name"}
             response = request["response"]
@@ -258,6 +263,7 @@ def test_show_json_counts_a_hosted_search_and_hides_deferred_tools() -> None:
         "deferred": ["get_weather"],
         "search": ["tool_search"],
         "namespaces": {},
+        "added": [],
     }
     assert first["response"]["searches"] == 1
     assert first["response"]["discovered"] == ["get_weather"]

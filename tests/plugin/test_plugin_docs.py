@@ -37,7 +37,7 @@ def test_the_reference_examples_pass_under_pytest(pytester: pytest.Pytester) -> 
 
 def test_every_option_and_ini_key_has_exactly_one_row() -> None:
     """The options table listed the filter ini keys twice, with different descriptions."""
-    from harness._plugin import _options as opts
+    from harness.testing import _options as opts
 
     table = PAGE.read_text(encoding="utf-8").split("## Options and ini keys")[1].split("###")[0]
     rows = [line for line in table.splitlines() if line.startswith("| ")][2:]

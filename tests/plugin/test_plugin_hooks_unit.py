@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import pytest_plugin
+from harness._plugin._reporter import REPORTER_NAME, HarnessReporter
 from harness.assertions import has_iterations, never_called
 from harness.loop import IterationRecord, Trace
 
@@ -12,7 +12,9 @@ TRACE = Trace(iterations=[IterationRecord(index=1, offered=("a",), finish_reason
 
 
 def test_assertrepr_only_for_expectations_on_traces(pytestconfig: pytest.Config) -> None:
-    compare = pytest_plugin.pytest_assertrepr_compare
+    reporter = pytestconfig.pluginmanager.get_plugin(REPORTER_NAME)
+    assert isinstance(reporter, HarnessReporter)
+    compare = reporter.pytest_assertrepr_compare
     assert compare(pytestconfig, "==", 1, 2) is None
     assert compare(pytestconfig, "<", TRACE, has_iterations(2)) is None
     assert compare(pytestconfig, "==", has_iterations(2), "not a trace") is None

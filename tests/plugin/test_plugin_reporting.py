@@ -138,8 +138,7 @@ def test_a_failure_outside_an_assertion_keeps_the_timeline_section(
 
 
 def test_a_verdict_raises_only_under_the_plugin() -> None:
-    from harness import ScriptedModel, reply, run
-    from harness._plugin import _sink
+    from harness import ScriptedModel, _check_sink as _sink, reply, run
     from harness.assertions import expect, expect_timeline, never_called
 
     result = run(ScriptedModel([reply("done")]), "hi")

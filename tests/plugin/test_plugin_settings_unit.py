@@ -10,8 +10,7 @@ import httpx2
 import pytest
 
 from harness import UsageError
-from harness._plugin import _options as opts
-from harness.testing import HarnessConfig, open_cassette, resolve_settings
+from harness.testing import HarnessConfig, _options as opts, open_cassette, resolve_settings
 from harness.testing._config import check_marker_kwargs
 
 

@@ -20,10 +20,12 @@ from harness.cassettes import CassetteModel, load_cassette
 from harness.loop import Model
 from harness.models import (
     AnthropicModel,
+    GeminiModel,
     OpenAIChatModel,
     OpenAIResponsesModel,
     WireServer,
     fake_anthropic_client,
+    fake_gemini_client,
     fake_openai_client,
 )
 from harness.scenarios import Scenario, ScenarioOutcome, load_scenario, run_scenario
@@ -45,6 +47,8 @@ WAYS: dict[str, Wrap] = {
     "anthropic-stream": lambda m: AnthropicModel(
         fake_anthropic_client(m), "claude-test", stream=True
     ),
+    "gemini": lambda m: GeminiModel(fake_gemini_client(m), "gemini-test"),
+    "gemini-stream": lambda m: GeminiModel(fake_gemini_client(m), "gemini-test", stream=True),
 }
 
 

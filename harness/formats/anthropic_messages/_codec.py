@@ -31,8 +31,12 @@ def _recorded(body: Any) -> ParsedRequest:
     if not isinstance(messages, list):
         raise ValueError("'messages' must be an array of {role, content} objects")
     for i, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            raise ValueError(f"messages[{i}] needs role 'user' or 'assistant'")
+        if not isinstance(message, Mapping) or message.get("role") not in (
+            "user",
+            "assistant",
+            "system",  # a mid-conversation addition (tool_addition blocks)
+        ):
+            raise ValueError(f"messages[{i}] needs role 'user', 'assistant' or 'system'")
     tools = body.get("tools")
     if tools is not None and not isinstance(tools, list):
         raise ValueError("'tools' must be an array of tool definitions")

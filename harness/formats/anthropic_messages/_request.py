@@ -15,7 +15,8 @@ from typing import Any
 
 from harness._errors import UsageError
 from harness.formats._history import TurnKey, message_key
-from harness.formats._native_rules import NativeRules, native_problem
+from harness.formats._json import arguments_object
+from harness.formats._native_rules import NativeRules, added_names, native_problem, offered_names
 from harness.formats._server import Strictness, WireRequest
 from harness.formats.anthropic_messages._native import (
     added_tools,
@@ -196,22 +197,13 @@ def tool_choice_from_param(value: Any) -> ToolChoice | None:
 # -- the request body: neutral -> body -----------------------------------------------------
 
 
-def _arguments(arguments: str) -> dict[str, Any]:
-    """Tool-use ``input`` (an object) from the neutral JSON string; malformed text is kept."""
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return {"_raw_arguments": arguments}
-    return value if isinstance(value, dict) else {"_raw_arguments": arguments}
-
-
 def tool_use_block(call: ToolCall) -> dict[str, Any]:
     """The ``tool_use`` block of a call."""
     return {
         "type": "tool_use",
         "id": call.id,
         "name": call.name,
-        "input": _arguments(call.arguments),
+        "input": arguments_object(call.arguments),
     }
 
 
@@ -443,7 +435,7 @@ def read_request(body: Mapping[str, Any]) -> ModelRequest:
     return ModelRequest(
         messages=messages,
         tools=tools,
-        tool_names=tuple(t.name for t in tools),
+        tool_names=offered_names(tools, added_names(messages)),  # inline additions too
         settings=_settings(body),
         iteration=1 + sum(1 for m in messages if isinstance(m, AssistantMessage)),
     )

@@ -9,7 +9,7 @@ The pieces of a request each have their pair here: tool entries (``tool_param`` 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -29,6 +29,7 @@ from harness.formats._openai import (
     text_of,
     validate_strict,
 )
+from harness.formats._sent_tools import sent_tools
 from harness.formats._server import (
     IncrementalReader,
     Strictness,
@@ -40,7 +41,6 @@ from harness.formats._server import (
     require_stream,
 )
 from harness.loop import ModelRequest, ModelSettings
-from harness.loop._tool_states import ToolStateTracker
 from harness.messages import (
     AssistantMessage,
     Message,
@@ -389,29 +389,6 @@ def messages_from_dicts(data: Iterable[Mapping[str, Any]]) -> list[Message]:
 # -- the request body: neutral -> body -----------------------------------------------------
 
 
-def _sent_tools(request: ModelRequest) -> Sequence[ToolDefinition]:
-    """The tools to send: Chat Completions has no deferred loading, so a deferred tool is
-    sent from the request after a search or an addition revealed it (the ``tools`` array
-    grows there, which breaks a prompt cache); one nothing reveals is never sent."""
-    tools = request.tools
-    added = any(isinstance(m, SystemMessage) and m.tools for m in request.messages)
-    if not added and not any(t.defer_loading for t in tools):
-        return tools
-    tracker = ToolStateTracker()
-    states = tracker.states(request)
-    by_name = {t.name: t for t in tools}
-    sent: list[ToolDefinition] = []
-    for name in (*states.visible, *states.search):
-        definition = by_name.get(name) or tracker.added_definition(name)
-        if definition is not None:
-            sent.append(
-                dataclasses.replace(definition, defer_loading=False)
-                if definition.defer_loading
-                else definition
-            )
-    return sent
-
-
 def request_body(
     request: ModelRequest,
     *,
@@ -439,7 +416,7 @@ def request_body(
         messages = [convert(message) for message in request.messages]
     body: dict[str, Any] = {"model": model, "messages": messages}
     settings = request.settings
-    tools = _sent_tools(request)
+    tools = sent_tools(request)
     if tools:
         body["tools"] = [tool_param(t) for t in tools]
         if settings.parallel_tool_calls is not None:

@@ -113,11 +113,8 @@ def search_from_call(item: Mapping[str, Any], tool: str = DEFAULT_SEARCH_NAME) -
 
 def search_with_output(search: HostedSearch | None, item: Mapping[str, Any]) -> HostedSearch:
     """``search`` completed by its ``tool_search_output`` item (a result-only search when
-    its call came in an earlier response)."""
-    tools = item.get("tools") or ()
-    found = tuple(
-        str(t["name"]) for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-    )
+    its call came in an earlier response); a namespace it found reveals its functions."""
+    found = tuple(_found_names(item.get("tools") or ()))
     extra = {k: v for k, v in item.items() if k not in OUTPUT_KEYS}
     item_id = item.get("id")
     base = search or HostedSearch(id="", complete=False)
@@ -129,12 +126,25 @@ def search_with_output(search: HostedSearch | None, item: Mapping[str, Any]) -> 
     return base.model_copy(update={"found": found, "complete": True, "provider_data": data})
 
 
+def _found_names(tools: Any) -> list[str]:
+    """The function names a search output's ``tools`` reveal (namespaces flattened)."""
+    names: list[str] = []
+    for tool in tools:
+        if not isinstance(tool, Mapping):
+            continue
+        if tool.get("type") == "namespace" and isinstance(tool.get("tools"), list):
+            names.extend(_found_names(tool["tools"]))
+        elif isinstance(tool.get("name"), str):
+            names.append(str(tool["name"]))
+    return names
+
+
 def hosted_search_items(
     search: HostedSearch, definition_of: Callable[[str], ToolDefinition]
 ) -> list[dict[str, Any]]:
     """The ``tool_search_call`` and ``tool_search_output`` items of a hosted search (the
-    found tools' definitions from ``definition_of``)."""
-    from harness.formats.openai_responses._request import tool_param
+    found tools' definitions from ``definition_of``, a namespace's functions grouped)."""
+    from harness.formats.openai_responses._request import tool_params
 
     data = search.provider_data.get(NAME, {})
     items: list[dict[str, Any]] = []
@@ -156,7 +166,7 @@ def hosted_search_items(
             "execution": "server",
             "call_id": None,
             "status": "completed",
-            "tools": [tool_param(definition_of(name)) for name in search.found],
+            "tools": tool_params(definition_of(name) for name in search.found),
         }
         output.update(data.get("output", {}))
         items.append(output)

@@ -16,7 +16,12 @@ from typing import Any
 from harness._errors import UsageError
 from harness._validation import assert_never
 from harness.formats._history import TurnKey, WireHistory, message_key
-from harness.formats._native_rules import NativeRules, native_problem
+from harness.formats._native_rules import (
+    NativeRules,
+    added_names,
+    native_problem,
+    offered_names,
+)
 from harness.formats._openai import (
     check_choice_mode,
     check_schema,
@@ -468,6 +473,8 @@ class _Accepted:
     """The ``tools`` of that body, and their definitions (the same tools come every turn:
     they are read and checked once)."""
     tools: tuple[ToolDefinition, ...] = ()
+    added: tuple[str, ...] = ()
+    """Names the input's additions (``additional_tools`` items) made callable."""
 
     def reusable(self, raw: Any, instructions: Any) -> int:
         size = len(self.raw)
@@ -485,14 +492,17 @@ class _Accepted:
 
 
 def _messages(
-    body: Mapping[str, Any], accepted: _Accepted | None
+    body: Mapping[str, Any], accepted: _Accepted | None, deferred: frozenset[str] = frozenset()
 ) -> tuple[tuple[list[Message], dict[str, str]], int]:
-    """The messages of ``body``, the tool name of each call id, and how many were reused."""
+    """The messages of ``body``, the tool name of each call id, and how many were reused
+    (``deferred``: the request's deferred tools, which an ``additional_tools`` item right
+    after a function's output reveals as that result's)."""
     instructions = body.get("instructions")
     raw = body.get("input")
     reuse = accepted.reusable(raw, instructions) if accepted is not None else 0
     if reuse and accepted is not None and isinstance(raw, list):
-        return _read_items(raw, reuse, list(accepted.messages), dict(accepted.names)), reuse
+        read = _read_items(raw, reuse, list(accepted.messages), dict(accepted.names), deferred)
+        return read, reuse
     messages: list[Message] = []
     if isinstance(instructions, str) and instructions:
         messages.append(SystemMessage(content=instructions))
@@ -506,7 +516,7 @@ def _messages(
             param="input",
             code="missing_required_parameter",
         )
-    return _read_items(raw, 0, messages, {}), 0
+    return _read_items(raw, 0, messages, {}, deferred), 0
 
 
 def _read_items(
@@ -514,6 +524,7 @@ def _read_items(
     start: int,
     messages: list[Message],
     names: dict[str, str],
+    deferred: frozenset[str] = frozenset(),
     search_name: str = DEFAULT_SEARCH_NAME,
 ) -> tuple[list[Message], dict[str, str]]:
     for index in range(start, len(raw)):
@@ -566,9 +577,15 @@ def _read_items(
         elif kind == "additional_tools":
             added = definitions_of(item.get("tools"), tool_from_param)
             last = messages[-1] if messages else None
-            if isinstance(last, ToolMessage) and not last.tools:
-                # right after a function's output: that result revealed them (how
-                # ``request_body`` sends a result that reveals tools)
+            if (
+                isinstance(last, ToolMessage)
+                and not last.tools
+                and added
+                and all(t.name in deferred for t in added)
+            ):
+                # right after a function's output, deferred tools: that result revealed
+                # them (how ``request_body`` sends a result that reveals tools); tools the
+                # request does not declare are the client's addition
                 messages[-1] = last.model_copy(update={"tools": added})
             else:
                 messages.append(SystemMessage(content="", tools=added))
@@ -666,7 +683,6 @@ def _read(
     body = require_object(body)
     model = require_model(body)
     stream = require_stream(body)
-    (messages, call_names), reuse = _messages(body, accepted)
     raw_tools = body.get("tools")
     if accepted is not None and accepted.raw_tools is not None and raw_tools == accepted.raw_tools:
         tools = accepted.tools
@@ -680,13 +696,19 @@ def _read(
             name_path=lambda i: f"tools[{i}].name",
             parameters_path=lambda i: f"tools[{i}].parameters",
         )
+    deferred = frozenset(t.name for t in tools if t.defer_loading)
+    (messages, call_names), reuse = _messages(body, accepted, deferred)
     if reuse and accepted is not None:
         called = _check_order(messages, start=len(accepted.messages), called=accepted.called)
         assistants = accepted.assistants + count_iteration(messages[len(accepted.messages) :]) - 1
     else:
         called = _check_order(messages)
         assistants = count_iteration(messages) - 1
-    names = tuple(t.name for t in tools)
+    if reuse and accepted is not None:
+        added = (*accepted.added, *added_names(messages, len(accepted.messages)))
+    else:
+        added = added_names(messages)
+    names = offered_names(tools, added)
     if profile == "strict":
         validate_strict(messages, names, call_path=lambda i, j: "input")
     request = ModelRequest(
@@ -709,6 +731,7 @@ def _read(
         assistants=assistants,
         raw_tools=raw_tools,
         tools=tools,
+        added=added,
     )
     return WireRequest(model=model, request=request, stream=stream, body=body), remembered
 

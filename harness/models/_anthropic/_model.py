@@ -74,6 +74,7 @@ ANTHROPIC_CAPABILITIES = ModelCapabilities(
     tool_history="tools_defined",
     tool_search=("regex", "bm25", "client"),
     allowed_tools=False,
+    tool_additions=True,
 )
 """What the Messages API supports and demands (tools must be defined once tools were used)."""
 

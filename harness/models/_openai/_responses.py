@@ -32,6 +32,7 @@ OPENAI_RESPONSES_CAPABILITIES = ModelCapabilities(
     structured_output=True,
     tool_search=("hosted", "client"),
     allowed_tools=True,
+    tool_additions=True,
 )
 """What the Responses API supports."""
 

@@ -143,11 +143,12 @@ class ScriptedModel(Model):
     __test__ = False
     capabilities = ModelCapabilities(allowed_tools=True)
     """What the loop may ask of it: what Chat Completions supports (allowed subsets, no
-    provider-run tool search), so ``ToolSearch()`` offers the local ``tool_search`` tool
-    as it does through the Chat adapter, and a scripted trace names the tools a Chat trace
-    names. To stand for another provider, ``with_capabilities(model, **fields)`` or
-    ``CapabilitiesOverride(model, ANTHROPIC_CAPABILITIES)``: ``search`` steps then play
-    that provider's search."""
+    provider-run tool search, no tools added mid-conversation), so ``ToolSearch()`` offers
+    the local ``tool_search`` tool as it does through the Chat adapter, and a scripted trace
+    names the tools a Chat trace names. To stand for another provider,
+    ``with_capabilities(model, **fields)`` or ``CapabilitiesOverride(model,
+    ANTHROPIC_CAPABILITIES)``: ``search`` steps then play that provider's search, and
+    additions reach it as a system message."""
 
     def __init__(
         self,

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness._errors import ProviderError, UsageError
+from harness._secrets import scrub_url
 from harness._validation import check_choice, check_int
 from harness.formats import IdSource, Strictness, WireError, WireFormat, WireRequest, wire_formats
 from harness.formats._format import RequestReader
@@ -60,8 +61,11 @@ class WireApp:
     """Serves a harness ``Model`` in every wire format of ``harness.formats``.
 
     Routes: ``POST /v1/chat/completions``, ``POST /v1/responses``, the Anthropic
-    Messages API on ``POST /v1/messages`` (each with its format's validation, JSON, SSE
-    and error shape), and ``GET /v1/models`` (the ``/v1`` prefix is optional). ``profile="strict"``
+    Messages API on ``POST /v1/messages``, Gemini on ``POST
+    /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent`` (and the
+    Vertex AI paths; each with its format's validation, JSON, stream and error shape),
+    and ``GET /v1/models`` (the ``/v1`` prefix is optional). A path's query is not
+    recorded where it holds a credential (``?key=``). ``profile="strict"``
     adds provider rules stricter than the real APIs' (a history calling a tool no
     longer declared is rejected).
     """
@@ -91,25 +95,40 @@ class WireApp:
         """The model's answer to each request of ``requests`` (``None`` when it had none)."""
         self._ids = IdSource()
         self._lock = threading.Lock()
+        # the route table: a fixed path per format, or the format reads the path itself
         self._formats: dict[str, WireFormat] = {f.ROUTE: f for f in wire_formats()}
+        self._path_formats = [f for f in wire_formats() if hasattr(f, "route_of")]
         # each format's reader remembers the last accepted history, to read the next fast
         self._readers: dict[str, RequestReader] = {
-            route: f.RequestReader(profile=profile) for route, f in self._formats.items()
+            f.NAME: f.RequestReader(profile=profile) for f in self._formats.values()
         }
         # bodies repeat the previous body's history: decode only what is new
-        self._decoders = {route: BodyDecoder(f.HISTORY_KEY) for route, f in self._formats.items()}
+        self._decoders = {f.NAME: BodyDecoder(f.HISTORY_KEY) for f in self._formats.values()}
 
     # -- the two halves around the model call ------------------------------------------
+
+    def _format(self, method: str, path: str) -> tuple[WireFormat | None, Any]:
+        """The format serving ``POST path`` and what the path says (its ``route_of``)."""
+        if method != "POST":
+            return None, None
+        fmt = self._formats.get(_route(path))
+        if fmt is not None:
+            return fmt, None
+        for candidate in self._path_formats:
+            said = candidate.route_of(path)
+            if said is not None and getattr(said, "converse", True):
+                return candidate, said
+        return None, None
 
     def _prepare(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str]
     ) -> tuple[int, WireRequest | WireReply]:
         route = _route(path)
-        fmt = self._formats.get(route) if method == "POST" else None
+        fmt, said = self._format(method, path)
         decoded: Any = None
         too_deep = False
         if body:
-            decoder = self._decoders.get(route) if fmt is not None else None
+            decoder = self._decoders.get(fmt.NAME) if fmt is not None else None
             try:
                 decoded = decoder.decode(body) if decoder is not None else json.loads(body)
             except (ValueError, UnicodeDecodeError):
@@ -122,7 +141,7 @@ class WireApp:
             self.requests.append(
                 RecordedRequest(
                     method=method,
-                    path=path,
+                    path=scrub_url(path)[0],  # a key in the query (?key=) is never kept
                     body=decoded,
                     retry_count=int(retry) if retry and retry.isdigit() else None,
                 )
@@ -144,7 +163,13 @@ class WireApp:
                     "deeply. Send a JSON object with fewer nested arrays or objects.",
                     code="invalid_json",
                 )
-            return index, self._readers[route].read(decoded)
+            if said is None:
+                return index, self._readers[fmt.NAME].read(decoded)
+            # the operation's input: the body and what the path says (model, operation)
+            if isinstance(decoded, Mapping):
+                decoded = said.operation_input(decoded)
+            wire = self._readers[fmt.NAME].read(decoded)
+            return index, dataclasses.replace(wire, model=said.model, stream=said.stream)
         except WireError as exc:
             return index, self._error(exc, fmt)
         except RecursionError:  # parsed, but too deep to validate (e.g. a tool's schema)
@@ -167,7 +192,8 @@ class WireApp:
             )
         with self._lock:
             self.responses[index] = response
-        fmt = self._formats[_route(path)]
+        fmt, said = self._format("POST", path)
+        assert fmt is not None  # _prepare found it
         broken = choice_violation(wire.request.settings.tool_choice, response.message)
         if broken is not None:  # honour tool_choice as a provider does: it cannot be broken
             return self._error(
@@ -187,11 +213,13 @@ class WireApp:
                 chunk_chars=self.chunk_chars,
                 max_chunks=self.max_chunks,
             )
-            headers = {
-                **fmt.response_headers(self._ids),
-                "content-type": "text/event-stream; charset=utf-8",
-            }
-            return WireReply(status=200, headers=headers, chunks=tuple(sse_frames(events)))
+            frames = getattr(fmt, "stream_frames", None)  # a format that frames its own stream
+            if frames is not None:
+                content_type, chunks = frames(events, said)
+            else:
+                content_type, chunks = "text/event-stream; charset=utf-8", sse_frames(events)
+            headers = {**fmt.response_headers(self._ids), "content-type": content_type}
+            return WireReply(status=200, headers=headers, chunks=tuple(chunks))
         return self._json(200, fmt.response_body(wire, response, self._ids), fmt)
 
     # -- entry points ------------------------------------------------------------------
@@ -207,7 +235,7 @@ class WireApp:
             with self._lock:
                 response = self.model.request(prepared.request)
         except ProviderError as exc:
-            return self._error(exc, self._formats[_route(path)])
+            return self._error(exc, self._format("POST", path)[0])
         return self._render(prepared, response, path, index)
 
     async def ahandle(
@@ -220,7 +248,7 @@ class WireApp:
         try:
             response = await self.model.arequest(prepared.request)
         except ProviderError as exc:
-            return self._error(exc, self._formats[_route(path)])
+            return self._error(exc, self._format("POST", path)[0])
         return self._render(prepared, response, path, index)
 
     # -- helpers -----------------------------------------------------------------------

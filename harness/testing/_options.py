@@ -23,6 +23,7 @@ __all__ = [
     "MARKERS",
     "NETWORK_MODES",
     "OPTIONS",
+    "OTEL",
     "RECORDING_ALIASES",
     "RECORD_MODES",
     "SCENARIO_PATHS_INI",
@@ -137,6 +138,14 @@ COVERAGE = Option(
     "strategy states never reached (session-wide: command line or ini only)",
 )
 
+OTEL = Option(
+    dest="harness_otel",
+    flag="--harness-otel",
+    help="write every run the tests made to this file as OpenTelemetry spans (OTLP JSON: the "
+    "GenAI conventions plus harness.* attributes), one trace per run, tagged with its test "
+    "(session-wide: command line or ini only)",
+)
+
 OPTIONS = (
     RECORD_MODE,
     CASSETTE_DIR,
@@ -147,6 +156,7 @@ OPTIONS = (
     DISABLE_RECORDING,
     HTML,
     COVERAGE,
+    OTEL,
 )
 """Every option, in help order."""
 

@@ -1,0 +1,1 @@
+"""The Bedrock Converse adapter over boto3 (``harness.models.BedrockConverseModel``)."""

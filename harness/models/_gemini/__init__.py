@@ -1,0 +1,1 @@
+"""The Gemini adapter over the official ``google-genai`` SDK."""
