@@ -37,7 +37,7 @@ def make(base_url: str, api_key: str) -> dict[str, Any]:
 
     desk = Desk()
     model = AnthropicModel(
-        "claude-sonnet-4-5", provider=AnthropicProvider(base_url=base_url, api_key=api_key)
+        "claude-haiku-4-5", provider=AnthropicProvider(base_url=base_url, api_key=api_key)
     )
     agent = pydantic_ai.Agent(model, output_type=Reply, retries=2)
 

@@ -301,7 +301,8 @@ class FuzzPlayer(Model):
             return Turn(kind="error", status=status, retry_after=self.retry_after)
         count = 1
         parallel_until = swarm.answer_percent + swarm.error_percent + swarm.parallel_percent
-        if roll < parallel_until and settings.parallel_tool_calls is not False:
+        # a tool named in tool_choice is called once, as a provider's model does
+        if roll < parallel_until and settings.parallel_tool_calls is not False and choice != "tool":
             count = 2 if chance(self.draw, 80) else 3
         offer = _Offer(request, names, fresh)
         calls = tuple(self._call(callable_names, offer) for _ in range(count))
