@@ -32,16 +32,12 @@ class Reply(BaseModel):
 
 def make(base_url: str, api_key: str) -> dict[str, Any]:
     import pydantic_ai
+    from anthropic import AsyncAnthropic
     from pydantic_ai.models.anthropic import AnthropicModel
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
     desk = Desk()
-    model = AnthropicModel(
-        "claude-haiku-4-5", provider=AnthropicProvider(base_url=base_url, api_key=api_key)
-    )
-    agent = pydantic_ai.Agent(model, output_type=Reply, retries=2)
 
-    @agent.tool_plain
     def find_customer(email: str) -> str:
         """The customer id of an email address."""
         found = desk.customers.get(email.strip().lower())
@@ -49,7 +45,6 @@ def make(base_url: str, api_key: str) -> dict[str, Any]:
             raise pydantic_ai.ModelRetry(f"no customer with email {email!r}")
         return found
 
-    @agent.tool_plain
     def issue_credit(customer_id: str, amount: float) -> dict[str, Any]:
         """Give a customer goodwill credit (at most 50.00 at a time, 100.00 in all)."""
         if customer_id not in desk.credits:
@@ -59,8 +54,17 @@ def make(base_url: str, api_key: str) -> dict[str, Any]:
         desk.credits[customer_id] += amount
         return {"customer_id": customer_id, "credited": amount}
 
-    def run(prompt: str) -> Reply:
-        return agent.run_sync(prompt).output
+    async def run(prompt: str) -> Reply:
+        # the client lives on the run's event loop: opened and closed in it
+        async with AsyncAnthropic(base_url=base_url, api_key=api_key) as client:
+            provider = AnthropicProvider(anthropic_client=client)
+            agent = pydantic_ai.Agent(
+                AnthropicModel("claude-haiku-4-5", provider=provider),
+                output_type=Reply,
+                tools=[find_customer, issue_credit],
+                retries=2,
+            )
+            return (await agent.run(prompt)).output
 
     prompt = 'Ann ("ann@example.com") waited two weeks for her parcel; make it right.'
     return {"run": run, "prompt": prompt, "state": desk}

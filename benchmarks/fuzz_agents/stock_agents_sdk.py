@@ -40,18 +40,19 @@ def make(base_url: str, api_key: str) -> dict[str, Any]:
         warehouse.reserved[sku] += quantity
         return {"sku": sku, "reserved": warehouse.reserved[sku]}
 
-    client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=1)
-    agent = agents.Agent(
-        name="stock",
-        instructions="You reserve stock for customers.",
-        tools=[list_items, reserve],
-        model=agents.OpenAIResponsesModel(model="gpt-4o-mini", openai_client=client),
-    )
     config = agents.RunConfig(tracing_disabled=True)  # no trace leaves the machine
 
     async def run(prompt: str) -> Any:
-        result = await agents.Runner.run(agent, prompt, run_config=config, max_turns=12)
-        return result.final_output
+        # the client lives on the run's event loop: opened and closed in it
+        async with AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=1) as client:
+            agent = agents.Agent(
+                name="stock",
+                instructions="You reserve stock for customers.",
+                tools=[list_items, reserve],
+                model=agents.OpenAIResponsesModel(model="gpt-4o-mini", openai_client=client),
+            )
+            result = await agents.Runner.run(agent, prompt, run_config=config, max_turns=12)
+            return result.final_output
 
     return {"run": run, "prompt": "Hold as many units as you can for me.", "state": warehouse}
 

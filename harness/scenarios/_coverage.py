@@ -219,10 +219,15 @@ class InjectionCoverage:
             return counts
         folded: collections.Counter[str] = collections.Counter()
         for key, count in counts.items():
-            if "*" not in key and key not in self.declared:
-                key = fold_name(key, self.id_examples)
-            folded[key] += count
+            folded[self._folded(key)] += count
         return folded
+
+    def _folded(self, key: str) -> str:
+        """``key`` under the pattern of the names made per run it is made like (a tool
+        made per run is declared per run too: the pytest plugin declares each run's)."""
+        if "*" in key or not self.id_examples:
+            return key
+        return fold_name(key, self.id_examples)
 
     def _reached_by_change(self, strategy: str, reason: str) -> None:
         if reason.startswith("unlocked "):
@@ -257,7 +262,7 @@ class InjectionCoverage:
     def never_offered(self) -> list[str]:
         """Declared tool patterns no run offered."""
         offered = self._fold(self.offered)
-        return sorted(p for p in self.declared if not offered[p])
+        return sorted({self._folded(p) for p in self.declared if not offered[self._folded(p)]})
 
     @property
     def never_called(self) -> list[str]:

@@ -19,6 +19,7 @@ import dataclasses
 import inspect
 import queue
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, Literal
@@ -451,6 +452,24 @@ def _run_agent(agent: WireAgent, session: _Session) -> None:
         session.inbox.put(("done", _completed(agent.run(agent.prompt)), None))
     except BaseException as exc:  # the framework's own failures are the run's ending
         session.inbox.put(("done", None, exc))
+    finally:
+        _close_thread_loop()
+
+
+def _close_thread_loop() -> None:
+    """Close the event loop a sync ``run`` left on this thread (pydantic-ai's
+    ``run_sync`` makes one per thread and never closes it): the thread ends here, and
+    its loop's sockets would be reported unclosed much later, in someone else's test."""
+    policy = asyncio.get_event_loop_policy()
+    try:
+        with warnings.catch_warnings():  # 3.12+ warns when no loop is set
+            warnings.simplefilter("ignore", DeprecationWarning)
+            loop = policy.get_event_loop()
+    except RuntimeError:  # none was made
+        return
+    if not (loop.is_running() or loop.is_closed()):
+        loop.close()
+    policy.set_event_loop(None)
 
 
 def _refuse_waiting(session: _Session) -> None:

@@ -18,7 +18,7 @@ from harness.cli._app import app
 runner = CliRunner()
 
 AGENT = textwrap.dedent(
-    '''
+    """
     import json, uuid
     from openai import OpenAI
 
@@ -53,7 +53,8 @@ AGENT = textwrap.dedent(
                     messages.append(message.model_dump(exclude_none=True))
                     for c in message.tool_calls:
                         try:
-                            out = json.dumps(call(c.function.name, json.loads(c.function.arguments)))
+                            args = json.loads(c.function.arguments)
+                            out = json.dumps(call(c.function.name, args))
                         except (KeyError, ValueError) as exc:
                             out = f"error: {exc}"
                         messages.append({"role": "tool", "tool_call_id": c.id, "content": out})
@@ -74,7 +75,7 @@ AGENT = textwrap.dedent(
 
     def silent(base_url, api_key):
         return {"run": lambda prompt: "no model needed", "prompt": "hi"}
-    '''
+    """
 )
 
 

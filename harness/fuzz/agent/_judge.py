@@ -236,8 +236,10 @@ def replay_steps(
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
-_VOLATILE = re.compile(r"\d|[0-9a-fA-F]{6}")
-"""Words made per run have a digit (``ord-3f2a9c``) or six hex letters in a row."""
+_VOLATILE = re.compile(r"\d|[0-9a-fA-F]{6}|(?:^|[-_])[0-9a-fA-F]{4,}(?:[-_]|$)")
+"""Words made per run have a digit (``ord-3f2a9c``), six hex letters in a row, or a
+part of four hex letters or more (``sku-ddfcb``: a fresh id whose digits all happened
+to be letters)."""
 
 
 def _mask(text: str) -> str:

@@ -287,8 +287,13 @@ class FuzzPlayer(Model):
         must_call = choice in ("required", "tool") and bool(callable_names)
         if choice == "none" or not callable_names:
             return self._answer(request)
-        if len(self.turns) >= self.max_turns and not must_call:
-            return self._answer(request)
+        if len(self.turns) >= self.max_turns:
+            if not must_call:
+                return self._answer(request)
+            # out of turns but made to call (a framework's output tool under
+            # tool_choice=required): wrap up with a tool not called yet, as a model would
+            uncalled = [n for n in callable_names if name_pattern(n) not in self.called]
+            callable_names = uncalled or callable_names
         swarm = self.swarm
         # one roll: answer, provider error, several calls, one call, counted from 40.
         # Hypothesis leans toward the ends of a range (0, 99) at an example's first

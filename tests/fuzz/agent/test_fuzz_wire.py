@@ -33,7 +33,9 @@ QUICK: dict[str, Any] = {"max_examples": 200, "seed": 1}
 def test_a_bug_is_found_through_the_wire_and_the_file_replays_on_a_fresh_agent(
     factory: str, wire: str, tmp_path: Path
 ) -> None:
-    report = fuzz_agent(factory, ["wire_agents:pinned_notes_stay"], wire=wire, output=tmp_path, **QUICK)
+    report = fuzz_agent(
+        factory, ["wire_agents:pinned_notes_stay"], wire=wire, output=tmp_path, **QUICK
+    )
     assert report.found and report.finding is not None
     assert report.finding.name == "wire_agents:pinned_notes_stay"
     assert report.steps == 3  # list, delete, answer
@@ -53,7 +55,9 @@ def test_properties_see_the_wire_run_trace_output_and_state() -> None:
     def record(run: Any) -> None:
         seen.append(run)
 
-    report = fuzz_agent("wire_agents:notes_chat", [record], wire="openai-chat", max_examples=15, seed=2)
+    report = fuzz_agent(
+        "wire_agents:notes_chat", [record], wire="openai-chat", max_examples=15, seed=2
+    )
     assert not report.found and len(seen) >= 15
     run = next(r for r in seen if r.trace.calls)
     assert isinstance(run, WireRun) and run.wire == "openai-chat" and run.error is None
