@@ -23,7 +23,7 @@ from harness.fuzz import (
     agent_runs,
     fuzz_agent,
 )
-from harness.scenarios import AgentRun, load_scenario, run_scenario
+from harness.scenarios import Agent, AgentRun, load_scenario, run_scenario
 
 QUICK: dict[str, Any] = {"max_examples": 300, "seed": 1}
 
@@ -132,6 +132,7 @@ def test_the_agent_s_own_options_win_over_the_fuzzer_s_defaults() -> None:
     @given(agent_runs(make))
     @settings(max_examples=3, database=None, suppress_health_check=list(HealthCheck))
     def check(fuzzed: FuzzedRun) -> None:
+        assert isinstance(fuzzed.agent, Agent)
         assert fuzzed.agent.options.pending_completions == "wait"
         assert fuzzed.agent.options.parallel_tool_calls is False  # the fuzzer's default
 

@@ -7,9 +7,9 @@ import json
 import uuid
 from typing import Any
 
-from harness import RunResult
+from harness.scenarios import WireRun
 
-NOTE_TOOLS = [
+NOTE_TOOLS: list[Any] = [
     {
         "type": "function",
         "function": {
@@ -74,7 +74,7 @@ def notes_chat(base_url: str, api_key: str) -> dict[str, Any]:
     """A hand-written Chat Completions loop (sync) over the ``openai`` SDK."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    client: Any = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     notes = Notes()
 
     def run(prompt: str) -> str | None:
@@ -92,7 +92,8 @@ def notes_chat_async(base_url: str, api_key: str) -> dict[str, Any]:
 
     async def run(prompt: str) -> str | None:
         # the client lives on the run's event loop: opened and closed in it
-        async with AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0) as client:
+        async with AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0) as opened:
+            client: Any = opened
             messages: list[Any] = [{"role": "user", "content": prompt}]
             for _ in range(8):
                 answer = await client.chat.completions.create(
@@ -100,7 +101,7 @@ def notes_chat_async(base_url: str, api_key: str) -> dict[str, Any]:
                 )
                 message = answer.choices[0].message
                 if not message.tool_calls:
-                    return message.content
+                    return str(message.content)
                 messages.append(message.model_dump(exclude_none=True))
                 for call in message.tool_calls:
                     try:
@@ -114,17 +115,18 @@ def notes_chat_async(base_url: str, api_key: str) -> dict[str, Any]:
     return {"run": run, "prompt": "Tidy up my notes.", "state": notes}
 
 
-def pinned_notes_stay(run: RunResult) -> None:
-    assert True not in run.state.deleted, "a pinned note was deleted"
+def pinned_notes_stay(run: WireRun) -> None:
+    notes: Notes = run.state
+    assert True not in notes.deleted, "a pinned note was deleted"
 
 
 def notes_anthropic(base_url: str, api_key: str) -> dict[str, Any]:
     """A hand-written loop over the ``anthropic`` SDK (Messages)."""
     from anthropic import Anthropic
 
-    client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0)
+    client: Any = Anthropic(base_url=base_url, api_key=api_key, max_retries=0)
     notes = Notes()
-    tools = [
+    tools: list[Any] = [
         {
             "name": t["function"]["name"],
             "description": t["function"]["description"],
@@ -165,7 +167,7 @@ def forced_choice(base_url: str, api_key: str) -> dict[str, Any]:
     model that ignores ``tool_choice`` breaks ``tool_choice_obeyed``."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    client: Any = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     notes = Notes()
     answers: list[tuple[str, list[str]]] = []
 
@@ -175,7 +177,8 @@ def forced_choice(base_url: str, api_key: str) -> dict[str, Any]:
 
     def ask(prompt: str) -> None:
         messages: list[Any] = [{"role": "user", "content": prompt}]
-        for choice in ({"type": "function", "function": {"name": "list_notes"}}, "none"):
+        choices: list[Any] = [{"type": "function", "function": {"name": "list_notes"}}, "none"]
+        for choice in choices:
             answer = client.chat.completions.create(
                 model="gpt-4o-mini", messages=messages, tools=NOTE_TOOLS, tool_choice=choice
             )
@@ -192,8 +195,9 @@ def forced_choice(base_url: str, api_key: str) -> dict[str, Any]:
     return {"run": run, "prompt": "List my notes.", "state": answers}
 
 
-def tool_choice_obeyed(run: RunResult) -> None:
-    for asked, called in run.state:
+def tool_choice_obeyed(run: WireRun) -> None:
+    answers: list[tuple[str, list[str]]] = run.state
+    for asked, called in answers:
         if asked == "none":
             assert called == [], f"tool_choice 'none' answered with calls {called}"
         else:
@@ -209,7 +213,7 @@ def gives_up(base_url: str, api_key: str) -> dict[str, Any]:
     the run's ``error``."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    client: Any = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     notes = Notes()
 
     def run(prompt: str) -> str | None:
@@ -228,7 +232,7 @@ def gives_up(base_url: str, api_key: str) -> dict[str, Any]:
                 .message
             )
             if not message.tool_calls:
-                return message.content
+                return str(message.content)
             messages.append(message.model_dump(exclude_none=True))
             for call in message.tool_calls:
                 try:
@@ -245,7 +249,7 @@ def gives_up(base_url: str, api_key: str) -> dict[str, Any]:
     return {"run": run, "prompt": "Tidy up my notes.", "state": notes}
 
 
-def never_gives_up(run: RunResult) -> None:
+def never_gives_up(run: WireRun) -> None:
     assert run.error is None, f"the agent gave up: {type(run.error).__name__}"
 
 
@@ -278,7 +282,7 @@ def calls_responses(base_url: str, api_key: str) -> dict[str, Any]:
     """Calls the Responses API: fuzzed with ``--wire openai-chat`` it is the wrong wire."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    client: Any = OpenAI(base_url=base_url, api_key=api_key, max_retries=0)
 
     def run(prompt: str) -> str:
         with client:
