@@ -55,6 +55,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from harness._names import did_you_mean, format_names
+
 __all__ = [
     "CassetteError",
     "CassetteExhausted",
@@ -342,8 +344,6 @@ class ToolNotFound(ModelBehaviorError):
     def __init__(self, name: str, offered: Sequence[str]) -> None:
         self.name = name
         self.offered = tuple(offered)
-        from harness._validation import did_you_mean, format_names  # imports this module
-
         super().__init__(
             f"the model called unknown tool {name!r}{did_you_mean(name, self.offered)}; "
             f"offered tools: {format_names(self.offered, quote=False)}"

@@ -3,21 +3,20 @@
 One place for the checks every layer repeats, with one signature (the value first,
 its name by keyword): a value that must be one of a ``Literal`` alias's strings or of
 a list of names (``check_choice``, ``check_choices``), an int that must not be a bool
-(``check_int``, ``is_int``), how a long list of names is shortened in a message
-(``format_names``), the "did you mean" hint (``close_matches``, ``did_you_mean``) and a
-duration in seconds that every wait can take (``seconds_problem``) and an output folder
-that must not be an existing file (``check_output``).
+(``check_int``, ``is_int``), a duration in seconds that every wait can take
+(``seconds_problem``) and an output folder that must not be an existing file
+(``check_output``). How a message names things is ``harness._names``.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn, TypeGuard, TypeVar, get_args
 
 from harness._errors import UsageError
+from harness._names import did_you_mean, format_names
 from harness._secrets import scrub_message
 
 __all__ = [
@@ -28,9 +27,6 @@ __all__ = [
     "check_output",
     "choice_problem",
     "choices_of",
-    "close_matches",
-    "did_you_mean",
-    "format_names",
     "int_problem",
     "is_int",
     "is_number",
@@ -38,9 +34,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-NAMES_SHOWN = 20
-"""How many names a message lists before it says "and N more"."""
 
 
 def assert_never(value: NoReturn) -> NoReturn:
@@ -63,41 +56,6 @@ def choices_of(alias: Any) -> tuple[str, ...]:
     if not found:
         raise TypeError(f"{alias!r} is not a Literal of strings")
     return tuple(found)
-
-
-def format_names(
-    names: Iterable[str], *, limit: int = NAMES_SHOWN, quote: bool = True, empty: str = "(none)"
-) -> str:
-    """``'a', 'b', 'c' and 4 more``: the one way a message lists names."""
-    items = list(names)
-    if not items:
-        return empty
-    shown = [repr(n) if quote else n for n in items[:limit]]
-    text = ", ".join(shown)
-    if len(items) > limit:
-        text += f" and {len(items) - limit} more"
-    return text
-
-
-def close_matches(
-    name: str, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6
-) -> list[str]:
-    """The candidates closest to ``name`` (best first; case-insensitive), at most ``n``,
-    each at least ``cutoff`` similar (``difflib`` ratio)."""
-    pool = list(dict.fromkeys(candidates))
-    by_lower: dict[str, str] = {}
-    for candidate in pool:
-        by_lower.setdefault(candidate.lower(), candidate)
-    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=cutoff)
-    return [by_lower[match] for match in found]
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest candidate, or ``""`` when none is close."""
-    found = close_matches(name, candidates)
-    if not found:
-        return ""
-    return f" (did you mean {found[0]!r}?)"
 
 
 def choice_problem(value: object, alias: Any, *, name: str) -> str | None:

@@ -8,14 +8,12 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness import UsageError
+from harness._names import close_matches, did_you_mean, format_names
 from harness._validation import (
     check_choice,
     check_int,
     choice_problem,
     choices_of,
-    close_matches,
-    did_you_mean,
-    format_names,
     int_problem,
     is_int,
     is_number,

@@ -253,51 +253,11 @@ def _session(
     extra = last is not None and bool(last.message.tool_calls)
     if extra:  # the recording stops on a tool call (an output tool): the loop asks again
         note = " The recording ends on a tool call (an output tool); a final reply was added."
-    session: dict[str, Any] = {"name": name}
-    recorded = RecordedSession.of(conversation)
-    if tools is None:
-        first = {t.name for t in recorded.tools}
-        results = {k: list(v) for k, v in recorded.results.items()}
-        writes = [
-            messages_to_dicts([*turns.writes.get(k, ()), *recorded.writes[k]]) for k in range(count)
-        ]
-        replay: dict[str, Any] = {
-            "offered": [list(r.tool_names) for r in conversation.requests],
-            "tools": list(recorded.definitions),
-            "results": results,
-        }
-        if any(recorded.added):
-            replay["added"] = [list(names) for names in recorded.added]
-        if any(writes):
-            replay["writes"] = writes
-        session["tools"] = [
-            {
-                "harness.cassettes:recorded_tools": _plain(
-                    {
-                        "tools": [d for d in recorded.definitions if d["name"] in first],
-                        "results": results,
-                    }
-                )
-            }
-        ]
-        session["strategies"] = [{"harness.cassettes:RecordedTools": _plain(replay)}]
-    else:
-        session["tools"] = [tools]
-        session["strategies"] = [
-            *strategies,
-            {"harness.cassettes:RecordedResults": {"results": results_by_call(conversation)}},
-        ]
-    continuation: list[Any] = []
-    if turns.react:
-        continuation.append(
-            {"react": {"nudge": turns.react_nudge}} if turns.react_nudge else "react"
-        )
-    asked_again = sorted(turns.continued - turns.react)
-    if asked_again:  # answers after which the client asked again with no user message
-        continuation.append({"continue_after": [k + 1 for k in asked_again]})
-    if turns.nudges:
-        texts = turns.nudges
-        continuation.append({"nudge_after_results": texts[0] if len(set(texts)) == 1 else texts})
+    session: dict[str, Any] = {
+        "name": name,
+        **_session_tools(conversation, turns, tools, strategies),
+    }
+    continuation = _continuation(turns)
     if continuation:
         session["continuation"] = continuation if len(continuation) > 1 else continuation[0]
     per_turn: list[list[Any]] = []
@@ -338,6 +298,64 @@ def _session(
             session["model"] = {"steps": [], **played}
         session["turns"] = turn_data
     return session, note
+
+
+def _session_tools(
+    conversation: Conversation, turns: _Turns, tools: str | None, strategies: Sequence[str]
+) -> dict[str, Any]:
+    """A session's ``tools`` and ``strategies``: the recorded tools replayed, or the user's
+    tools with the recorded results."""
+    if tools is not None:
+        return {
+            "tools": [tools],
+            "strategies": [
+                *strategies,
+                {"harness.cassettes:RecordedResults": {"results": results_by_call(conversation)}},
+            ],
+        }
+    count = len(conversation.requests)
+    recorded = RecordedSession.of(conversation)
+    first = {t.name for t in recorded.tools}
+    results = {k: list(v) for k, v in recorded.results.items()}
+    writes = [
+        messages_to_dicts([*turns.writes.get(k, ()), *recorded.writes[k]]) for k in range(count)
+    ]
+    replay: dict[str, Any] = {
+        "offered": [list(r.tool_names) for r in conversation.requests],
+        "tools": list(recorded.definitions),
+        "results": results,
+    }
+    if any(recorded.added):
+        replay["added"] = [list(names) for names in recorded.added]
+    if any(writes):
+        replay["writes"] = writes
+    offered_first = [d for d in recorded.definitions if d["name"] in first]
+    return {
+        "tools": [
+            {
+                "harness.cassettes:recorded_tools": _plain(
+                    {"tools": offered_first, "results": results}
+                )
+            }
+        ],
+        "strategies": [{"harness.cassettes:RecordedTools": _plain(replay)}],
+    }
+
+
+def _continuation(turns: _Turns) -> list[Any]:
+    """How the recorded client went on without a user message (ReAct nudges, asking again)."""
+    continuation: list[Any] = []
+    if turns.react:
+        continuation.append(
+            {"react": {"nudge": turns.react_nudge}} if turns.react_nudge else "react"
+        )
+    asked_again = sorted(turns.continued - turns.react)
+    if asked_again:  # answers after which the client asked again with no user message
+        continuation.append({"continue_after": [k + 1 for k in asked_again]})
+    if turns.nudges:
+        texts = turns.nudges
+        continuation.append({"nudge_after_results": texts[0] if len(set(texts)) == 1 else texts})
+    return continuation
 
 
 def _provider_of_additions(conversation: Conversation) -> str | None:

@@ -17,6 +17,7 @@ from harness.cli._output import user_output_to_stderr
 from harness.cli._paths import extend_import_path
 from harness.cli._report import json_report
 from harness.scenarios import (
+    Scenario,
     ScenarioOutcome,
     discover_scenarios,
     load_scenario,
@@ -195,6 +196,31 @@ def run_command(
                 soft_wrap=True,
             )
         return
+    outcomes = _run_all(console, scenarios, as_json=as_json)
+    failed = sum(1 for o in outcomes if not o.passed)
+    if otel is not None:
+        _write_otel(console, outcomes, otel, as_json=as_json)
+    if as_json:
+        typer.echo(json_report(outcomes))
+    else:
+        for outcome in outcomes:
+            _print_outcome(console, outcome, quiet=quiet)
+        console.print(
+            f"\n{len(outcomes) - failed} passed, {failed} failed",
+            style="bold red" if failed else "bold green",
+        )
+    # a scenario whose tools, strategies or model cannot be built is a broken file: 2
+    if any(isinstance(o.error, ScenarioError) and not o.passed for o in outcomes):
+        raise typer.Exit(2)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _run_all(
+    console: Console, scenarios: list[Scenario], *, as_json: bool
+) -> list[ScenarioOutcome]:
+    """Run each scenario (a progress bar on a terminal for ten or more); a scenario that
+    cannot be built is a failed outcome carrying its error."""
     outcomes = []
     with Progress(
         TextColumn("{task.description}"),
@@ -215,23 +241,7 @@ def run_command(
                 )
             outcomes.append(outcome)
             progress.advance(task)
-    failed = sum(1 for o in outcomes if not o.passed)
-    if otel is not None:
-        _write_otel(console, outcomes, otel, as_json=as_json)
-    if as_json:
-        typer.echo(json_report(outcomes))
-    else:
-        for outcome in outcomes:
-            _print_outcome(console, outcome, quiet=quiet)
-        console.print(
-            f"\n{len(outcomes) - failed} passed, {failed} failed",
-            style="bold red" if failed else "bold green",
-        )
-    # a scenario whose tools, strategies or model cannot be built is a broken file: 2
-    if any(isinstance(o.error, ScenarioError) and not o.passed for o in outcomes):
-        raise typer.Exit(2)
-    if failed:
-        raise typer.Exit(1)
+    return outcomes
 
 
 def _write_otel(

@@ -105,6 +105,8 @@ def serve_command(
     console.print(
         f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={server.url.removesuffix('/v1')}", soft_wrap=True
     )
+    # google-genai reads its base URL from this variable
+    console.print(f"GOOGLE_GEMINI_BASE_URL={server.url.removesuffix('/v1')}/", soft_wrap=True)
     console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
         server.serve_forever()

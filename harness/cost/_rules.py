@@ -40,7 +40,7 @@ import dataclasses
 from typing import Literal, get_args
 
 from harness._errors import UsageError
-from harness._validation import did_you_mean
+from harness._names import did_you_mean
 
 __all__ = ["FORMATS", "CacheRules", "FormatName", "Vendor", "cache_rules"]
 

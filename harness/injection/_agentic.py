@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, LoopSignal, UsageError
-from harness._validation import format_names, is_int
+from harness._names import format_names
+from harness._validation import is_int
 from harness.loop import InjectionStrategy, LoopOptions, Model, Usage, arun
 from harness.tools import CallContext, Tool, ToolResult, as_tool, serialize_for_model
 

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from harness._errors import StrategyError, UsageError
-from harness._validation import check_choice, did_you_mean, format_names
+from harness._names import did_you_mean, format_names
+from harness._validation import check_choice
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange
 from harness.tools._definitions import ToolChoice
 

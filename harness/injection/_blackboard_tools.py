@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from harness._errors import UsageError
-from harness._validation import close_matches, format_names, int_problem
+from harness._names import close_matches, format_names
+from harness._validation import int_problem
 from harness.injection._blackboard import (
     BlackboardFormatter,
     blackboard_counts,

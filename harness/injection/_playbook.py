@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from harness._errors import UsageError
-from harness._validation import check_choice, did_you_mean, format_names
+from harness._names import did_you_mean, format_names
+from harness._validation import check_choice
 from harness.injection._delivery import Delivery, Via
 from harness.injection._stub import stub_of
 from harness.loop import InjectionContext, InjectionStrategy, ToolsetChange

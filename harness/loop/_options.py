@@ -10,14 +10,8 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from harness._errors import UsageError
-from harness._validation import (
-    choice_problem,
-    did_you_mean,
-    format_names,
-    int_problem,
-    is_number,
-    seconds_problem,
-)
+from harness._names import did_you_mean, format_names
+from harness._validation import choice_problem, int_problem, is_number, seconds_problem
 from harness.loop._continuation import continuation_of
 from harness.messages import ToolCall
 from harness.tools import ContextObjects

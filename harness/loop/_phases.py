@@ -23,7 +23,7 @@ import enum
 from typing import Literal
 
 from harness._errors import HarnessError, UsageError
-from harness._validation import format_names
+from harness._names import format_names
 
 __all__ = [
     "ALLOWED",

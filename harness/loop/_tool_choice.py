@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from harness._errors import HarnessError, StrategyError, UsageError
-from harness._validation import format_names
+from harness._names import format_names
 from harness.loop._model import ModelSettings
 from harness.loop._strategy import InjectionContext, InjectionStrategy
 from harness.messages import AssistantMessage

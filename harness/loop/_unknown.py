@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from harness._validation import close_matches
+from harness._names import close_matches
 from harness.messages import ToolCall
 from harness.tools import ToolResult
 

@@ -21,17 +21,19 @@ tools (an exclusive facade) breaks those rules. An adapter applies one policy:
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from harness._errors import UsageError
 from harness.loop import ModelRequest
-from harness.loop._model import ToolHistoryRule
+from harness.loop._model import ModelCapabilities, ToolHistoryRule
 from harness.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from harness.tools import ToolChoice, ToolDefinition
 
 __all__ = [
     "REMOVED_MARKER",
+    "PreparesToolHistory",
     "ToolHistoryError",
     "ToolHistoryPolicy",
     "ToolMemory",
@@ -189,3 +191,27 @@ def apply_tool_history(
         "them again, calls refused) or 'rewrite' (history as text) on the model adapter, or "
         "keep the tools offered in the strategy. The trace shows which strategy removed them."
     )
+
+
+class PreparesToolHistory:
+    """An adapter's ``prepare``: its tool-history policy applied to a request, the offered
+    tools remembered (to declare removed ones again), under the adapter's lock."""
+
+    provider_label: ClassVar[str]
+    """The provider as the ``fail`` policy's error names it (``the Gemini API``)."""
+    capabilities: ModelCapabilities
+    tool_history: ToolHistoryPolicy
+    _tools: ToolMemory
+    _lock: threading.Lock
+
+    def prepare(self, request: ModelRequest) -> ModelRequest:
+        """``request`` after the tool-history policy (what is actually sent)."""
+        with self._lock:
+            self._tools.remember(request.tools)
+            return apply_tool_history(
+                request,
+                rule=self.capabilities.tool_history,
+                policy=self.tool_history,
+                memory=self._tools,
+                provider=self.provider_label,
+            )

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness._errors import HarnessError, UsageError
+from harness._names import did_you_mean, format_names
 from harness._secrets import hidden_values, scrub_message
-from harness._validation import did_you_mean, format_names
 from harness.loop import InjectionStrategy, LoopOptions, Model, Observer, RunResult, run
 from harness.messages import Message
 from harness.tools import ContextObjects, Tool, Toolset, as_tool

@@ -128,23 +128,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     spec = scenario.spec
     expect = spec.expect
     model = scenario.build_model()
-    result: RunResult | None = None
-    error: BaseException | None = None
-    mcp = None
-    try:
-        mcp = scenario.build_mcp()
-        result = _launch(scenario, model, mcp)
-        trace: Trace | None = result.trace
-    except HarnessError as exc:
-        error = exc
-        trace = exc.trace if isinstance(exc.trace, Trace) else None
-    except Exception as exc:  # untyped: judged like any other ending (an invariant flags it)
-        error = exc
-        found = getattr(exc, "harness_trace", None)
-        trace = found if isinstance(found, Trace) else None
-    finally:
-        if mcp is not None:
-            mcp.close()
+    result, error, trace = _ended(scenario, model)
     rows = timeline_rows(trace) if trace is not None else []
     hidden: list[str] = []
 
@@ -224,6 +208,25 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         if violations:
             return outcome("invariants violated:\n" + format_violations(violations))
     return outcome(None)
+
+
+def _ended(
+    scenario: Scenario, model: Model
+) -> tuple[RunResult | None, BaseException | None, Trace | None]:
+    """Run the scenario once: its result, or the error it ended on, and the trace either way."""
+    mcp = None
+    try:
+        mcp = scenario.build_mcp()
+        result = _launch(scenario, model, mcp)
+        return result, None, result.trace
+    except HarnessError as exc:
+        return None, exc, exc.trace if isinstance(exc.trace, Trace) else None
+    except Exception as exc:  # untyped: judged like any other ending (an invariant flags it)
+        found = getattr(exc, "harness_trace", None)
+        return None, exc, found if isinstance(found, Trace) else None
+    finally:
+        if mcp is not None:
+            mcp.close()
 
 
 def _state(result: RunResult | None, error: BaseException | None) -> dict[str, Any]:

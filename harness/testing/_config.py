@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from harness._errors import UsageError
+from harness._names import did_you_mean, format_names
 from harness._secrets import register_secret
-from harness._validation import check_choice, did_you_mean, format_names
+from harness._validation import check_choice
 from harness.testing import _options as opts
 
 __all__ = [

@@ -254,8 +254,8 @@ def ini_value(config: Any, opt: Option) -> Any:
     if opt.choices is not None and value not in opt.choices:
         import pytest
 
+        from harness._names import did_you_mean, format_names
         from harness._secrets import scrub_message
-        from harness._validation import did_you_mean, format_names
 
         raise pytest.UsageError(
             scrub_message(

@@ -97,6 +97,7 @@ def test_serve_command_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     openai_url = result.output.split("OPENAI_BASE_URL=", 1)[1].split()[0]
     assert f"ANTHROPIC_BASE_URL={openai_url.removesuffix('/v1')}\n" in result.output
     assert f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={openai_url.removesuffix('/v1')}\n" in result.output
+    assert f"GOOGLE_GEMINI_BASE_URL={openai_url.removesuffix('/v1')}/\n" in result.output
     assert "stopped" in result.output
 
 

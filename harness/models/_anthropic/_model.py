@@ -48,9 +48,9 @@ from harness.models._openai._common import (
     unencodable,
 )
 from harness.models._tool_history import (
+    PreparesToolHistory,
     ToolHistoryPolicy,
     ToolMemory,
-    apply_tool_history,
     check_policy,
 )
 
@@ -171,7 +171,7 @@ def sdk_call_kwargs(method: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-class AnthropicModel(Model):
+class AnthropicModel(PreparesToolHistory, Model):
     """A real model behind the Anthropic Messages API, through the official ``anthropic`` SDK.
 
     Give a sync client (``anthropic.Anthropic``) for ``run``, an async one for ``arun``
@@ -185,6 +185,8 @@ class AnthropicModel(Model):
     answer that cannot be read (empty, truncated, not JSON, or more than
     ``max_response_bytes`` once decompressed) is a ``MalformedResponse``.
     """
+
+    provider_label = "the Anthropic Messages API"
 
     def __init__(
         self,
@@ -226,18 +228,6 @@ class AnthropicModel(Model):
 
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.model!r}, stream={self.stream})"
-
-    def prepare(self, request: ModelRequest) -> ModelRequest:
-        """``request`` after the tool-history policy (what is actually sent)."""
-        with self._lock:
-            self._tools.remember(request.tools)
-            return apply_tool_history(
-                request,
-                rule=self.capabilities.tool_history,
-                policy=self.tool_history,
-                memory=self._tools,
-                provider="the Anthropic Messages API",
-            )
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The ``client.messages.create`` keyword arguments for ``request`` (policy applied)."""

@@ -29,9 +29,9 @@ from harness.formats.bedrock_converse import ReasoningKey
 from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._openai._common import retry_after_seconds, unencodable
 from harness.models._tool_history import (
+    PreparesToolHistory,
     ToolHistoryPolicy,
     ToolMemory,
-    apply_tool_history,
     check_policy,
 )
 
@@ -178,7 +178,7 @@ def bedrock_errors(client: Any, params: Mapping[str, Any]) -> Iterator[None]:
         raise unencodable(exc, params, "Bedrock") from None
 
 
-class BedrockConverseModel(Model):
+class BedrockConverseModel(PreparesToolHistory, Model):
     """A real model behind AWS Bedrock's Converse API, through ``boto3``.
 
     Give a ``boto3.client("bedrock-runtime", ...)`` and a model id (or inference profile,
@@ -193,6 +193,8 @@ class BedrockConverseModel(Model):
     botocore reads the whole answer itself (retries and its own limits): there is no
     ``max_response_bytes`` here.
     """
+
+    provider_label = "Bedrock Converse"
 
     def __init__(
         self,
@@ -224,18 +226,6 @@ class BedrockConverseModel(Model):
 
     def __repr__(self) -> str:
         return f"BedrockConverseModel(model={self.model!r}, stream={self.stream})"
-
-    def prepare(self, request: ModelRequest) -> ModelRequest:
-        """``request`` after the tool-history policy (what is actually sent)."""
-        with self._lock:
-            self._tools.remember(request.tools)
-            return apply_tool_history(
-                request,
-                rule=self.capabilities.tool_history,
-                policy=self.tool_history,
-                memory=self._tools,
-                provider="Bedrock Converse",
-            )
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The ``client.converse`` keyword arguments for ``request`` (policy applied)."""

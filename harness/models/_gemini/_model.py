@@ -33,9 +33,9 @@ from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.models._clients import client_kind
 from harness.models._http import endpoint
 from harness.models._tool_history import (
+    PreparesToolHistory,
     ToolHistoryPolicy,
     ToolMemory,
-    apply_tool_history,
     check_policy,
 )
 
@@ -165,7 +165,7 @@ def sdk_arguments(body: Mapping[str, Any]) -> dict[str, Any]:
     return {"model": body["model"], "contents": http["contents"], "config": config}
 
 
-class GeminiModel(Model):
+class GeminiModel(PreparesToolHistory, Model):
     """A real model behind the Gemini API (or Vertex AI), through the official
     ``google-genai`` SDK.
 
@@ -180,6 +180,8 @@ class GeminiModel(Model):
     (``RateLimited``, ``ProviderTimeout``, ...) with status, retry-after and the API's
     status as ``code``; credentials never appear.
     """
+
+    provider_label = "the Gemini API"
 
     def __init__(
         self,
@@ -211,18 +213,6 @@ class GeminiModel(Model):
 
     def __repr__(self) -> str:
         return f"GeminiModel(model={self.model!r}, stream={self.stream})"
-
-    def prepare(self, request: ModelRequest) -> ModelRequest:
-        """``request`` after the tool-history policy (what is actually sent)."""
-        with self._lock:
-            self._tools.remember(request.tools)
-            return apply_tool_history(
-                request,
-                rule=self.capabilities.tool_history,
-                policy=self.tool_history,
-                memory=self._tools,
-                provider="the Gemini API",
-            )
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The operation's input for ``request`` (``model`` and the HTTP body; policy

@@ -9,7 +9,8 @@ from typing import Any, cast, get_args
 
 from harness._errors import ScriptError
 from harness._frozen import maker
-from harness._validation import assert_never, did_you_mean, format_names
+from harness._names import did_you_mean, format_names
+from harness._validation import assert_never
 from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.loop import (
     Model,

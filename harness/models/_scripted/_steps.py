@@ -15,7 +15,8 @@ from harness._errors import (
     RateLimited,
     ScriptError,
 )
-from harness._validation import choice_problem, did_you_mean, format_names, is_int, is_number
+from harness._names import did_you_mean, format_names
+from harness._validation import choice_problem, is_int, is_number
 from harness.loop import FinishReason, Usage
 from harness.models._scripted._expect_choice import ExpectToolChoice
 
