@@ -25,8 +25,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from harness._errors import HarnessError, ProviderError, UsageError
+from harness._names import did_you_mean, format_names
 from harness._secrets import scrub_message
-from harness._validation import check_choice, did_you_mean, format_names
+from harness._validation import check_choice
 from harness.loop import Model, ModelRequest, ModelResponse, Usage
 from harness.messages import Message
 from harness.scenarios._properties import WireRun

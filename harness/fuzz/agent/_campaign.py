@@ -103,6 +103,50 @@ def _check_wire_agent(target: WireTarget) -> None:
     target.play(first, ScriptedModel([reply(ANSWER)], require_exhausted=False), watchdog=None)
 
 
+def _check_options(
+    *,
+    output: str | Path | None,
+    hang_seconds: object,
+    max_turns: object,
+    workers: object,
+    seed: object,
+    guidance: str,
+    wire: str | None,
+    properties: object,
+    database: object,
+) -> str | None:
+    """``UsageError`` for a bad option of ``fuzz_agent`` (before anything runs); the
+    output folder, checked."""
+    if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):  # type: ignore[operator]
+        raise UsageError(f"hang_seconds must be a number of seconds > 0, got {hang_seconds!r}")
+    if not (is_int(max_turns) and max_turns >= 1):
+        raise UsageError(f"max_turns must be an int >= 1, got {max_turns!r}")
+    if not (is_int(workers) and workers >= 1):
+        raise UsageError(f"workers must be an int >= 1, got {workers!r}")
+    if seed is not None and not (is_int(seed) and seed >= 0):
+        raise UsageError(f"seed must be an int >= 0, got {seed!r}")
+    check_choice(guidance, Guidance, name="guidance")
+    if wire is not None:
+        check_choice(wire, WIRES, name="wire")
+    if isinstance(properties, (str, bytes)) or callable(properties):
+        raise UsageError(
+            f"properties must be a list of functions (or 'module:function' texts), "
+            f"got {properties!r}"
+        )
+    if database is not None and not isinstance(database, (str, Path)):
+        raise UsageError(f"database must be a folder path, got {database!r}")
+    if database is not None and Path(database).exists() and not Path(database).is_dir():
+        raise UsageError(f"database {str(database)!r} is a file: give a folder")
+    return check_output(output)
+
+
+def _chosen_seed(seed: int | None, profile_seed: int | None) -> int:
+    """The seed given, else the profile's, else a random one (printed in the report)."""
+    if seed is not None:
+        return seed
+    return profile_seed if profile_seed is not None else random.randrange(1_000_000)
+
+
 def fuzz_agent(
     factory: str | AgentFactory | WireFactory,
     properties: Sequence[str | Property] = (),
@@ -151,27 +195,17 @@ def fuzz_agent(
     from harness.fuzz.agent._parallel import run_parallel
 
     _check_budget(max_examples, max_seconds)
-    if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):
-        raise UsageError(f"hang_seconds must be a number of seconds > 0, got {hang_seconds!r}")
-    if not (is_int(max_turns) and max_turns >= 1):
-        raise UsageError(f"max_turns must be an int >= 1, got {max_turns!r}")
-    if not (is_int(workers) and workers >= 1):
-        raise UsageError(f"workers must be an int >= 1, got {workers!r}")
-    if seed is not None and not (is_int(seed) and seed >= 0):
-        raise UsageError(f"seed must be an int >= 0, got {seed!r}")
-    check_choice(guidance, Guidance, name="guidance")
-    if wire is not None:
-        check_choice(wire, WIRES, name="wire")
-    if isinstance(properties, (str, bytes)) or callable(properties):
-        raise UsageError(
-            f"properties must be a list of functions (or 'module:function' texts), "
-            f"got {properties!r}"
-        )
-    folder = check_output(output)
-    if database is not None and not isinstance(database, (str, Path)):
-        raise UsageError(f"database must be a folder path, got {database!r}")
-    if database is not None and Path(database).exists() and not Path(database).is_dir():
-        raise UsageError(f"database {str(database)!r} is a file: give a folder")
+    folder = _check_options(
+        output=output,
+        hang_seconds=hang_seconds,
+        max_turns=max_turns,
+        workers=workers,
+        seed=seed,
+        guidance=guidance,
+        wire=wire,
+        properties=properties,
+        database=database,
+    )
     built, name = load_agent_factory(factory)
     if wire is not None:
         check_wire_factory(built, name)
@@ -184,9 +218,7 @@ def fuzz_agent(
     hang_seconds = min(float(hang_seconds), seconds)
     if wire is None:
         _check_shared_instances(watched(built, hang_seconds), name)
-    chosen_seed = seed if seed is not None else budget.seed
-    if chosen_seed is None:
-        chosen_seed = random.randrange(1_000_000)
+    chosen_seed = _chosen_seed(seed, budget.seed)
     config = SearchConfig(
         factory_spec=factory if isinstance(factory, str) else None,
         properties_spec=tuple(p for p in properties if isinstance(p, str))
