@@ -76,49 +76,39 @@ def _agent_summary(report: AgentFuzzReport) -> Table:
     return table
 
 
-def _fuzz_agent_command(
-    console: Console,
-    *,
-    agent: str,
-    properties: list[str],
-    examples: int | None,
-    max_seconds: float | None,
-    seed: int | None,
-    profile: str | None,
-    max_turns: int | None,
-    output: Path,
-    workers: int,
-    ray: str | None,
-    as_json: bool,
-    otel: Path | None = None,
-) -> None:
+def _fuzz_agent_command(console: Console, args: FuzzArgs) -> None:
     from harness.fuzz import fuzz_agent
 
+    assert args.agent is not None
+    as_json, workers, ray = args.as_json, args.workers, args.ray
     if not as_json:
         where = f"Ray ({ray})" if ray else f"{workers} worker{'s' if workers != 1 else ''}"
-        console.print(f"fuzzing agent {escape(agent)} on {where}", soft_wrap=True)
+        wire = f" through the {args.wire} wire" if args.wire else ""
+        console.print(f"fuzzing agent {escape(args.agent)}{wire} on {where}", soft_wrap=True)
     try:
         with user_output_to_stderr(as_json):  # stdout is the JSON report's
             report = fuzz_agent(
-                agent,
-                properties,
-                max_examples=examples,
-                max_seconds=max_seconds,
-                seed=seed,
-                output=output,
-                profile=profile,
-                max_turns=12 if max_turns is None else max_turns,
+                args.agent,
+                args.properties or [],
+                wire=args.wire,
+                max_examples=args.examples,
+                max_seconds=args.max_seconds,
+                seed=args.seed,
+                output=args.output,
+                profile=args.profile,
+                max_turns=12 if args.max_turns is None else args.max_turns,
                 workers=workers,
                 ray=ray,
+                database=None if args.no_database else args.database,
             )
     except HarnessError as exc:
         _fail(console, str(exc))
     except SystemExit as exc:  # the agent's code tried to end the process
         _fail(console, f"the agent's code raised SystemExit({exc.code!r}) during the campaign")
-    if otel is not None and report.counterexample:
+    if args.otel is not None and report.counterexample:
         found = report.finding
         failure = f"{found.name}: {found.message}" if found is not None else ""
-        _write_otel(console, [report.counterexample], [failure], otel)
+        _write_otel(console, [report.counterexample], [failure], args.otel)
     if as_json:
         typer.echo(json_text(report.to_json()))
     else:
@@ -151,6 +141,15 @@ class FuzzArgs:
             "-p",
             help="With --agent: MODULE:FN, a property (run) -> None raising AssertionError "
             "(repeatable; the built-in invariants always run).",
+        ),
+    ] = None
+    wire: Annotated[
+        str | None,
+        typer.Option(
+            "--wire",
+            help="With --agent: the agent is on another framework and calls this wire format "
+            "(openai-chat, openai-responses or anthropic); FACTORY is then (base_url, api_key) "
+            "-> {run, prompt, state}, and the fuzzer answers on a loopback endpoint.",
         ),
     ] = None
     max_seconds: Annotated[
@@ -236,7 +235,8 @@ class FuzzArgs:
         Path,
         typer.Option(
             "--database",
-            help="Hypothesis example database folder.",
+            help="Hypothesis example database folder: failures found once are replayed first "
+            "next time (with --agent: the failing script, on a fresh agent).",
             envvar="HARNESS_FUZZ_DATABASE",
         ),
     ] = Path(DEFAULT_DATABASE)
@@ -297,24 +297,12 @@ def _fuzz(args: FuzzArgs) -> None:
                 "--universe, --strategy and --faults fuzz generated universes; with --agent "
                 "the agent's own tools and strategies are fuzzed: leave them out",
             )
-        _fuzz_agent_command(
-            console,
-            agent=args.agent,
-            properties=args.properties or [],
-            examples=args.examples,
-            max_seconds=args.max_seconds,
-            seed=args.seed,
-            profile=args.profile,
-            max_turns=args.max_turns,
-            output=args.output,
-            workers=args.workers,
-            ray=args.ray,
-            as_json=args.as_json,
-            otel=args.otel,
-        )
+        _fuzz_agent_command(console, args)
         return
-    if args.properties or args.max_seconds is not None or args.as_json:
-        _fail(console, "--property, --max-seconds and --json go with --agent MODULE:FACTORY")
+    if args.properties or args.max_seconds is not None or args.as_json or args.wire:
+        _fail(
+            console, "--property, --wire, --max-seconds and --json go with --agent MODULE:FACTORY"
+        )
     _campaign_command(console, args)
 
 

@@ -26,7 +26,13 @@ from harness.scenarios._loader import (
     register_strategy,
     resolve_import,
 )
-from harness.scenarios._properties import AgentRun, Finding, Property, check_properties
+from harness.scenarios._properties import (
+    AgentRun,
+    Finding,
+    Property,
+    WireRun,
+    check_properties,
+)
 from harness.scenarios._runner import ScenarioOutcome, run_scenario
 from harness.scenarios._spec import (
     CompletionExpect,
@@ -66,6 +72,7 @@ __all__ = [
     "TimelineStep",
     "VariantResult",
     "Violation",
+    "WireRun",
     "build_agent",
     "check_invariants",
     "check_properties",

@@ -28,7 +28,13 @@ from harness.injection._groups import GroupsChanged
 from harness.loop import InjectionStrategy, Trace
 from harness.tools import Tool
 
-__all__ = ["InjectionCoverage", "is_id_like", "name_pattern"]
+__all__ = [
+    "InjectionCoverage",
+    "fold_patterns",
+    "is_id_like",
+    "name_pattern",
+    "offered_patterns",
+]
 
 _UNFOLDED = re.compile(r"unfolded '([^']+)'")
 _SECTION = re.compile(r"(?:opened section|section) '([^']+)'")
@@ -48,6 +54,68 @@ def name_pattern(name: str) -> str:
     return "_".join("*" if is_id_like(p) else p for p in parts)
 
 
+_HEX = frozenset("0123456789abcdef")
+_ID_EXAMPLES = 4
+"""Names kept per wildcard pattern to fold names made per run into it."""
+
+
+def _made_like(part: str, id_part: str) -> bool:
+    """Whether ``part`` (no digit) is made like ``id_part`` (an id-like part at the same
+    place of a sibling name): as long, and hex past their common prefix (``tbcdafa``
+    beside ``t1f2e3a``: a per-run id whose hex digits happened to be letters)."""
+    if len(part) != len(id_part) or part == id_part:
+        return False
+    common = 0
+    while part[common] == id_part[common]:
+        common += 1
+    rest = part[common:]
+    return len(rest) >= 4 and set(rest) <= _HEX
+
+
+IdExamples = Mapping[str, Sequence[tuple[str, ...]]]
+"""Wildcard patterns with names that made them, split at ``_`` (their id-like parts)."""
+
+
+def fold_name(name: str, examples: IdExamples) -> str:
+    """The wildcard pattern of ``examples`` that ``name`` (no id-like part) is made like,
+    or ``name`` itself (see ``fold_patterns``)."""
+    parts = name.split("_")
+    for pattern, made in examples.items():
+        shape = pattern.split("_")
+        if len(shape) != len(parts):
+            continue
+        if any(s != "*" and s != p for s, p in zip(shape, parts, strict=True)):
+            continue
+        for example in made:
+            if all(_made_like(p, example[i]) for i, p in enumerate(parts) if shape[i] == "*"):
+                return pattern
+    return name
+
+
+def fold_patterns(names: Iterable[str], keep: Iterable[str] = ()) -> dict[str, str]:
+    """Each name's pattern (``name_pattern``), a name with no id-like part taking the
+    pattern of a sibling it is made like (``ticket_tbcdafa_add_comment`` beside
+    ``ticket_t101_add_comment``: ``ticket_*_add_comment``); ``keep`` (declared names)
+    stay as they are."""
+    patterns = {n: name_pattern(n) for n in names}
+    examples: dict[str, list[tuple[str, ...]]] = {}
+    for name, pattern in patterns.items():
+        if "*" in pattern:
+            examples.setdefault(pattern, []).append(tuple(name.split("_")))
+    if examples:
+        kept = set(keep)
+        for name, pattern in patterns.items():
+            if pattern == name and name not in kept:
+                patterns[name] = fold_name(name, examples)
+    return patterns
+
+
+@functools.lru_cache(maxsize=256)
+def offered_patterns(names: tuple[str, ...]) -> dict[str, str]:
+    """``fold_patterns`` of one request's offered names (cached: toolsets repeat)."""
+    return fold_patterns(names)
+
+
 @dataclasses.dataclass
 class InjectionCoverage:
     """Counts over runs: tools by pattern, strategy states declared and reached."""
@@ -62,6 +130,11 @@ class InjectionCoverage:
     """Declared states per strategy (``StateMachine[Order]``, ``playbook``, ...)."""
     reached: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     runs: int = 0
+    id_examples: dict[str, list[tuple[str, ...]]] = dataclasses.field(
+        default_factory=dict, repr=False
+    )
+    """A few names behind each wildcard pattern (split at ``_``): a name made per run
+    whose id has no digit is counted under the pattern it is made like."""
 
     # -- declared -------------------------------------------------------------------------
 
@@ -115,10 +188,12 @@ class InjectionCoverage:
         self.runs += 1
         offered: set[str] = set()
         for iteration in trace.iterations:
-            offered.update(name_pattern(n) for n in iteration.offered)
+            patterns = offered_patterns(tuple(iteration.offered))
+            self._remember_ids(patterns)
+            offered.update(patterns.values())
             for call in iteration.calls:
                 target = self.called_error if call.is_error else self.called_ok
-                target[name_pattern(call.name)] += 1
+                target[patterns.get(call.name) or name_pattern(call.name)] += 1
             for change in iteration.changes:
                 self._reached_by_change(change.strategy, change.reason)
         self.offered.update(offered)
@@ -128,6 +203,31 @@ class InjectionCoverage:
             elif isinstance(event, GroupsChanged):
                 for group in event.activated:
                     self.reached.setdefault("groups", set()).add(group)
+
+    def _remember_ids(self, patterns: Mapping[str, str]) -> None:
+        for name, pattern in patterns.items():
+            if "*" in pattern:
+                made = self.id_examples.setdefault(pattern, [])
+                if len(made) < _ID_EXAMPLES:
+                    parts = tuple(name.split("_"))
+                    if parts not in made:
+                        made.append(parts)
+
+    def _fold(self, counts: collections.Counter[str]) -> collections.Counter[str]:
+        """``counts`` with names made per run (no digit in their id) under their pattern."""
+        if not self.id_examples:
+            return counts
+        folded: collections.Counter[str] = collections.Counter()
+        for key, count in counts.items():
+            folded[self._folded(key)] += count
+        return folded
+
+    def _folded(self, key: str) -> str:
+        """``key`` under the pattern of the names made per run it is made like (a tool
+        made per run is declared per run too: the pytest plugin declares each run's)."""
+        if "*" in key or not self.id_examples:
+            return key
+        return fold_name(key, self.id_examples)
 
     def _reached_by_change(self, strategy: str, reason: str) -> None:
         if reason.startswith("unlocked "):
@@ -151,6 +251,9 @@ class InjectionCoverage:
             self.states.setdefault(key, set()).update(values)
         for key, values in other.reached.items():
             self.reached.setdefault(key, set()).update(values)
+        for pattern, made in other.id_examples.items():
+            mine = self.id_examples.setdefault(pattern, [])
+            mine.extend(m for m in made if m not in mine and len(mine) < _ID_EXAMPLES)
         self.runs += other.runs
 
     # -- the report -----------------------------------------------------------------------
@@ -158,18 +261,20 @@ class InjectionCoverage:
     @property
     def never_offered(self) -> list[str]:
         """Declared tool patterns no run offered."""
-        return sorted(p for p in self.declared if not self.offered[p])
+        offered = self._fold(self.offered)
+        return sorted({self._folded(p) for p in self.declared if not offered[self._folded(p)]})
 
     @property
     def never_called(self) -> list[str]:
         """Patterns offered in some run but never called."""
-        seen = set(self.offered)
-        return sorted(p for p in seen if not self.called_ok[p] and not self.called_error[p])
+        ok, errors = self._fold(self.called_ok), self._fold(self.called_error)
+        return sorted(p for p in self._fold(self.offered) if not ok[p] and not errors[p])
 
     @property
     def only_errors(self) -> list[str]:
         """Patterns called, but every call ended in an error result."""
-        return sorted(p for p in self.called_error if not self.called_ok[p])
+        ok = self._fold(self.called_ok)
+        return sorted(p for p in self._fold(self.called_error) if not ok[p])
 
     @property
     def states_never_reached(self) -> dict[str, list[str]]:

@@ -217,9 +217,12 @@ def _check_toolset(trace: Trace) -> list[Violation]:
         for change in before:
             _check_added(out, change.added, current, it.index, change.strategy)
             _apply_change(current, change)
-        if sorted(current) != sorted(it.offered):
-            extra = sorted(set(it.offered) - set(current))
-            missing = sorted(set(current) - set(it.offered))
+        # declared tools: deferred ones (behind a tool search) are declared, not offered,
+        # until a search reveals them (a search's discovery is no change of the toolset)
+        declared = [*it.offered, *(n for n in it.deferred if n not in it.offered)]
+        if sorted(current) != sorted(declared):
+            extra = sorted(set(declared) - set(current))
+            missing = sorted(set(current) - set(declared))
             out.append(
                 Violation(
                     invariant="toolset_explained",
@@ -228,7 +231,7 @@ def _check_toolset(trace: Trace) -> list[Violation]:
                     f"unexplained {extra}, missing {missing}",
                 )
             )
-        current = list(it.offered)
+        current = declared
         for change in after:
             if not change.reason:
                 out.append(

@@ -19,7 +19,7 @@ from harness._secrets import scrub_message
 from harness.loop import RunResult, Trace, Usage
 from harness.scenarios._agent import describe_factory
 
-__all__ = ["AgentRun", "Finding", "Property", "check_properties"]
+__all__ = ["AgentRun", "Finding", "Property", "WireRun", "check_properties"]
 
 Property = Callable[[RunResult], None]
 """``(run) -> None``, raising ``AssertionError`` when the run misbehaved."""
@@ -71,6 +71,29 @@ class AgentRun(RunResult):
     def __repr__(self) -> str:
         ending = f"error={type(self.error).__name__}" if self.error else "finished"
         return f"AgentRun({ending}, iterations={self.iterations}, output={self.output!r:.60})"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+class WireRun(AgentRun):
+    """A run of an agent on another framework, seen on the wire (``fuzz_agent(...,
+    wire=...)``, a scenario file with ``wire:``): ``trace`` is the wire trace (tools
+    offered per request, calls, results, injections between requests), ``output`` what
+    the factory's ``run`` returned, ``state`` the object the factory gave, ``error`` what
+    ``run`` raised (the framework's own failures included), ``messages`` the last
+    request's history and the last answer."""
+
+    state: Any = None
+    """The factory's ``state``: any object (``None`` when it gave none)."""
+    wire: str = ""
+    """The wire format the agent called (``openai-chat``, ``openai-responses``,
+    ``anthropic``)."""
+
+    def __repr__(self) -> str:
+        ending = f"error={type(self.error).__name__}" if self.error else "finished"
+        return (
+            f"WireRun({self.wire}, {ending}, requests={self.iterations}, "
+            f"output={self.output!r:.60})"
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -117,6 +117,10 @@ def _launch(scenario: Scenario, model: Model, mcp: McpParts) -> RunResult:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     """Run ``scenario`` with fresh tools, strategies and model; compare with ``expect``."""
+    if scenario.spec.wire is not None:  # an agent on another framework, on the wire
+        from harness.scenarios._wire_run import run_wire_scenario
+
+        return run_wire_scenario(scenario)
     if has_sessions(scenario.spec):  # turns, sessions, continuation, tool_choice schedules
         from harness.scenarios._session_run import run_sessions
 

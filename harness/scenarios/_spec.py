@@ -214,6 +214,12 @@ class ScenarioSpec(BaseModel):
     keyword arguments of ``harness.run`` without the model (prompt, tools, strategies,
     system, loop options). It is called for each run; the file's own ``prompt``,
     ``system`` and ``options`` win over the factory's, its tools and strategies are added."""
+    wire: str | None = None
+    """With ``agent``: the wire format the agent calls (``openai-chat``,
+    ``openai-responses``, ``anthropic``). The agent is then a wire factory
+    ``(base_url, api_key) -> {run, prompt, state}`` on any framework, served the
+    scripted model on loopback in that format and judged by ``expect.properties``,
+    ``error``, ``output`` and ``timeline`` over the wire trace."""
     system: str | None = None
     prompt: str | None = None
     messages: list[dict[str, Any]] | None = None

@@ -138,7 +138,8 @@ def test_modules_come_from_path_too(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         (["--agent", "my_agent_mod:make", "--max-seconds", "0"], "max_seconds must be"),
         (["--agent", "my_agent_mod:make", "-u", "tools"], "--universe, --strategy and --faults"),
         (["--agent", "my_agent_mod:make", "--path", "no/such/dir"], "is not a folder"),
-        (["--json"], "--property, --max-seconds and --json go with --agent"),
+        (["--json"], "--property, --wire, --max-seconds and --json go with --agent"),
+        (["--wire", "openai-chat"], "--property, --wire, --max-seconds and --json go with --agent"),
     ],
 )
 def test_usage_errors_exit_2(project: Path, args: list[str], message: str) -> None:

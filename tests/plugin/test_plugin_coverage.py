@@ -78,3 +78,36 @@ def test_the_ini_turns_it_on_and_it_is_off_by_default(pytester: pytest.Pytester)
     pytester.makeini("[pytest]\nharness_coverage = true\n")
     on = pytester.runpytest("-p", "no:cacheprovider")
     assert "door: never reached LOCKED" in on.stdout.str()
+
+
+PER_RUN = '''
+import pytest
+
+from harness import Tool, run
+from harness.models import ScriptedModel
+
+
+def comment(text: str) -> str:
+    """Comment on the ticket."""
+    return "ok"
+
+
+def ticket_tool(ticket: str) -> Tool:
+    return Tool.from_function(comment, name=f"ticket_{ticket}_add_comment")
+
+
+@pytest.mark.parametrize("ticket", ["t1f2e3a", "tbcdafa", "t9a8b7c"])
+def test_ticket(ticket):
+    run(ScriptedModel([{"reply": "nothing to do"}]), "hi", tools=[ticket_tool(ticket)])
+'''
+
+
+def test_names_made_per_run_are_listed_by_their_pattern(pytester: pytest.Pytester) -> None:
+    """A per-run id whose hex digits all happen to be letters (``tbcdafa``) folds into
+    the pattern its siblings made, as docs/fuzzing.md promises."""
+    pytester.makepyfile(test_tickets=PER_RUN)
+    result = pytester.runpytest("--harness-coverage", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    out = result.stdout.str()
+    assert "offered but never called: ticket_*_add_comment" in out
+    assert "tbcdafa" not in out.split("harness injection coverage")[-1]

@@ -20,16 +20,21 @@ from harness._errors import UsageError
 from harness._validation import check_choice, check_output, is_int, is_number
 from harness.fuzz._profiles import choose_profile
 from harness.fuzz._watchdog import WATCHDOG_SECONDS, watched
+from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport
 from harness.fuzz.agent._search import (
     Guidance,
     SearchConfig,
     load_agent_factory,
     load_property,
+    make_target,
     search,
 )
+from harness.fuzz.agent._target import Target, WireTarget
+from harness.models import ScriptedModel, reply
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._properties import Property
+from harness.scenarios._wire_agent import WIRES, WireFactory, check_wire_factory
 
 __all__ = ["AGENT_PROFILES", "AgentBudget", "Guidance", "fuzz_agent"]
 
@@ -86,10 +91,67 @@ def _check_shared_instances(factory: AgentFactory, name: str) -> None:
         )
 
 
+def _check_wire_agent(target: WireTarget) -> None:
+    """Two agents must not share their state; one run answered at once must call the
+    endpoint, in the wire format named (a ``UsageError`` saying what it did instead)."""
+    first, second = target.build(), target.build()
+    if first.state is not None and first.state is second.state:
+        raise UsageError(
+            f"the wire agent factory {target.name} returns the same 'state' object on every "
+            "call: make a new one inside the factory (examples would share it)"
+        )
+    target.play(first, ScriptedModel([reply(ANSWER)], require_exhausted=False), watchdog=None)
+
+
+def _check_options(
+    *,
+    output: str | Path | None,
+    hang_seconds: object,
+    max_turns: object,
+    workers: object,
+    seed: object,
+    guidance: str,
+    wire: str | None,
+    properties: object,
+    database: object,
+) -> str | None:
+    """``UsageError`` for a bad option of ``fuzz_agent`` (before anything runs); the
+    output folder, checked."""
+    if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):  # type: ignore[operator]
+        raise UsageError(f"hang_seconds must be a number of seconds > 0, got {hang_seconds!r}")
+    if not (is_int(max_turns) and max_turns >= 1):
+        raise UsageError(f"max_turns must be an int >= 1, got {max_turns!r}")
+    if not (is_int(workers) and workers >= 1):
+        raise UsageError(f"workers must be an int >= 1, got {workers!r}")
+    if seed is not None and not (is_int(seed) and seed >= 0):
+        raise UsageError(f"seed must be an int >= 0, got {seed!r}")
+    check_choice(guidance, Guidance, name="guidance")
+    if wire is not None:
+        check_choice(wire, WIRES, name="wire")
+    if isinstance(properties, (str, bytes)) or callable(properties):
+        raise UsageError(
+            f"properties must be a list of functions (or 'module:function' texts), "
+            f"got {properties!r}"
+        )
+    if database is not None and not isinstance(database, (str, Path)):
+        raise UsageError(f"database must be a folder path, got {database!r}")
+    if database is not None and Path(database).exists() and not Path(database).is_dir():
+        raise UsageError(f"database {str(database)!r} is a file: give a folder")
+    return check_output(output)
+
+
+def _chosen_seed(seed: int | None, profile_seed: int | None) -> int:
+    """The seed given, else the profile's, else a random one (printed in the report)."""
+    if seed is not None:
+        return seed
+    return profile_seed if profile_seed is not None else random.randrange(1_000_000)
+
+
 def fuzz_agent(
-    factory: str | AgentFactory,
+    factory: str | AgentFactory | WireFactory,
     properties: Sequence[str | Property] = (),
     *,
+    wire: str | None = None,
     max_examples: int | None = None,
     max_seconds: float | None = None,
     seed: int | None = None,
@@ -102,13 +164,19 @@ def fuzz_agent(
     ray: str | None = None,
     replay_check: bool = True,
     hang_seconds: float = WATCHDOG_SECONDS,
+    database: str | Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
     """Fuzz the agent ``factory`` makes, with the fuzzer playing the model.
 
     ``factory`` is a function with no arguments (or ``"module:function"``) returning
     the keyword arguments of ``harness.run`` without the model; it is called once per
-    example. ``properties`` are functions ``(run) -> None`` raising ``AssertionError``
+    example. With ``wire`` (``openai-chat``, ``openai-responses``, ``anthropic``) the
+    agent is built on any framework: ``factory(base_url, api_key)`` returns
+    ``{"run": ..., "prompt": ..., "state": ...}``, ``run(prompt)`` runs the agent
+    against ``base_url`` (sync or async), and the fuzzer answers there in that wire
+    format; properties get a ``WireRun`` (the wire trace, ``output``, ``state``,
+    ``error``). ``properties`` are functions ``(run) -> None`` raising ``AssertionError``
     (or ``"module:function"``); the built-in invariants run as well, and a strategy
     crash or a call that never returns is a finding by itself. The search ends at the
     first failure (shrunk, and written to ``output`` as a scenario file when given),
@@ -120,27 +188,27 @@ def fuzz_agent(
     ``hang_seconds`` is never more than ``max_seconds``.
     ``guidance`` picks the search (see ``Guidance``); ``replay_check`` replays an
     example now and then on a fresh agent to detect state shared between examples.
+    ``database`` is a folder (a hypothesis example database) keeping the failing script
+    of each agent: the next campaign replays it first, on a fresh agent.
     Bad input raises ``UsageError`` before the search starts.
     """
     from harness.fuzz.agent._parallel import run_parallel
 
     _check_budget(max_examples, max_seconds)
-    if not (is_number(hang_seconds) and 0 < hang_seconds < math.inf):
-        raise UsageError(f"hang_seconds must be a number of seconds > 0, got {hang_seconds!r}")
-    if not (is_int(max_turns) and max_turns >= 1):
-        raise UsageError(f"max_turns must be an int >= 1, got {max_turns!r}")
-    if not (is_int(workers) and workers >= 1):
-        raise UsageError(f"workers must be an int >= 1, got {workers!r}")
-    if seed is not None and not (is_int(seed) and seed >= 0):
-        raise UsageError(f"seed must be an int >= 0, got {seed!r}")
-    check_choice(guidance, Guidance, name="guidance")
-    if isinstance(properties, (str, bytes)) or callable(properties):
-        raise UsageError(
-            f"properties must be a list of functions (or 'module:function' texts), "
-            f"got {properties!r}"
-        )
-    folder = check_output(output)
+    folder = _check_options(
+        output=output,
+        hang_seconds=hang_seconds,
+        max_turns=max_turns,
+        workers=workers,
+        seed=seed,
+        guidance=guidance,
+        wire=wire,
+        properties=properties,
+        database=database,
+    )
     built, name = load_agent_factory(factory)
+    if wire is not None:
+        check_wire_factory(built, name)
     props = [load_property(p) for p in properties]
     names = [p if isinstance(p, str) else describe_factory(p) for p in properties]
     _profile, budget = _profile_budget(profile)
@@ -148,10 +216,9 @@ def fuzz_agent(
     # the agent's own code (tools, strategies, the factory, properties) never runs longer
     # than the whole search may
     hang_seconds = min(float(hang_seconds), seconds)
-    _check_shared_instances(watched(built, hang_seconds), name)
-    chosen_seed = seed if seed is not None else budget.seed
-    if chosen_seed is None:
-        chosen_seed = random.randrange(1_000_000)
+    if wire is None:
+        _check_shared_instances(watched(built, hang_seconds), name)
+    chosen_seed = _chosen_seed(seed, budget.seed)
     config = SearchConfig(
         factory_spec=factory if isinstance(factory, str) else None,
         properties_spec=tuple(p for p in properties if isinstance(p, str))
@@ -167,7 +234,15 @@ def fuzz_agent(
         replay_check=replay_check,
         hang_seconds=hang_seconds,
         import_paths=tuple(p for p in sys.path if p),
+        wire=wire,
+        database=str(database) if database is not None else None,
     )
-    if workers > 1 or ray:
-        return run_parallel(config, workers=workers, ray=ray, progress=progress)
-    return search(config, built, name, props, property_names=names, progress=progress)
+    target: Target = make_target(built, name, wire, hang_seconds)
+    try:
+        if isinstance(target, WireTarget):
+            _check_wire_agent(target)
+        if workers > 1 or ray:
+            return run_parallel(config, workers=workers, ray=ray, progress=progress)
+        return search(config, target, props, property_names=names, progress=progress)
+    finally:
+        target.close()

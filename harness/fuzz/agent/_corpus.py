@@ -30,7 +30,8 @@ Steps = list[dict[str, Any]]
 
 
 def is_progress(feature: str) -> bool:
-    """Whether a feature is progress (not a failed call, not how the run ended)."""
+    """Whether a feature is progress (not a failed call, not how the run ended; a new
+    extreme of a number, ``low:withdraw.balance``, is)."""
     return not (feature.startswith("end:") or (feature.startswith("call:") and ":error" in feature))
 
 

@@ -14,7 +14,6 @@ the second time, which makes every counterexample unreliable, so it is a usage e
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import re
@@ -31,15 +30,17 @@ from harness._errors import (
     UsageError,
 )
 from harness._secrets import scrub_message
-from harness.fuzz._watchdog import WatchdogTimeout, watchdog as guard
+from harness.fuzz._watchdog import WatchdogTimeout
 from harness.fuzz.agent._runs import FuzzedRun
+from harness.fuzz.agent._target import FuzzAgent, LoopTarget, Target
 from harness.loop import ModelRequest, ModelResponse
 from harness.models import ScriptedModel, steps_from_data
 from harness.models._scripted._refs import parse_json
 from harness.scenarios import check_invariants
-from harness.scenarios._agent import Agent, AgentFactory, build_agent, run_agent
+from harness.scenarios._agent import Agent, AgentFactory
 from harness.scenarios._coverage import name_pattern
 from harness.scenarios._properties import AgentRun, Finding, Property, check_properties
+from harness.scenarios._wire_agent import RunStalled
 
 __all__ = [
     "EXPECTED_ENDINGS",
@@ -47,8 +48,10 @@ __all__ = [
     "judge",
     "judge_fuzzed",
     "no_timeouts",
+    "replay",
     "replay_differs",
     "replay_steps",
+    "run_shape",
 ]
 
 EXPECTED_ENDINGS: tuple[type[HarnessError], ...] = (
@@ -92,8 +95,11 @@ def _crash(run: AgentRun, played: bool) -> Finding | None:
     return Finding(name="crash", message=f"the run ended with an untyped {_describe(error)}")
 
 
-def _hang(run: AgentRun, watchdog: float | None) -> Finding | None:
-    """A call (or a strategy hook) the watchdog stopped."""
+def _hang(
+    run: AgentRun, watchdog: float | None, stalled: str = "an injection strategy"
+) -> Finding | None:
+    """A call (or ``stalled``: a strategy hook, or a wire agent's run) the watchdog
+    stopped."""
     if watchdog is None:
         return None
     for iteration in run.trace.iterations:
@@ -106,18 +112,36 @@ def _hang(run: AgentRun, watchdog: float | None) -> Finding | None:
                     "tool_timeout, so this call would hang its run)",
                 )
     error = run.error
-    if error is not None and isinstance(error.__cause__, WatchdogTimeout):
+    if isinstance(error, RunStalled):
         return Finding(
             name="hang",
-            message=f"{type(error).__name__}: an injection strategy did not return within "
+            message=f"the agent's run neither called the endpoint nor returned within "
+            f"{watchdog:g}s (the fuzzer's watchdog: a tool or the framework hung)",
+        )
+    if error is not None and _stopped_by_watchdog(error):
+        return Finding(
+            name="hang",
+            message=f"{type(error).__name__}: {stalled} did not return within "
             f"{watchdog:g}s (the fuzzer's watchdog): {error}",
         )
     return None
 
 
+def _stopped_by_watchdog(error: BaseException) -> bool:
+    """The watchdog's exception is the error, or what it came from (an SDK wraps it)."""
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        if isinstance(found, WatchdogTimeout):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
+
+
 def judge(
     run: AgentRun,
-    agent: Agent,
+    agent: FuzzAgent,
     properties: Sequence[Property],
     *,
     definitions: Sequence[Any] = (),
@@ -130,9 +154,16 @@ def judge(
     model took a turn at all (an error before it means the agent cannot run: a
     ``UsageError``); ``watchdog`` the timeout the fuzzer imposed (``None`` when the
     agent set its own). A property raising anything but ``AssertionError`` raises
-    ``UsageError``.
+    ``UsageError``. An agent on the wire (a ``WireAgent``) is judged by the properties
+    and the watchdog only: its framework's own failures (a retry budget spent, an output
+    that failed validation) are the run's ``error``, for properties to judge.
     """
     hidden = agent.secret_values()
+    if not isinstance(agent, Agent):
+        found = _hang(run, watchdog, "the agent's run (its tools or its framework)")
+        if found is None:
+            return check_properties(run, properties, hidden=hidden)
+        return found
     found = _hang(run, watchdog) or _crash(run, played)
     if found is None:
         violations = check_invariants(
@@ -181,6 +212,17 @@ class _Recording(ScriptedModel):
         return super().request(request)
 
 
+def replay(
+    target: Target, steps: list[dict[str, Any]], *, watchdog: float | None = None
+) -> tuple[AgentRun, FuzzAgent, list[Any], bool]:
+    """Run ``steps`` on a fresh agent of ``target``: the run, the agent, the definitions
+    sent, and whether the model took a turn; ``watchdog`` arms the signal watchdog."""
+    agent = target.build()
+    model = _Recording(steps_from_data(steps), name="replay")
+    run = target.play(agent, model, watchdog=watchdog)
+    return run, agent, model.definitions, bool(model.requests)
+
+
 def replay_steps(
     factory: AgentFactory,
     steps: list[dict[str, Any]],
@@ -188,23 +230,16 @@ def replay_steps(
     name: str,
     defaults: Mapping[str, Any],
     watchdog: float | None = None,
-) -> tuple[AgentRun, Agent, list[Any], bool]:
-    """Run ``steps`` on a fresh agent: the run, the agent, the definitions sent, and
-    whether the model took a turn; ``watchdog`` arms the signal watchdog."""
-    agent = build_agent(factory, name=name).with_defaults(**defaults)
-    model = _Recording(steps_from_data(steps), name="replay")
-    try:
-        with guard(watchdog) if watchdog is not None else contextlib.nullcontext():
-            result = run_agent(model, agent)
-        run = AgentRun.from_result(result)
-    except Exception as exc:
-        run = AgentRun.from_error(exc)
-    return run, agent, model.definitions, bool(model.requests)
+) -> tuple[AgentRun, FuzzAgent, list[Any], bool]:
+    """``replay`` for an agent factory on the harness's loop."""
+    return replay(LoopTarget(factory, name, defaults), steps, watchdog=watchdog)
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
-_VOLATILE = re.compile(r"\d|[0-9a-fA-F]{6}")
-"""Words made per run have a digit (``ord-3f2a9c``) or six hex letters in a row."""
+_VOLATILE = re.compile(r"\d|[0-9a-fA-F]{6}|(?:^|[-_])[0-9a-fA-F]{4,}(?:[-_]|$)")
+"""Words made per run have a digit (``ord-3f2a9c``), six hex letters in a row, or a
+part of four hex letters or more (``sku-ddfcb``: a fresh id whose digits all happened
+to be letters)."""
 
 
 def _mask(text: str) -> str:
@@ -249,19 +284,23 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
     return f"{len(a) - 1} iteration(s) then {len(b) - 1}"
 
 
+def run_shape(run: AgentRun) -> list[Any]:
+    """What a replay of ``run`` must repeat: per request the tools offered, and each
+    call's tool, outcome and result with its numbers and ids masked; how it ended."""
+    return _shape(run)
+
+
 def replay_differs(
-    factory: AgentFactory,
-    fuzzed: FuzzedRun,
+    target: Target,
+    steps: list[dict[str, Any]],
+    shape: list[Any],
     *,
-    name: str,
-    defaults: Mapping[str, Any],
     watchdog: float | None = None,
 ) -> str | None:
-    """Replay ``fuzzed``'s steps on a fresh agent: what differs, or ``None``."""
-    again, _agent, _definitions, _played = replay_steps(
-        factory, fuzzed.steps(), name=name, defaults=defaults, watchdog=watchdog
-    )
-    first, second = _shape(fuzzed.run), _shape(again)
-    if first == second:
+    """Replay ``steps`` on a fresh agent: how its run differs from ``shape`` (the
+    ``run_shape`` of the run they came from), or ``None``."""
+    again, _agent, _definitions, _played = replay(target, steps, watchdog=watchdog)
+    second = _shape(again)
+    if shape == second:
         return None
-    return _first_difference(first, second)
+    return _first_difference(shape, second)

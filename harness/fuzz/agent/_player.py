@@ -15,11 +15,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from hypothesis import strategies as st
 
+from harness.formats._search_names import SEARCH_TOOL_NAMES
 from harness.fuzz.agent._args import (
     CLOSE,
     ArgumentMaker,
@@ -28,28 +30,43 @@ from harness.fuzz.agent._args import (
     affinity,
     chance,
     concrete,
+    integer,
     offered_schemas,
     pick,
+    schema_info,
     short_repr,
     to_data,
 )
 from harness.fuzz.agent._seen import SeenValues
-from harness.loop import Model, ModelRequest, ModelResponse
+from harness.loop import Model, ModelCapabilities, ModelRequest, ModelResponse
 from harness.loop._tool_choice import permitted
 from harness.messages import AssistantMessage, ToolCall
 from harness.models import ScriptedModel, raise_error, steps_from_data
-from harness.models._scripted._refs import call_results
-from harness.scenarios._coverage import name_pattern
-from harness.tools import ToolChoice, match_names
+from harness.models._scripted._model import _callable_names
+from harness.models._scripted._refs import words
+from harness.scenarios._coverage import name_pattern, offered_patterns
+from harness.tools import ToolChoice, ToolDefinition, match_names
 
-__all__ = ["ANSWER", "FuzzPlayer", "PlannedCall", "Swarm", "Turn", "swarms"]
+__all__ = [
+    "ANSWER",
+    "FUZZ_CAPABILITIES",
+    "FuzzPlayer",
+    "PlannedCall",
+    "Swarm",
+    "Turn",
+    "swarms",
+]
 
 ANSWER = "Done."
 """The fuzzer's final text answer."""
 
 TurnKind = Literal["calls", "answer", "error", "replayed"]
 
-_ROLL = st.integers(0, 99)
+FUZZ_CAPABILITIES: ModelCapabilities = ScriptedModel.capabilities
+"""What the fuzzer's model claims: exactly what the model its scripts replay with
+claims (a ``ScriptedModel``: what Chat Completions supports), so that an agent picks
+the same tool search, the same allowed subsets, on the fuzzed run and on its replay
+(``ToolSearch``, ``AllowedTools`` with ``native="auto"``)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -64,6 +81,9 @@ class Swarm:
     """Chance, per turn, of a provider error (ends the run with ``ProviderError``)."""
     copy_percent: int = 80
     """Chance of copying a value seen rather than drawing one from the schema."""
+    repeat_percent: int = 15
+    """Chance, per call, of repeating an earlier call: the same ids, the largest (or
+    smallest) valid amount, or a step toward a limit the run showed."""
     to_the_limit: bool = False
     """Keep calling up to the agent's ``max_iterations`` (the run then ends with
     ``MaxIterationsExceeded``, which properties judge too) rather than answer before."""
@@ -77,13 +97,14 @@ class Swarm:
 def swarms() -> st.SearchStrategy[Swarm]:
     """Swarm settings; the simplest (0) draws give the default behaviour."""
     return st.builds(
-        lambda a, p, e, c, left, limit: Swarm(
+        lambda a, p, e, c, left, limit, r: Swarm(
             answer_percent=(6, 3, 12)[a],
             parallel_percent=(12, 0, 35)[p],
             error_percent=(0, 4)[e],
             copy_percent=(80, 95, 50)[c],
             left_out=left,
             to_the_limit=limit == 7,
+            repeat_percent=(15, 0, 40)[r],
         ),
         st.integers(0, 2),
         st.integers(0, 2),
@@ -91,6 +112,7 @@ def swarms() -> st.SearchStrategy[Swarm]:
         st.integers(0, 2),
         st.integers(0, 7).map(lambda n: n if n < 4 else 0),
         st.integers(0, 7),
+        st.integers(0, 2),
     )
 
 
@@ -105,6 +127,9 @@ class PlannedCall:
     """Its position among the offered tools matching ``pattern`` (1-based)."""
     args: dict[str, Any]
     """Values, ``Copied`` values (with their reference) or lists of them."""
+    moves: tuple[str, ...] = ()
+    """How the call and its arguments were made (``repeat``, ``largest``, ``copy``,
+    ``limit``, ...: see ``ArgumentMaker.moves`` and ``FuzzPlayer._repeat``)."""
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -132,6 +157,8 @@ class Turn:
     """The final answer: a text, or a structured value when the run asks for one."""
     status: int = 500
     """The HTTP status of a provider error."""
+    retry_after: float | None = None
+    """The ``retry_after`` of a provider error (on the wire: so the SDK retries at once)."""
     step: dict[str, Any] | None = None
     """For a ``replayed`` turn: the scripted step it replayed (a corpus prefix)."""
 
@@ -153,7 +180,10 @@ class Turn:
                 return self.calls[0].to_data()
             return {"calls": [c.to_data() for c in self.calls]}
         if self.kind == "error":
-            return {"raise": {"status": self.status}}
+            error: dict[str, Any] = {"status": self.status}
+            if self.retry_after is not None:
+                error["retry_after"] = self.retry_after
+            return {"raise": error}
         if isinstance(self.answer, str):
             return {"reply": self.answer}
         return {"output": self.answer}
@@ -170,6 +200,7 @@ class FuzzPlayer(Model):
     """A model whose every turn is drawn by hypothesis (see the module docstring)."""
 
     __test__ = False
+    capabilities = FUZZ_CAPABILITIES
 
     def __init__(
         self,
@@ -178,8 +209,11 @@ class FuzzPlayer(Model):
         swarm: Swarm,
         max_turns: int,
         prefix: Sequence[dict[str, Any]] = (),
+        prefix_steps: Sequence[Any] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         self.draw = draw
+        self.retry_after = retry_after
         self.swarm = swarm
         self.max_turns = max_turns
         self.name = "fuzz"
@@ -188,12 +222,15 @@ class FuzzPlayer(Model):
         self.args = ArgumentMaker(draw, copy_percent=swarm.copy_percent)
         self.called: dict[str, int] = {}
         self.failed_only: set[str] = set()
+        self.made: list[tuple[PlannedCall, int]] = []
+        """The calls this player drew, with their call numbers (what a repeat repeats)."""
         self._offered_before: frozenset[str] = frozenset()
         self._ids = 0
         self.prefix = list(prefix)
         """Scripted steps played first, as they are (a corpus entry of an earlier round)."""
+        built = prefix_steps if prefix_steps is not None else steps_from_data(self.prefix)
         self._replaying = (
-            ScriptedModel(steps_from_data(self.prefix), name="corpus", require_exhausted=False)
+            ScriptedModel(list(built), name="corpus", require_exhausted=False)
             if self.prefix
             else None
         )
@@ -202,8 +239,8 @@ class FuzzPlayer(Model):
 
     def request(self, request: ModelRequest) -> ModelResponse:
         self.seen.read(request)
-        self._note_outcomes(request)
-        names = request.tool_names
+        self._note_outcomes()
+        names = _callable_names(request)
         fresh = frozenset(names) - self._offered_before
         self._offered_before = frozenset(names)
         replaying = self._replaying
@@ -211,15 +248,17 @@ class FuzzPlayer(Model):
             step = self.prefix[replaying.position]
             response = replaying.request(request)  # a ScriptError: the prefix no longer fits
             self.turns.append(Turn(kind="replayed", step=step))
+            patterns = offered_patterns(names)
             for call in response.message.tool_calls or ():
                 self._ids += 1
-                pattern = name_pattern(call.name)
+                pattern = patterns.get(call.name) or name_pattern(call.name)
                 self.called[pattern] = self.called.get(pattern, 0) + 1
             return response
-        turn = self.draw(self._turns(request, names, fresh))
+        _PENDING.turn = (self, request, names, fresh)
+        turn = self.draw(_TURN)
         self.turns.append(turn)
         if turn.kind == "error":
-            raise raise_error(status=turn.status).error()
+            raise raise_error(status=turn.status, retry_after=turn.retry_after).error()
         if turn.kind == "answer":
             text = turn.answer if isinstance(turn.answer, str) else json.dumps(turn.answer)
             return ModelResponse(message=AssistantMessage(content=text), model_name=self.name)
@@ -233,19 +272,13 @@ class FuzzPlayer(Model):
                     arguments=json.dumps(concrete(planned.args)),
                 )
             )
+            self.made.append((planned, self._ids))
             self.called[planned.pattern] = self.called.get(planned.pattern, 0) + 1
         return ModelResponse(
             message=AssistantMessage(tool_calls=tuple(calls)),
             finish_reason="tool_calls",
             model_name=self.name,
         )
-
-    def _turns(
-        self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]
-    ) -> st.SearchStrategy[Turn]:
-        """This turn's draws as one strategy: one span that hypothesis can delete whole
-        when it shrinks (taking the later turns along to the states they now meet)."""
-        return _turn_strategy(self, request, names, fresh)
 
     def _turn(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]) -> Turn:
         settings = request.settings
@@ -254,23 +287,30 @@ class FuzzPlayer(Model):
         must_call = choice in ("required", "tool") and bool(callable_names)
         if choice == "none" or not callable_names:
             return self._answer(request)
-        if len(self.turns) >= self.max_turns and not must_call:
-            return self._answer(request)
+        if len(self.turns) >= self.max_turns:
+            if not must_call:
+                return self._answer(request)
+            # out of turns but made to call (a framework's output tool under
+            # tool_choice=required): wrap up with a tool not called yet, as a model would
+            uncalled = [n for n in callable_names if name_pattern(n) not in self.called]
+            callable_names = uncalled or callable_names
         swarm = self.swarm
         # one roll: answer, provider error, several calls, one call, counted from 40.
         # Hypothesis leans toward the ends of a range (0, 99) at an example's first
         # draws; an ending there would end many runs at once.
-        roll = (int(self.draw(_ROLL)) - 40) % 100
+        roll = (integer(self.draw, 0, 99) - 40) % 100
         if roll < swarm.answer_percent and not must_call:
             return self._answer(request)
         if roll < swarm.answer_percent + swarm.error_percent:
-            return Turn(kind="error", status=(500, 429, 503)[pick(self.draw, (3, 1, 1))])
+            status = (500, 429, 503)[pick(self.draw, (3, 1, 1))]
+            return Turn(kind="error", status=status, retry_after=self.retry_after)
         count = 1
         parallel_until = swarm.answer_percent + swarm.error_percent + swarm.parallel_percent
-        if roll < parallel_until and settings.parallel_tool_calls is not False:
+        # a tool named in tool_choice is called once, as a provider's model does
+        if roll < parallel_until and settings.parallel_tool_calls is not False and choice != "tool":
             count = 2 if chance(self.draw, 80) else 3
-        schemas = offered_schemas(request)
-        calls = tuple(self._call(callable_names, names, fresh, schemas) for _ in range(count))
+        offer = _Offer(request, names, fresh)
+        calls = tuple(self._call(callable_names, offer) for _ in range(count))
         return Turn(kind="calls", calls=calls)
 
     def _answer(self, request: ModelRequest) -> Turn:
@@ -285,38 +325,98 @@ class FuzzPlayer(Model):
             return False
         return hash_name(name_pattern(name)) % 4 == self.swarm.left_out
 
-    def _call(
-        self,
-        candidates: list[str],
-        offered: tuple[str, ...],
-        fresh: frozenset[str],
-        schemas: Mapping[str, Mapping[str, Any]],
-    ) -> PlannedCall:
+    def _call(self, candidates: list[str], offer: _Offer) -> PlannedCall:
+        if self.made and chance(self.draw, self.swarm.repeat_percent):
+            repeated = self._repeat(candidates, offer)
+            if repeated is not None:
+                return repeated
         weights = []
         keys, latest = self.seen.keys()
+        schemas = offer.schemas
         for name in candidates:
-            pattern = name_pattern(name)
+            pattern = offer.patterns[name]
             weight = 2
             if pattern not in self.called:
                 weight += 4
-            if name in fresh:
+            if name in offer.fresh:
                 weight += 6
             if pattern in self.failed_only:
                 weight += 1
             weight += _inputs_ready(schemas.get(name, {}), keys, latest)
             weights.append(weight)
         name = candidates[pick(self.draw, weights)]
-        pattern = name_pattern(name)
-        rank = match_names(pattern, offered).index(name) + 1  # as the replaying model finds it
-        args = self.args.arguments(schemas.get(name, {}), self.seen)
-        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args)
+        definition = offer.definitions.get(name)
+        self.args.moves = []
+        if definition is not None and _is_search(definition) and offer.deferred:
+            args: dict[str, Any] = {"query": self._query(offer.deferred)}
+            self.args.moves.append("search")
+        else:
+            args = self.args.arguments(schemas.get(name, {}), self.seen)
+        return offer.planned(name, args, tuple(self.args.moves))
 
-    def _note_outcomes(self, request: ModelRequest) -> None:
+    def _query(self, deferred: Sequence[ToolDefinition]) -> str:
+        """A search for deferred tools: a word of one's name or description."""
+        definition = deferred[pick(self.draw, [1] * len(deferred))]
+        found = words(definition.name.replace("_", " ")) + words(definition.description or "")[:8]
+        return found[pick(self.draw, [1] * len(found))] if found else definition.name
+
+    def _repeat(self, candidates: list[str], offer: _Offer) -> PlannedCall | None:
+        """An earlier call again, still callable: the same ids, and each number the
+        largest or smallest valid one, the same, or a step toward a limit seen."""
+        by_pattern = {offer.patterns[n]: n for n in reversed(candidates)}
+        options = [(p, n) for p, n in self.made if p.pattern in by_pattern]
+        if not options:
+            return None
+        answered = self.seen.answered
+        weights = [
+            (1 if answered.get(number, ("", True))[1] else 3) + position // 4
+            for position, (_planned, number) in enumerate(options)
+        ]
+        earlier, _number = options[pick(self.draw, weights)]
+        name = by_pattern[earlier.pattern]
+        properties = offer.schemas.get(name, {}).get("properties")
+        moves = ["repeat"]
+        if not isinstance(properties, Mapping):
+            return offer.planned(name, dict(earlier.args), tuple(moves))
+        args: dict[str, Any] = {}
+        for key, value in earlier.args.items():
+            prop = properties.get(key)
+            args[key] = value
+            if isinstance(prop, Mapping) and not isinstance(value, (list, dict)):
+                moved = self._extreme(schema_info(prop))
+                if moved is not None:
+                    args[key], move = moved
+                    moves.append(move)
+        return offer.planned(name, args, tuple(moves))
+
+    def _extreme(self, info: Any) -> tuple[Any, str] | None:
+        """A number for an argument of ``info`` and how it was made: the largest or
+        smallest valid one, or a step toward a limit the run showed (``None``: keep the
+        earlier value)."""
+        if not info.kinds & {"integer", "number"}:
+            return None
+        move = pick(self.draw, (3, 1, 2, 2))  # largest, smallest, the same, toward a limit
+        if move == 2:
+            return None
+        if move == 3:
+            toward = self.args.toward_limit(info, self.seen) if self.seen.numbers else None
+            return (toward, "limit") if toward is not None else None
+        how = "largest" if move == 0 else "smallest"
+        bound = info.high if move == 0 else info.low
+        if bound is None:  # no bound in the schema: the largest (smallest) number seen
+            fitting = [n for n in self.seen.numbers if info.valid(n.value)]
+            if not fitting:
+                return None
+            chosen = (max if move == 0 else min)(fitting, key=lambda n: n.value)
+            return Copied(chosen.value, chosen.ref), how
+        value = int(bound) if info.integer else bound
+        return (value, how) if info.valid(value) else None
+
+    def _note_outcomes(self) -> None:
         """Remember tools whose calls so far all failed (worth trying again)."""
         outcomes: dict[str, list[bool]] = {}
-        for _number, name, answer in call_results(request.messages):
-            if answer is not None:
-                outcomes.setdefault(name_pattern(name), []).append(answer.is_error)
+        for name, is_error in self.seen.answered.values():
+            outcomes.setdefault(name_pattern(name), []).append(is_error)
         self.failed_only = {p for p, errors in outcomes.items() if all(errors)}
 
     # -- what was played --------------------------------------------------------------
@@ -324,6 +424,32 @@ class FuzzPlayer(Model):
     def steps(self) -> list[dict[str, Any]]:
         """The scripted steps that replay the run (references, patterns and ranks)."""
         return [turn.to_data() for turn in self.turns]
+
+
+class _Offer:
+    """One request's callable tools as the player reads them: schemas, definitions,
+    patterns (ids folded), the ones just offered, the deferred tools a search may find."""
+
+    def __init__(self, request: ModelRequest, names: tuple[str, ...], fresh: frozenset[str]):
+        self.names = names
+        self.fresh = fresh
+        self.definitions = {d.name: d for d in request.tools}
+        self.schemas = offered_schemas(request)
+        self.patterns = offered_patterns(names)
+        self.deferred = [d for d in request.tools if d.defer_loading]
+
+    def planned(self, name: str, args: dict[str, Any], moves: tuple[str, ...] = ()) -> PlannedCall:
+        """The call of ``name`` by its pattern and rank, as the replaying model finds it."""
+        pattern = self.patterns[name]
+        rank = match_names(pattern, self.names).index(name) + 1
+        return PlannedCall(name=name, pattern=pattern, rank=rank, args=args, moves=moves)
+
+
+def _is_search(definition: ToolDefinition) -> bool:
+    """A client tool search (its calls reveal deferred tools)."""
+    return definition.search == "client" or (
+        definition.search is None and definition.name == SEARCH_TOOL_NAMES["client"]
+    )
 
 
 def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -> int:
@@ -341,21 +467,26 @@ def _inputs_ready(schema: Mapping[str, Any], keys: set[str], latest: set[str]) -
     return 8 if fresh else 3
 
 
+_PENDING = threading.local()
+"""The turn a player is about to draw (set right before the draw, in the drawing thread)."""
+
+
 @st.composite
-def _turn_strategy(
-    draw: st.DrawFn,
-    player: FuzzPlayer,
-    request: ModelRequest,
-    names: tuple[str, ...],
-    fresh: frozenset[str],
-) -> Turn:
-    """One turn of ``player`` (defined once: building a composite per turn is slow)."""
+def _turn_strategy(draw: st.DrawFn) -> Turn:
+    """One turn of the pending player: its draws as one strategy, so one span that
+    hypothesis can delete whole when it shrinks (taking the later turns along to the
+    states they now meet). Built once: a strategy built per turn is validated per turn."""
+    player: FuzzPlayer
+    player, request, names, fresh = _PENDING.turn
     outer = player.draw
     player.draw = player.args.draw = draw
     try:
         return player._turn(request, names, fresh)
     finally:
         player.draw = player.args.draw = outer
+
+
+_TURN = _turn_strategy()
 
 
 def hash_name(text: str) -> int:

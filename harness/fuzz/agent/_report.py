@@ -106,6 +106,12 @@ class AgentFuzzReport:
     than ``found_after`` on a busy machine)."""
     examples_to_find: int | None = None
     """Runs made up to and including the first failing one."""
+    moves: dict[str, int] = dataclasses.field(default_factory=dict)
+    """How the fuzzer made the first failing run's calls, counted: ``repeat`` (an
+    earlier call again), ``largest``/``smallest`` (its number at the schema's bound or
+    the extreme seen), ``limit`` (a number walking a total seen toward a limit seen),
+    ``copy``/``boundary`` (a value seen, or a number seen moved by one), ``schema`` and
+    ``text`` (drawn), ``search`` (a tool search); empty when it came from the database."""
     steps: int | None = None
     """Model turns of the shrunk counterexample."""
     counterexample: str | None = None
@@ -167,6 +173,7 @@ class AgentFuzzReport:
                 "found_after",
                 "found_cpu",
                 "examples_to_find",
+                "moves",
                 "steps",
                 "counterexample",
                 "counterexample_text",

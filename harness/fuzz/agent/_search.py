@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
-from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from harness._errors import ScriptError, UsageError
@@ -35,15 +35,31 @@ from harness.fuzz._watchdog import (
 )
 from harness.fuzz.agent._corpus import Corpus
 from harness.fuzz.agent._counterexample import write_agent_counterexample
-from harness.fuzz.agent._judge import Finding, judge, judge_fuzzed, replay_differs, replay_steps
+from harness.fuzz.agent._database import ScriptDatabase
+from harness.fuzz.agent._judge import (
+    Finding,
+    judge,
+    judge_fuzzed,
+    replay,
+    replay_differs,
+    run_shape,
+)
 from harness.fuzz.agent._player import ANSWER
 from harness.fuzz.agent._report import AgentFuzzReport, counterexample_text
-from harness.fuzz.agent._runs import AgentAbort, FuzzedRun, agent_runs, run_features
+from harness.fuzz.agent._runs import (
+    AgentAbort,
+    FuzzedRun,
+    new_extremes,
+    run_features,
+    target_runs,
+)
 from harness.fuzz.agent._shrink import TURN_PASSES, Shrunk, minimise, shrink_steps, step_calls
+from harness.fuzz.agent._target import FuzzAgent, LoopTarget, Target, WireTarget
 from harness.scenarios import resolve_import
 from harness.scenarios._agent import AgentFactory, build_agent, describe_factory
 from harness.scenarios._coverage import InjectionCoverage
 from harness.scenarios._properties import AgentRun, Property
+from harness.scenarios._wire_agent import WireFactory
 
 __all__ = [
     "SHARED_STATE",
@@ -51,6 +67,7 @@ __all__ = [
     "SearchConfig",
     "load_agent_factory",
     "load_property",
+    "make_target",
     "search",
     "search_entry",
 ]
@@ -65,9 +82,11 @@ run's own variety, no memory between rounds), ``none`` (plain random generation)
 ROUND = 25
 """Examples per hypothesis run (a round); guidance renews its corpus and baseline
 between rounds (within a round they stay fixed, so that examples repeat)."""
-TRIM_TRIES = 24
+TRIM_TRIES = 8
 """Replays spent trimming one corpus entry (its turns that make no difference go)."""
-TRIM_SECONDS = 1.0
+TRIM_SECONDS = 30.0
+"""A safety net only: trimming is bounded by ``TRIM_TRIES`` replays (a time bound would
+make the corpus, and so the search, depend on the machine's load)."""
 CORPUS_SIZE = 48
 """Scripts kept in the corpus (the lightest go first, see ``_corpus``)."""
 MAX_FLAKY_ROUNDS = 3
@@ -87,8 +106,8 @@ SHARED_STATE = (
 
 
 def load_agent_factory(
-    spec: str | AgentFactory, *, command: str = "harness fuzz"
-) -> tuple[AgentFactory, str]:
+    spec: str | AgentFactory | WireFactory, *, command: str = "harness fuzz"
+) -> tuple[Any, str]:
     """The factory for ``module:function`` (or a callable) and its name."""
     if isinstance(spec, str):
         if ":" not in spec:
@@ -108,6 +127,18 @@ def load_property(spec: str | Property, *, command: str = "harness fuzz") -> Pro
     if not callable(found):
         raise UsageError(f"property {spec!r} is not callable: give a function (run) -> None")
     return found
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Failure:
+    """The first failing run: its script, the run, the agent it ran and the finding."""
+
+    steps: list[dict[str, Any]]
+    run: AgentRun
+    agent: FuzzAgent
+    finding: Finding
+    moves: dict[str, int] = dataclasses.field(default_factory=dict)
+    """How the player made the failing run's calls (``FuzzedRun.moves``)."""
 
 
 class _Found(AssertionError):
@@ -143,12 +174,18 @@ class SearchConfig:
     """``steps``: shrink the failing script by replaying smaller ones (``_shrink``);
     ``hypothesis``: hypothesis's own shrinker on the choice sequence."""
     shrink_seconds: float = 20.0
+    wire: str | None = None
+    """The wire format the agent's framework calls (``None``: an agent on the harness's
+    loop)."""
     hang_seconds: float = WATCHDOG_SECONDS
     """The watchdog: a call still running after this long is a hang (when the agent
     sets no ``tool_timeout``)."""
     stop_file: str | None = None
     """A file whose existence stops the search (another worker found a failure)."""
     import_paths: tuple[str, ...] = ()
+    database: str | None = None
+    """The example database folder (``None``: none): failing scripts of earlier
+    campaigns are replayed first, and this one's is saved (``_database``)."""
 
 
 class _Search:
@@ -157,44 +194,61 @@ class _Search:
     def __init__(
         self,
         config: SearchConfig,
-        factory: AgentFactory,
-        name: str,
+        target: Target,
         properties: Sequence[Property],
         *,
         property_names: Sequence[str] = (),
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.config = config
-        self.factory = factory
-        self.name = name
+        self.target = target
+        self.name = target.name
         self.properties = list(properties)
         self.property_names = list(property_names)
         self.progress = progress
-        probe = build_agent(factory, name=name)
-        self.defaults = {k: v for k, v in FUZZ_DEFAULTS.items() if k not in probe.explicit_options}
         # a hang is a finding only when the agent has no timeout of its own
         self.watchdog: float | None = None
         self.signal_watchdog = False
-        if "tool_timeout" not in probe.explicit_options:
+        if isinstance(target, LoopTarget):
+            probe = build_agent(target.factory, name=target.name)
+            explicit = probe.explicit_options
+            target.defaults = {k: v for k, v in FUZZ_DEFAULTS.items() if k not in explicit}
+            if "tool_timeout" not in explicit:
+                self.watchdog = config.hang_seconds
+                self.signal_watchdog = signal_watchdog_available()
+                if not self.signal_watchdog:  # a thread per call instead
+                    target.defaults = {**target.defaults, "tool_timeout": config.hang_seconds}
+        else:  # on the wire the run has a thread of its own, bounded by hang_seconds
             self.watchdog = config.hang_seconds
-            self.signal_watchdog = signal_watchdog_available()
-            if not self.signal_watchdog:  # a thread per call instead
-                self.defaults["tool_timeout"] = config.hang_seconds
+        self.defaults = dict(target.defaults)
         self.coverage = InjectionCoverage()
-        self.coverage.declare(probe.tools, probe.strategies)
+        target.declare(self.coverage)
         self.features: set[str] = set()
+        self.extremes: dict[str, tuple[float, float]] = {}
+        """The smallest and largest number under each key of each tool's results so far."""
         self.corpus = Corpus(CORPUS_SIZE)
         self.examples = 0
-        self.failing: tuple[FuzzedRun, Finding] | None = None
+        self.failing: _Failure | None = None
         self.found_after: float | None = None
         self.examples_to_find: int | None = None
         self.rounds = 0
         self.flaky = 0
         self.replays = 0
+        self.witness: tuple[list[dict[str, Any]], list[Any]] | None = None
+        """The steps and run shape of the first example replayed that made calls."""
         self.started = time.perf_counter()
         self.cpu_started = time.process_time()
         self.found_cpu: float | None = None
-        self.database = InMemoryExampleDatabase()
+        self.saved = (
+            ScriptDatabase(
+                config.database,
+                agent=target.name,
+                wire=target.wire,
+                properties=self.property_names,
+            )
+            if config.database is not None
+            else None
+        )
 
     # -- the budget -------------------------------------------------------------------
 
@@ -215,10 +269,11 @@ class _Search:
         new = fuzzed.features - self.features
         self.features |= new
         self.coverage.add_run(fuzzed.run.trace)
+        extremes = self._extremes(fuzzed)
         if self.config.guidance in ("coverage", "corpus"):
             self.corpus.seen(fuzzed.features)
-            if new:
-                self.corpus.add(fuzzed, frozenset(new), trim=self._trim)
+            if new or extremes:
+                self.corpus.add(fuzzed, frozenset(new) | extremes, trim=self._trim)
         if self.failing is None and self._replay_due(fuzzed):
             self.replays += 1
             self._check_replay(fuzzed)
@@ -232,20 +287,38 @@ class _Search:
             self.found_after = time.perf_counter() - self.started
             self.found_cpu = time.process_time() - self.cpu_started
             self.examples_to_find = self.examples
-        self.failing = (fuzzed, finding)
+        self.failing = _Failure(
+            steps=fuzzed.steps(),
+            run=fuzzed.run,
+            agent=fuzzed.agent,
+            finding=finding,
+            moves=fuzzed.moves(),
+        )
         raise _found_class(finding.name)(str(finding))
 
+    def _extremes(self, fuzzed: FuzzedRun) -> frozenset[str]:
+        """The numbers of ``fuzzed``'s results beyond any seen before (a balance lower,
+        a count higher), recorded; as progress of the corpus (``low:withdraw.balance``)."""
+        known = self.extremes
+        gained = frozenset(new_extremes(fuzzed.extremes, known))
+        for name, (low, high) in fuzzed.extremes.items():
+            before = known.get(name)
+            known[name] = (
+                (low, high) if before is None else (min(before[0], low), max(before[1], high))
+            )
+        return gained
+
     def _trim(self, steps: list[dict[str, Any]], brought: frozenset[str]) -> list[dict[str, Any]]:
-        """The fewest turns of ``steps`` that still make the progress ``brought``."""
+        """The fewest turns of ``steps`` that still make the progress ``brought`` (its
+        features; a new extreme is kept as it came)."""
+        brought = frozenset(f for f in brought if not f.startswith(("low:", "high:")))
+        if not brought:
+            return steps
 
         def keeps(candidate: list[dict[str, Any]]) -> AgentRun | None:
             try:
-                run, _agent, _definitions, _played = replay_steps(
-                    self.factory,
-                    [*candidate, {"reply": ANSWER}],
-                    name=self.name,
-                    defaults=self.defaults,
-                    watchdog=self._signal_seconds(),
+                run, _agent, _definitions, _played = replay(
+                    self.target, [*candidate, {"reply": ANSWER}], watchdog=self._signal_seconds()
                 )
             except UsageError as exc:  # out of hypothesis, which would call it flaky
                 raise AgentAbort(exc) from exc
@@ -271,18 +344,22 @@ class _Search:
         return self.examples % REPLAY_EVERY == 0
 
     def _check_replay(self, fuzzed: FuzzedRun) -> None:
-        try:
-            detail = replay_differs(
-                self.factory,
-                fuzzed,
-                name=self.name,
-                defaults=self.defaults,
-                watchdog=self._signal_seconds(),
-            )
-        except UsageError as exc:
-            raise AgentAbort(exc) from exc
-        if detail is not None:
-            raise AgentAbort(UsageError(SHARED_STATE.format(name=self.name, detail=detail)))
+        """Replay ``fuzzed`` on a fresh agent, and the first example that made calls (a
+        world shared between examples drifts away from what that one saw, even once
+        every example does the same in it)."""
+        checks = [(fuzzed.steps(), run_shape(fuzzed.run))]
+        if self.witness is None:
+            if fuzzed.run.trace.iterations and any(i.calls for i in fuzzed.run.trace.iterations):
+                self.witness = checks[0]
+        elif self.replays > FIRST_REPLAYS:
+            checks.append(self.witness)
+        for steps, shape in checks:
+            try:
+                detail = replay_differs(self.target, steps, shape, watchdog=self._signal_seconds())
+            except UsageError as exc:
+                raise AgentAbort(exc) from exc
+            if detail is not None:
+                raise AgentAbort(UsageError(SHARED_STATE.format(name=self.name, detail=detail)))
 
     # -- rounds -----------------------------------------------------------------------
 
@@ -303,7 +380,7 @@ class _Search:
 
         @settings(
             max_examples=size,
-            database=self.database,
+            database=None,
             deadline=None,
             derandomize=False,
             phases=phases,
@@ -314,13 +391,12 @@ class _Search:
         )
         @hypothesis_seed(self.config.seed + index)
         @given(
-            agent_runs(
-                self.factory,
-                name=self.name,
+            target_runs(
+                self.target,
                 max_turns=self.config.max_turns,
                 swarm=self.config.swarm,
-                defaults=self.defaults,
                 baseline=baseline,
+                extremes=dict(self.extremes) if guidance == "coverage" else None,
                 stop=self._stop,
                 watchdog=self._signal_seconds(),
                 corpus=entries,  # fixed for the round: examples repeat
@@ -332,10 +408,38 @@ class _Search:
 
         fuzz()
 
+    def _replay_saved(self) -> None:
+        """Replay the scripts the database kept from earlier campaigns: the first that
+        still fails is the failure; those that pass now are forgotten."""
+        if self.saved is None:
+            return
+        for steps in self.saved.scripts():
+            run, agent, definitions, played = replay(
+                self.target, steps, watchdog=self._signal_seconds()
+            )
+            self.examples += 1
+            found = judge(
+                run,
+                agent,
+                self.properties,
+                definitions=definitions,
+                played=played,
+                watchdog=self.watchdog,
+            )
+            if found is None or isinstance(run.error, ScriptError):
+                self.saved.delete(steps)
+                continue
+            self.failing = _Failure(steps=steps, run=run, agent=agent, finding=found)
+            self.found_after = time.perf_counter() - self.started
+            self.found_cpu = time.process_time() - self.cpu_started
+            self.examples_to_find = self.examples
+            return
+
     def run(self) -> AgentFuzzReport:
         """Search until a failure, the example budget or the time budget."""
         interrupted = False
         try:
+            self._replay_saved()
             while self.failing is None and self.examples < self.config.max_examples:
                 if self._stop():
                     break
@@ -370,12 +474,8 @@ class _Search:
         return self.watchdog if self.signal_watchdog else None
 
     def _replay(self, steps: list[dict[str, Any]]) -> tuple[AgentRun, Finding | None]:
-        run, agent, definitions, played = replay_steps(
-            self.factory,
-            steps,
-            name=self.name,
-            defaults=self.defaults,
-            watchdog=self._signal_seconds(),
+        run, agent, definitions, played = replay(
+            self.target, steps, watchdog=self._signal_seconds()
         )
         found = judge(
             run,
@@ -387,21 +487,20 @@ class _Search:
         )
         return run, found
 
-    def _shrunk(self, fuzzed: FuzzedRun, finding: Finding) -> Shrunk:
+    def _shrunk(self, failure: _Failure) -> Shrunk:
         """The failing run, shrunk (``steps``) or as hypothesis left it (a hang: cut after
         the turn that hung, as each replay of it waits out the watchdog)."""
-        steps = fuzzed.steps()
+        steps, finding = failure.steps, failure.finding
         if finding.name == "hang":
-            steps = [*_up_to_first_hang(steps, fuzzed.run), {"reply": ANSWER}]
-            run, found = self._replay(steps)
+            cut = [*_up_to_first_hang(steps, failure.run), {"reply": ANSWER}]
+            run, found = self._replay(cut)
             if found is not None and found.name == "hang":
-                return Shrunk(steps=steps, run=run, finding=found, tries=1)
-            steps = fuzzed.steps()
+                return Shrunk(steps=cut, run=run, finding=found, tries=1)
         if self.config.shrink == "steps" and finding.name != "hang":  # each try would wait
             shrunk = shrink_steps(steps, finding, self._replay, seconds=self.config.shrink_seconds)
             if shrunk is not None:
                 return shrunk
-        return Shrunk(steps=steps, run=fuzzed.run, finding=finding, tries=0)
+        return Shrunk(steps=steps, run=failure.run, finding=finding, tries=0)
 
     def _report(self, interrupted: bool) -> AgentFuzzReport:
         report = AgentFuzzReport(
@@ -414,16 +513,22 @@ class _Search:
             interrupted=interrupted,
         )
         if self.failing is not None:
-            fuzzed, finding = self.failing
-            shrunk = self._shrunk(fuzzed, finding)
+            failure = self.failing
+            finding = failure.finding
+            shrunk = self._shrunk(failure)
+            if self.saved is not None:
+                if shrunk.steps != failure.steps:
+                    self.saved.delete(failure.steps)
+                self.saved.save(shrunk.steps)
             report.examples += shrunk.tries
             report.finding = shrunk.finding
             report.found_after = self.found_after
             report.found_cpu = self.found_cpu
+            report.moves = dict(failure.moves)
             report.examples_to_find = self.examples_to_find
             report.steps = len(shrunk.steps)
             report.counterexample_text = counterexample_text(
-                shrunk.steps, shrunk.run, hidden=fuzzed.agent.secret_values()
+                shrunk.steps, shrunk.run, hidden=failure.agent.secret_values()
             )
             if self.config.output is not None:
                 options = dict(self.defaults)
@@ -437,7 +542,10 @@ class _Search:
                     agent=self.name,
                     properties=self.property_names,
                     options=options,
-                    note=f"harness fuzz --agent {self.name} --seed {self.config.seed}",
+                    wire=self.target.wire,
+                    note=f"harness fuzz --agent {self.name}"
+                    + (f" --wire {self.target.wire}" if self.target.wire else "")
+                    + f" --seed {self.config.seed}",
                 )
                 report.counterexample = str(path)
         report.seconds = report.busy = time.perf_counter() - self.started
@@ -465,22 +573,49 @@ def _up_to_first_hang(steps: list[dict[str, Any]], run: AgentRun) -> list[dict[s
     return [s for s in steps if step_calls(s)]
 
 
+def make_target(factory: Any, name: str, wire: str | None, hang_seconds: float) -> Target:
+    """The target of a search: the factory (bounded by ``hang_seconds``: it is the
+    agent's own code) on the harness's loop, or on ``wire``."""
+    bounded = watched(factory, hang_seconds)
+    if wire is not None:
+        return WireTarget(bounded, name, wire, hang_seconds=hang_seconds)
+    return LoopTarget(bounded, name)
+
+
 def search(
     config: SearchConfig,
-    factory: AgentFactory,
-    name: str,
+    target: Target,
     properties: Sequence[Property],
     *,
     property_names: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
 ) -> AgentFuzzReport:
-    """Run one search in this process (see the module docstring). The factory and the
-    properties are the agent's own code: each call is bounded by ``hang_seconds``."""
-    factory = watched(factory, config.hang_seconds)
+    """Run one search in this process (see the module docstring). The properties are
+    the agent's own code: each call is bounded by ``hang_seconds``."""
     properties = [watched(p, config.hang_seconds) for p in properties]
-    return _Search(
-        config, factory, name, properties, property_names=property_names, progress=progress
-    ).run()
+    with _tool_failures_unlogged():
+        return _Search(
+            config, target, properties, property_names=property_names, progress=progress
+        ).run()
+
+
+class _BelowError(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+
+@contextlib.contextmanager
+def _tool_failures_unlogged() -> Iterator[None]:
+    """The fuzzer makes calls fail on purpose (ids that do not exist, values out of
+    range), thousands per campaign: their ``harness.tools`` warnings would bury a
+    failing test's report under captured log lines. Errors still show."""
+    log = logging.getLogger("harness.tools")
+    quiet = _BelowError()
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
 
 
 def search_entry(config: SearchConfig) -> AgentFuzzReport:
@@ -492,7 +627,11 @@ def search_entry(config: SearchConfig) -> AgentFuzzReport:
     factory, name = load_agent_factory(config.factory_spec)
     specs = config.properties_spec or ()
     props = [load_property(p) for p in specs]
+    target = make_target(factory, name, config.wire, config.hang_seconds)
     # a worker's stdout may be the JSON report's (`harness fuzz --json`): the agent's
     # print() goes to stderr
-    with contextlib.redirect_stdout(sys.stderr):
-        return search(config, factory, name, props, property_names=list(specs))
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return search(config, target, props, property_names=list(specs))
+    finally:
+        target.close()

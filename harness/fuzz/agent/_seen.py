@@ -6,28 +6,33 @@ words of text), the prompt, and the names of offered tools (their id-like parts:
 ``article_3f2a9c_save``). Every value keeps a ``ValueRef`` (``call 2 .orders[0].id``),
 so a counterexample written with references replays on a fresh agent whose ids
 differ. The texts are cut with the same functions the replaying model uses.
+
+A request's history repeats the previous one's: only the messages new since the last
+request are read (the whole history again when it was rewritten).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness.loop import ModelRequest
-from harness.messages import SystemMessage, UserMessage
+from harness.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from harness.models._scripted._refs import (
     ValueRef,
-    call_results,
     name_parts,
     parse_json,
     quoted_phrases,
     words,
 )
-from harness.scenarios._coverage import is_id_like, name_pattern
+from harness.scenarios._coverage import is_id_like, offered_patterns
 from harness.tools import match_names
 
-__all__ = ["Seen", "SeenValues", "leaves"]
+__all__ = ["Scalar", "Seen", "SeenValues", "fills", "leaves"]
 
 Scalar = str | int | float | bool
 
@@ -40,6 +45,28 @@ _MAX_POOL = 400
 _MAX_TEXT = 200
 """Longer strings are not values to copy (their words still are)."""
 _MAX_DEPTH = 8
+_MAX_NUMBERS = 32
+_NUMERIC = re.compile(r"-?\d{1,15}(\.\d{1,15})?")
+_ID_KEY = re.compile(r"(?:^|_)(?:id|uuid|guid|token|ref|key|code)$|[a-z]Id$", re.IGNORECASE)
+"""Keys that hold ids: a digits-only id made per run (a uuid's hex part) is a text
+there, never a number, so whether it can fill a number does not change between runs."""
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def fills(value: Scalar, key: str | None) -> tuple[str, ...]:
+    """The JSON kinds ``value`` can fill, in order of preference (a numeric word fills
+    numbers too, unless it is an id)."""
+    if isinstance(value, bool):
+        return ("boolean",)
+    if isinstance(value, int):
+        return ("integer", "number", "string")
+    if isinstance(value, float):
+        return ("number", "string")
+    if key is not None and _ID_KEY.search(key):
+        return ("string",)
+    if _NUMERIC.fullmatch(value):
+        return ("string", "integer", "number") if "." not in value else ("string", "number")
+    return ("string",)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -80,31 +107,69 @@ class SeenValues:
 
     def __init__(self) -> None:
         self.values: list[Seen] = []
-        self._calls_read = 0
+        self.numbers: list[Seen] = []
+        """The numbers among ``values`` (the latest ``_MAX_NUMBERS``)."""
+        self._by_kind: dict[str, list[Seen]] = {}
+        self.results: dict[int, Any] = {}
+        """The parsed result of each call read, by call number."""
         self._order = 0
         self._prompt_read = False
         self._names: set[str] = set()
+        self._read_numbers: set[int] = set()
+        self._latest = 0
+        self._keys: set[str] = set()
+        self._latest_keys: set[str] = set()
+        # the history read so far: how many messages, the last one, calls unanswered
+        self._scanned = 0
+        self._last: Message | None = None
+        self._calls = 0
+        self._pending: dict[str, tuple[int, str]] = {}
+        self.answered: dict[int, tuple[str, bool]] = {}
+        """The tool name and whether it failed, of each call answered, by call number."""
 
     @property
     def latest_call(self) -> str | None:
         """The source of the latest tool result (``call N``), or ``None`` before any."""
-        return f"call {self._calls_read}" if self._calls_read else None
+        return f"call {self._latest}" if self._latest else None
 
     def keys(self) -> tuple[set[str], set[str]]:
         """The JSON keys values were seen under: all of them, and those of the latest
         result."""
-        latest = self.latest_call
-        every = {v.key for v in self.values if v.key is not None}
-        last = {v.key for v in self.values if v.key is not None and v.ref.source == latest}
-        return every, last
+        return self._keys, self._latest_keys
+
+    def fitting(self, kinds: frozenset[str], most: int) -> list[tuple[Seen, str]]:
+        """Up to ``most`` values that can fill an argument of ``kinds``, the most recent
+        first, each with the kind it fills (its first preference among ``kinds``)."""
+        found: dict[int, Seen] = {}
+        for kind in kinds:
+            for item in self._by_kind.get(kind, ())[-most:]:
+                found[item.order] = item
+        out: list[tuple[Seen, str]] = []
+        for order in sorted(found, reverse=True)[:most]:
+            item = found[order]
+            kind = next(k for k in fills(item.value, item.key) if k in kinds)
+            out.append((item, kind))
+        return out
 
     def _add(self, value: Scalar, ref: ValueRef, key: str | None) -> None:
         if isinstance(value, str) and (not value.strip() or len(value) > _MAX_TEXT):
             return
         self._order += 1
-        self.values.append(Seen(value=value, ref=ref, key=key, order=self._order))
+        seen = Seen(value=value, ref=ref, key=key, order=self._order)
+        self.values.append(seen)
+        for kind in fills(value, key):
+            self._by_kind.setdefault(kind, []).append(seen)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            self.numbers.append(seen)
+            if len(self.numbers) > _MAX_NUMBERS:
+                del self.numbers[0]
+        if key is not None:
+            self._keys.add(key)
         if len(self.values) > _MAX_POOL:
             del self.values[: len(self.values) - _MAX_POOL]
+            oldest = self.values[0].order
+            for kind, items in self._by_kind.items():
+                self._by_kind[kind] = [i for i in items if i.order >= oldest]
 
     def _text(self, text: str, ref: ValueRef, key: str | None) -> None:
         """A text's words (and its quoted phrases) as values."""
@@ -118,9 +183,10 @@ class SeenValues:
 
     def read(self, request: ModelRequest) -> None:
         """Take in what is new in ``request``: the prompt, results, offered names."""
+        messages = request.messages
         if not self._prompt_read:
             self._prompt_read = True
-            for message in request.messages:
+            for message in messages:
                 if isinstance(message, (UserMessage, SystemMessage)) and isinstance(
                     message.content, str
                 ):
@@ -128,40 +194,67 @@ class SeenValues:
                     self._text(message.content, ValueRef(source=source), None)
                     if source == "prompt":
                         break
-        for number, _name, answer in call_results(request.messages):
-            if number <= self._calls_read or answer is None:
-                continue
-            self._calls_read = number
-            self._result(number, answer.content)
+        scanned = self._scanned
+        if scanned > len(messages) or (scanned and messages[scanned - 1] is not self._last):
+            scanned = self._calls = 0  # a rewritten history: read it again
+            self._pending = {}
+        arrived: list[tuple[int, str]] = []
+        for message in messages[scanned:]:
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls or ():
+                    self._calls += 1
+                    self._pending[call.id] = (self._calls, call.name)
+            elif isinstance(message, ToolMessage):
+                pending = self._pending.pop(message.tool_call_id, None)
+                if pending is not None and pending[0] not in self._read_numbers:
+                    self.answered[pending[0]] = (pending[1], message.is_error)
+                    arrived.append((pending[0], message.content))
+        self._scanned = len(messages)
+        self._last = messages[-1] if messages else None
+        for number, content in sorted(arrived):
+            self._read_numbers.add(number)
+            if number > self._latest:
+                self._latest = number
+                self._latest_keys = set()
+            self._result(number, content)
         self._tool_names(request.tool_names)
 
     def _result(self, number: int, content: str) -> None:
         ref = ValueRef(source=f"call {number}")
         value = parse_json(content)
+        self.results[number] = value
         if isinstance(value, str):
             if value != content:  # a JSON string
                 self._add(value, ref, None)
             self._text(value, ref, None)
             return
+        latest = number == self._latest
         for count, (path, leaf) in enumerate(_leaves(value, (), 0)):
             if count >= _MAX_LEAVES:
                 break
             key = next((p for p in reversed(path) if isinstance(p, str)), None)
             leaf_ref = ValueRef(source=ref.source, path=path)
             self._add(leaf, leaf_ref, key)
+            if latest and key is not None:
+                self._latest_keys.add(key)
             if isinstance(leaf, str):
                 self._text(leaf, leaf_ref, key)
 
     def _tool_names(self, names: Sequence[str]) -> None:
-        for name in names:
-            if name in self._names:
-                continue
+        new = [n for n in names if n not in self._names]
+        if not new:
+            return
+        patterns = offered_patterns(tuple(names))
+        for name in new:
             self._names.add(name)
-            pattern = name_pattern(name)
+            pattern = patterns[name]
             if pattern == name:
                 continue
             rank = match_names(pattern, names).index(name) + 1
+            shape = pattern.split("_")
+            split = name.split("_")
+            starred = {p for p, s in zip(split, shape, strict=False) if s == "*"}
             for index, part in enumerate(name_parts(name)):
-                if is_id_like(part):
+                if is_id_like(part) or part in starred:
                     ref = ValueRef(source=f"tool {pattern}", rank=rank, word=index)
                     self._add(part, ref, None)

@@ -248,12 +248,75 @@ def _simpler_arguments(steps: Steps) -> Iterator[Steps]:
                     yield _replace_args(steps, index, position, {**args, key: plain})
 
 
+READABLE_TEXTS = ("a", "test")
+"""Plain texts a shrunk argument tries instead of a drawn one (shortest first)."""
+
+
+def _plain_text(value: str) -> bool:
+    """A short text of printable ASCII: readable as it is."""
+    return len(value) <= 24 and value.isascii() and value.isprintable()
+
+
+def _readable_texts(steps: Steps) -> Iterator[Steps]:
+    """Each drawn text that is not plain (``'q\U000759f7jy\x00'``) replaced by a plain
+    one: a text kept only for its content still fails with ``a``."""
+    for index, step in enumerate(steps):
+        for position, call in enumerate(step_calls(step)):
+            args = call.get("args")
+            if not isinstance(args, dict):
+                continue
+            for key, value in args.items():
+                if isinstance(value, str) and not _plain_text(value):
+                    for text in READABLE_TEXTS:
+                        yield _replace_args(steps, index, position, {**args, key: text})
+
+
+def _endings(steps: Steps) -> Iterator[Steps]:
+    """Each provider error dropped (the last one answered instead): a run need not go
+    through one to fail, and a counterexample reads better without."""
+    for index, step in enumerate(steps):
+        if "raise" in step:
+            if index == len(steps) - 1:
+                yield [*steps[:index], {"reply": "Done."}]
+            else:
+                yield [*steps[:index], *steps[index + 1 :]]
+
+
 def _replace_args(steps: Steps, index: int, position: int, args: dict[str, Any]) -> Steps:
     changed = copy.deepcopy(steps)
     step = changed[index]
     target = step if "call" in step else step["calls"][position]
     target["args"] = args
     return changed
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _merged_calls(steps: Steps, run: AgentRun) -> Iterator[Steps]:
+    """Two calls of one tool with the same arguments but their numbers, as one call of
+    the numbers' sums (``book(seats=5)``, ``book(seats=5)``: ``book(seats=10)``): a sum
+    over several calls shrinks to fewer calls when one call may carry more."""
+    results = results_of(run)
+    single = [i for i, s in enumerate(steps) if "call" in s and isinstance(s.get("args"), dict)]
+    for later_position, later in enumerate(single):
+        for earlier in single[:later_position]:
+            first, second = steps[earlier], steps[later]
+            if (first["call"], first.get("rank")) != (second["call"], second.get("rank")):
+                continue
+            a, b = first["args"], second["args"]
+            summed = [k for k in b if _number(a.get(k)) and _number(b[k])]
+            if a.keys() != b.keys() or not summed:
+                continue
+            if any(a[k] != b[k] for k in b if k not in summed):
+                continue
+            kept = _without(steps, set(), {earlier}, results)
+            if kept is None:
+                continue
+            merged = dict(kept[later - 1]["args"])
+            merged.update({k: a[k] + b[k] for k in summed})
+            yield _replace_args(kept, later - 1, 0, merged)
 
 
 def _is_call(step: dict[str, Any]) -> bool:
@@ -295,10 +358,14 @@ Pass = Callable[[Steps, "AgentRun"], Iterator[Steps]]
 ALL_PASSES: tuple[Pass, ...] = (
     _turn_cuts,
     _call_cuts,
+    _merged_calls,
+    lambda s, r: _endings(s),
     _literal_candidates,
     lambda s, r: _simpler_arguments(s),
+    lambda s, r: _readable_texts(s),
 )
-"""Fewer turns, fewer calls, stable values written out, fewer arguments."""
+"""Fewer turns, fewer calls (two calls of one tool merged into one of their sums), no
+provider errors, stable values written out, fewer arguments, plain texts."""
 TURN_PASSES: tuple[Pass, ...] = ALL_PASSES[:2]
 
 

@@ -303,3 +303,62 @@ def printing() -> dict[str, Any]:
 def printing_property(run: RunResult) -> None:
     """A property that prints."""
     print("printed by the property")
+
+
+def tickets() -> dict[str, Any]:
+    """Tickets with uuid ids (as the docs' example); closing the VIP ticket is the bug.
+    Unknown ids fail the tool: the fuzzer causes many such failures."""
+    vip = {f"t-{uuid.uuid4()}": flag for flag in (False, True)}
+    closed: list[tuple[bool, str]] = []
+
+    @llm_tool
+    def list_tickets() -> list[dict[str, Any]]:
+        """Open tickets: id and whether the customer is a VIP."""
+        return [{"ticket_id": t, "vip": v} for t, v in vip.items()]
+
+    @llm_tool
+    def close_ticket(ticket_id: str, resolution: str) -> str:
+        """Close a ticket with a resolution note (VIP tickets stay open)."""
+        if ticket_id not in vip:
+            raise ValueError(f"no ticket {ticket_id!r}")
+        closed.append((vip.pop(ticket_id), resolution))  # BUG: VIP tickets too
+        return "closed"
+
+    return {
+        "prompt": "Close what you can.",
+        "tools": [list_tickets, close_ticket],
+        "state": {"closed": closed},
+    }
+
+
+def vip_tickets_stay_open(run: RunResult) -> None:
+    assert not any(v for v, _ in run.state["closed"]), "a VIP ticket was closed"
+
+
+def _searchable(native: str) -> dict[str, Any]:
+    from harness import ToolSearch
+
+    @llm_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    @llm_tool
+    def get_time(city: str) -> str:
+        """The local time in a city."""
+        return "12:00"
+
+    return {
+        "prompt": "Weather in Paris?",
+        "strategies": [ToolSearch([get_weather, get_time], native=native)],  # type: ignore[arg-type]
+    }
+
+
+def searched_auto() -> dict[str, Any]:
+    """Deferred tools found by ``ToolSearch`` (the provider's native search when it has one)."""
+    return _searchable("auto")
+
+
+def searched_never() -> dict[str, Any]:
+    """Deferred tools found by ``ToolSearch``'s own client-side search tool."""
+    return _searchable("never")
