@@ -27,6 +27,9 @@ __all__ = ["CallSeen", "FakeListChange", "FakeMcpServer", "FakeMcpTool"]
 
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _RESERVED = "io.modelcontextprotocol/"
+
+_CHANGE_HEAD_START = 0.05
+"""Seconds a call that changed the tool list waits before answering (see ``_call``)."""
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -178,6 +181,7 @@ class FakeMcpServer:
         )
 
     async def _call(self, ctx: Any, params: Any, bus: Any) -> Any:
+        import anyio
         import mcp_types as types
         from mcp.server.subscriptions import ToolsListChanged
 
@@ -193,6 +197,9 @@ class FakeMcpServer:
             await bus.publish(ToolsListChanged())
             with contextlib.suppress(Exception):  # older eras: the session's own channel
                 await ctx.session.send_tool_list_changed()
+            # over HTTP the change goes out on the client's listen stream, apart from this
+            # answer: a head start lets the client see it before the result that caused it
+            await anyio.sleep(_CHANGE_HEAD_START)
         if tool is None:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"Unknown tool: {name}")],

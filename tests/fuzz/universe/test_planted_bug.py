@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import Phase, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from typer.testing import CliRunner
 
@@ -89,7 +89,16 @@ def test_the_state_machine_finds_the_planted_bug_on_a_bare_core() -> None:
     def tools() -> list[Tool]:
         return [Tool.from_schema(n, "t", schema, lambda a: 1) for n in ("a", "b")]
 
-    quick = settings(max_examples=30, stateful_step_count=15, deadline=None, database=None)
+    # derandomized: the same examples every run (a bug-finding test must not depend on luck);
+    # most drawn steps are filtered out by the machine's preconditions, by design
+    quick = settings(
+        max_examples=30,
+        stateful_step_count=15,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.filter_too_much],
+    )
     run_state_machine_as_test(loop_core_machine(lambda: [Sound()], tools=tools), settings=quick)
     buggy = loop_core_machine(lambda: [InjectsOfferedTool()], tools=tools, max_iterations=3)
     with pytest.raises(AssertionError, match="already offered before they were injected"):
