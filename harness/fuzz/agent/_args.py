@@ -47,6 +47,7 @@ __all__ = [
     "pick",
     "schema_info",
     "short_repr",
+    "stated_numbers",
     "to_data",
 ]
 
@@ -142,6 +143,19 @@ def concrete(value: Any) -> Any:
     if isinstance(value, list):
         return [concrete(v) for v in value]
     return value
+
+
+_STATED_NUMBER = re.compile(r"(?<![\w.])\d{1,9}(?:\.\d{1,6})?(?![\w.]*\w)")
+
+
+@functools.lru_cache(maxsize=512)
+def stated_numbers(text: str | None) -> tuple[float, ...]:
+    """The numbers a description states (``at most 50.00 at a time``: 50.0), the limits a
+    schema often leaves to words; at most eight, in order."""
+    if not text:
+        return ()
+    found = dict.fromkeys(float(m) for m in _STATED_NUMBER.findall(text))
+    return tuple(found)[:8]
 
 
 def offered_schemas(request: ModelRequest) -> dict[str, Mapping[str, Any]]:
@@ -390,19 +404,25 @@ class ArgumentMaker:
         boundary_percent: int = 25,
         optional_percent: int = 35,
         limit_percent: int = 15,
+        stated_percent: int = 10,
     ) -> None:
         self.draw = draw
         self.copy_percent = copy_percent
         self.boundary_percent = boundary_percent
         self.optional_percent = optional_percent
         self.limit_percent = limit_percent
+        self.stated_percent = stated_percent
         self.moves: list[str] = []
         """How each value drawn since the caller last cleared it was made: ``copy``,
         ``boundary`` (a copied number moved by one), ``limit`` (toward a limit seen),
+        ``stated`` (a number the tool's description states, or a step past it),
         ``schema`` (drawn from the schema), ``text`` (a readable text)."""
 
-    def arguments(self, schema: Mapping[str, Any], seen: SeenValues) -> dict[str, Any]:
-        """Arguments for ``schema`` (an object schema): values or ``Copied`` values."""
+    def arguments(
+        self, schema: Mapping[str, Any], seen: SeenValues, *, stated: tuple[float, ...] = ()
+    ) -> dict[str, Any]:
+        """Arguments for ``schema`` (an object schema): values or ``Copied`` values;
+        ``stated``: the numbers the tool's description states."""
         properties = schema.get("properties")
         if not isinstance(properties, Mapping):
             return {}
@@ -413,13 +433,22 @@ class ArgumentMaker:
                 continue
             if name not in required and not chance(self.draw, self.optional_percent):
                 continue
-            out[name] = self.value(name, prop, seen)
+            out[name] = self.value(name, prop, seen, stated)
         return out
 
-    def value(self, name: str, prop: Mapping[str, Any], seen: SeenValues) -> Any:
+    def value(
+        self, name: str, prop: Mapping[str, Any], seen: SeenValues, stated: tuple[float, ...] = ()
+    ) -> Any:
         """One argument's value."""
         info = schema_info(prop)
         kinds = info.kinds
+        numeric = bool(kinds & {"integer", "number"})
+        said = stated + stated_numbers(prop.get("description"))
+        if numeric and said and chance(self.draw, self.stated_percent):
+            found = self.at_stated(info, said)
+            if found is not None:
+                self.moves.append("stated")
+                return found
         if "enum" not in kinds and seen.values and chance(self.draw, self.copy_percent):
             if "array" in kinds and not kinds & {"string", "integer", "number"}:
                 items = prop.get("items")
@@ -431,7 +460,6 @@ class ArgumentMaker:
                 copied = self._copy(name, info, seen)
                 if copied is not None:
                     return copied
-        numeric = bool(kinds & {"integer", "number"})
         if numeric and seen.numbers and chance(self.draw, self.limit_percent):
             toward = self.toward_limit(info, seen)
             if toward is not None:
@@ -466,6 +494,15 @@ class ArgumentMaker:
             return None
         self.moves.append("boundary" if add else "copy")
         return Copied(value, ref)
+
+    def at_stated(self, info: SchemaInfo, stated: tuple[float, ...]) -> int | float | None:
+        """A number a description states, or the step past it either way (``at most 50``:
+        50, 50.01, 49.99), when the schema takes it."""
+        number = stated[pick(self.draw, [1] * len(stated))]
+        step = 1 if "integer" in info.kinds and "number" not in info.kinds else 0.01
+        number += (0, step, -step)[pick(self.draw, [2, 1, 1])]
+        value: int | float = int(number) if step == 1 else round(number, 2)
+        return value if info.valid(value) else None
 
     def toward_limit(self, info: SchemaInfo, seen: SeenValues) -> int | float | None:
         """A number walking a total the run showed toward a limit it showed: their

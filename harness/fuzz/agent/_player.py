@@ -35,6 +35,7 @@ from harness.fuzz.agent._args import (
     pick,
     schema_info,
     short_repr,
+    stated_numbers,
     to_data,
 )
 from harness.fuzz.agent._seen import SeenValues
@@ -351,7 +352,8 @@ class FuzzPlayer(Model):
             args: dict[str, Any] = {"query": self._query(offer.deferred)}
             self.args.moves.append("search")
         else:
-            args = self.args.arguments(schemas.get(name, {}), self.seen)
+            stated = stated_numbers(definition.description if definition is not None else None)
+            args = self.args.arguments(schemas.get(name, {}), self.seen, stated=stated)
         return offer.planned(name, args, tuple(self.args.moves))
 
     def _query(self, deferred: Sequence[ToolDefinition]) -> str:

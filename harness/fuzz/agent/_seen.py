@@ -224,8 +224,8 @@ class SeenValues:
         value = parse_json(content)
         self.results[number] = value
         if isinstance(value, str):
-            if value != content:  # a JSON string
-                self._add(value, ref, None)
+            if value != content or words(value) == [value]:  # a JSON string, or one token
+                self._add(value, ref, None)  # (a one-token text is an id: ``cus-ann``)
             self._text(value, ref, None)
             return
         latest = number == self._latest

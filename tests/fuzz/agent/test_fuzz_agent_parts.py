@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import planted_agents
+from hypothesis import given, settings, strategies as st
 
+from harness.fuzz.agent._args import ArgumentMaker, stated_numbers
 from harness.fuzz.agent._corpus import Corpus, depth, is_progress
 from harness.fuzz.agent._judge import Finding
 from harness.fuzz.agent._player import _inputs_ready
@@ -47,6 +49,26 @@ def test_values_seen_keep_a_reference_that_finds_them_again() -> None:
         assert all(ref.resolve(request) == value for ref in refs)
     keys, latest = seen.keys()
     assert {"order_id", "total"} <= keys and latest == {"order_id", "total"}
+
+
+def test_a_one_token_text_result_is_a_value_to_copy() -> None:
+    calls = [ToolCall(id=f"c{n}", name="find", arguments="{}") for n in (1, 2)]
+    request = _request(
+        UserMessage(content="Credit Ann"),
+        AssistantMessage(tool_calls=tuple(calls)),
+        ToolMessage(tool_call_id="c1", content="cus-ann"),
+        ToolMessage(tool_call_id="c2", content="no such customer"),
+    )
+    seen = SeenValues()
+    seen.read(request)
+    found = {(s.value, s.ref.describe()) for s in seen.values}
+    assert ("cus-ann", "call 1") in found
+    assert all(ref.resolve(request) == "cus-ann" for v, ref in _refs(seen) if v == "cus-ann")
+    assert "no such customer" not in {v for v, _ in found}  # a sentence gives its words
+
+
+def _refs(seen: SeenValues) -> list[tuple[Any, Any]]:
+    return [(s.value, s.ref) for s in seen.values]
 
 
 def test_a_tool_whose_inputs_just_arrived_weighs_more() -> None:
@@ -146,3 +168,35 @@ def test_a_fresh_id_whose_hex_digits_are_all_letters_is_masked_in_the_replay_che
     assert _mask("sku-ddfcb") == _mask("sku-1dfcb") == "#"
     assert _mask("ticket_beefcafe_x") == "#"
     assert _mask("the sku was reserved") == "the sku was reserved"
+
+
+def test_the_numbers_a_description_states_are_read() -> None:
+    text = "Give credit (at most 50.00 at a time, 100.00 in all); ids like sku-12ab, v2.1.3."
+    assert stated_numbers(text) == (50.0, 100.0)
+    assert stated_numbers(None) == stated_numbers("") == ()
+
+
+AMOUNT = {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_stated_number_is_drawn_with_a_step_either_side(data: st.DataObject) -> None:
+    maker = ArgumentMaker(data.draw, copy_percent=0, limit_percent=0, stated_percent=100)
+    args = maker.arguments(AMOUNT, SeenValues(), stated=(50.0,))
+    assert args["amount"] in (50.0, 50.01, 49.99)
+    assert maker.moves == ["stated"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_stated_number_the_schema_refuses_is_not_drawn(data: st.DataObject) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"count": {"type": "integer", "maximum": 5, "description": "up to 7"}},
+        "required": ["count"],
+    }
+    maker = ArgumentMaker(data.draw, copy_percent=0, limit_percent=0, stated_percent=100)
+    args = maker.arguments(schema, SeenValues())
+    assert isinstance(args["count"], int) and args["count"] <= 5
+    assert "stated" not in maker.moves  # 6, 7 and 8 are over the schema's maximum
