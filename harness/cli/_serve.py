@@ -3,7 +3,10 @@ formats."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import typer
@@ -107,9 +110,10 @@ def serve_command(
     )
     # google-genai reads its base URL from this variable
     console.print(f"GOOGLE_GEMINI_BASE_URL={server.url.removesuffix('/v1')}/", soft_wrap=True)
-    console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
-        server.serve_forever()
+        with _interruptible():  # before the prompt: Ctrl-C works once it is shown
+            console.print("[dim]press Ctrl-C to stop[/dim]")
+            server.serve_forever()
     except KeyboardInterrupt:
         console.print("stopped")
 
@@ -152,8 +156,28 @@ def _serve_mcp(scenario: Path, port: int, server: str | None) -> None:
         raise typer.Exit(2) from None
     console.print(f"serving MCP tools of {str(scenario)!r}", soft_wrap=True)
     console.print(f"MCP_URL={http.url}", soft_wrap=True)
-    console.print("[dim]press Ctrl-C to stop[/dim]")
     try:
-        http.serve_forever()
+        with _interruptible():
+            console.print("[dim]press Ctrl-C to stop[/dim]")
+            http.serve_forever()
     except KeyboardInterrupt:
         console.print("stopped")
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C (SIGINT) stops the server even when whatever started it ignored or blocked
+    SIGINT (both survive ``exec``: a shell's background job, a test runner's worker);
+    the previous handling is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    masks = hasattr(signal, "pthread_sigmask")  # POSIX only
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}) if masks else set()
+    try:
+        yield
+    finally:
+        if signal.SIGINT in blocked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)

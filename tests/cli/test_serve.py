@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import openai
@@ -85,6 +86,45 @@ def test_serve_prints_its_url_serves_and_stops_on_ctrl_c() -> None:
         while not lines.empty():
             rest.append(lines.get())
         assert "stopped" in "".join(rest)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _block_sigint() -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
+@pytest.mark.parametrize("started", [_ignore_sigint, _block_sigint], ids=["ignored", "blocked"])
+def test_ctrl_c_stops_serve_started_with_sigint_ignored_or_blocked(
+    started: Callable[[], None],
+) -> None:
+    """Both survive exec (a shell's background job, a test runner's worker): serve undoes
+    them while it serves, or it would run on after Ctrl-C."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", "serve",
+         "--scenario", str(SCENARIO), "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=started,
+    )  # fmt: skip
+    try:
+        lines = _lines(process)
+        while not lines.get(timeout=20).startswith("press Ctrl-C"):
+            pass
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
     finally:
         if process.poll() is None:
             process.kill()
