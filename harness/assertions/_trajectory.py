@@ -68,10 +68,13 @@ def _reference_call(item: Any, position: int) -> _Call:
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         return _Call(item[0], dict(item[1]) if isinstance(item[1], Mapping) else item[1])
     if isinstance(item, Mapping):
-        function = item.get("function")
-        if isinstance(function, Mapping):  # an OpenAI tool_call
-            arguments = function.get("arguments")
-            return _Call(str(function.get("name")), _parsed(arguments))
+        if isinstance(item.get("function"), Mapping):  # an OpenAI tool_call, read by its format
+            from harness.formats.openai_chat import message_from_dict
+
+            read = message_from_dict({"role": "assistant", "tool_calls": [{"id": "ref", **item}]})
+            (call,) = getattr(read, "tool_calls", None) or (None,)
+            if call is not None:
+                return _Call(call.name, _parsed(call.arguments))
         if isinstance(item.get("name"), str):
             args = item.get("args", item.get("arguments", _ANY_ARGS))
             return _Call(item["name"], _parsed(args) if isinstance(args, str) else args)

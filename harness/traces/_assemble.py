@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from harness.cassettes._trace import trace_from_requests
 from harness.formats import ParsedRequest
+from harness.formats.anthropic_messages import STOP_REASONS
 from harness.loop import CallRecord, IterationRecord, ModelResponse, Trace, Usage
 from harness.loop._usage import add_usage
 from harness.traces._facts import RequestFacts, ToolFacts
@@ -28,14 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = ["conversation_trace", "missing_facts", "response_of"]
 
-_FINISH = {
-    "tool_call": "tool_calls",
+_FINISH: dict[str, str] = {
+    **STOP_REASONS,  # Anthropic's, as its format reads them
+    "tool_call": "tool_calls",  # the GenAI conventions' and OpenAI's
     "tool_calls": "tool_calls",
-    "tool_use": "tool_calls",
-    "end_turn": "stop",
     "stop": "stop",
     "length": "length",
-    "max_tokens": "length",
     "content_filter": "content_filter",
 }
 """Finish reasons as the instrumentations write them -> the harness's."""
