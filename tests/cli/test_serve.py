@@ -11,13 +11,16 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
 from typer.testing import CliRunner
 
 from harness.cli._app import app
+from harness.loop import Model, RunResult, run
 from harness.models import ScriptedModel, WireServer
+from harness.scenarios import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "discovery" / "seed_average_spend.yaml"
@@ -28,6 +31,22 @@ SEARCH = {
         "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
     },
 }
+
+
+def _run(model: Model) -> RunResult:
+    """The seed scenario's run on ``model`` (the served tests compare it with in process)."""
+    loaded = load_scenario(SCENARIO)
+    return run(
+        model,
+        loaded.build_prompt(),
+        tools=loaded.build_tools(),
+        strategies=loaded.build_strategies(),
+        system=loaded.spec.system,
+    )
+
+
+def _shape(result: RunResult) -> list[tuple[Any, ...]]:
+    return [(it.offered, [c.name for c in it.calls], it.injected) for it in result.trace]
 
 
 def _lines(process: subprocess.Popen[str]) -> queue.Queue[str]:

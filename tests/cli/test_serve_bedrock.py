@@ -8,33 +8,16 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import boto3
 import botocore.config
 import pytest
-from test_serve import SCENARIO, _lines
+from test_serve import SCENARIO, _lines, _run, _shape
 
-from harness.loop import Model, RunResult, run
 from harness.models import BedrockConverseModel
 from harness.scenarios import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(model: Model) -> RunResult:
-    loaded = load_scenario(SCENARIO)
-    return run(
-        model,
-        loaded.build_prompt(),
-        tools=loaded.build_tools(),
-        strategies=loaded.build_strategies(),
-        system=loaded.spec.system,
-    )
-
-
-def _shape(result: RunResult) -> list[tuple[Any, ...]]:
-    return [(it.offered, [c.name for c in it.calls], it.injected) for it in result.trace]
 
 
 @pytest.mark.slow
